@@ -1,0 +1,287 @@
+"""The default completion handler: prompt | model | output parsing, as a LangChain runnable.
+
+For each request it picks the model (routing by language or MIME type), the prompt style, builds
+the prompt with the prompt engine, streams the model with ``astream`` and cleans the stream with
+the post-processing pipeline. When the pipeline says the suggestion has ended, or the request
+is cancelled, the upstream stream is closed at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+
+from ..backends import Backend, ModelConfig, make_backend
+from ..postprocess import PostprocessContext, make_pipeline
+from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
+from ..protocol import InlineCompletionRequest, ServingModel
+from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
+
+_CLOSERS = frozenset(")]}>\"'`;:, \t")
+
+
+def is_single_line(prefix: str, suffix: str) -> bool:
+    """Mid-line cursor (text other than closers after it on the line) → a single-line suggestion."""
+    rest = suffix.split("\n", 1)[0]
+    return any(ch not in _CLOSERS for ch in rest)
+
+
+@dataclass
+class Prepared:
+    """Everything decided about one request before the model is called."""
+
+    key: str
+    backend: Backend
+    style: PromptStyle
+    built: BuiltPrompt
+    postprocess: PostprocessContext
+    max_tokens: int
+    stop: list[str]
+    first_timeout: float
+    total_timeout: float
+
+
+class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[InlineCompletionRequest, str]):
+    """Serves completions from the configured models.
+
+    ``settings`` keys: ``models`` (name → :class:`ModelConfig`, at least ``"completion"``),
+    ``routes`` (language or MIME type → model name), ``styles`` (:class:`StyleRegistry`),
+    ``repo_name`` (str).
+    """
+
+    def __init__(self, *, log: Any = None, settings: dict[str, Any] | None = None) -> None:
+        super().__init__(log=log, settings=settings)
+        models = self.settings.get("models") or {}
+        self.models: dict[str, ModelConfig] = {
+            k: v if isinstance(v, ModelConfig) else ModelConfig.model_validate(v) for k, v in models.items()
+        }
+        self.routes: dict[str, str] = dict(self.settings.get("routes") or {})
+        self.styles: StyleRegistry = self.settings.get("styles") or StyleRegistry()
+        self.repo_name: str | None = self.settings.get("repo_name")
+        self._backends: dict[str, Backend] = {}
+        self._warm: set[str] = set()
+        self._reported: dict[str, str | None] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- model choice -----------------------------------------------------------------------------
+    def route(self, request: InlineCompletionRequest | None) -> str:
+        if request is not None:
+            for key in (request.mime, request.language):
+                if key and key in self.routes and self.routes[key] in self.models:
+                    return self.routes[key]
+        if "completion" in self.models:
+            return "completion"
+        if not self.models:
+            raise CompletionError(
+                "no_model",
+                "No model configured",
+                "Configure c.CodeCompleteApp.completion_model (see the docs) or install the embedded model.",
+            )
+        return next(iter(self.models))
+
+    def backend(self, key: str) -> Backend:
+        if key not in self._backends:
+            self._backends[key] = make_backend(self.models[key])
+        return self._backends[key]
+
+    def style_for(self, backend: Backend) -> PromptStyle:
+        cfg = backend.config
+        if cfg.style:
+            return self.styles.get(cfg.style)
+        hint = backend.extra.get("style_hint")
+        if isinstance(hint, str):
+            with contextlib.suppress(Exception):
+                return self.styles.get(hint)
+        if backend.chat:
+            with contextlib.suppress(Exception):
+                return self.styles.get("chat")
+        return self.styles.for_model(cfg.model or "")
+
+    def secrets(self) -> list[str]:
+        out: list[str] = []
+        for cfg in self.models.values():
+            out.extend(cfg.secrets())
+        return out
+
+    def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None:
+        try:
+            key = self.route(request)
+            backend = self.backend(key)
+            style = self.style_for(backend)
+        except Exception:
+            return None
+        return ServingModel(
+            name=backend.name,
+            backend=backend.kind,
+            reported=self._reported.get(key),
+            style=style.name,
+            demo=backend.demo,
+        )
+
+    async def reported_model(self, key: str) -> str | None:
+        """What the backend says it serves (``/v1/models`` for OpenAI-compatible servers)."""
+        if key in self._reported:
+            return self._reported[key]
+        backend = self.backend(key)
+        reported: str | None = None
+        describe = backend.describe
+        if describe is not None:
+            with contextlib.suppress(Exception):
+                reported = await describe()
+        elif backend.config.base_url:
+            headers = dict(backend.config.headers)
+            api_key = backend.config.resolved_api_key()
+            if api_key:
+                headers["Authorization"] = f"Bearer {api_key}"
+            with contextlib.suppress(Exception):
+                async with httpx.AsyncClient(timeout=3.0) as client:
+                    r = await client.get(backend.config.base_url.rstrip("/") + "/models", headers=headers)
+                    data = r.json().get("data") or []
+                    ids = [str(m.get("id")) for m in data if isinstance(m, dict)]
+                    want = backend.config.api_model or backend.config.model
+                    reported = want if want in ids else (ids[0] if ids else None)
+        self._reported[key] = reported
+        return reported
+
+    def _learn_reported(self, key: str) -> None:
+        if key in self._reported or any(t.get_name() == f"reported:{key}" for t in self._tasks):
+            return
+        task = asyncio.get_running_loop().create_task(self.reported_model(key), name=f"reported:{key}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- the engine -------------------------------------------------------------------------------
+    def prompt_request(self, request: InlineCompletionRequest) -> PromptRequest:
+        return PromptRequest(
+            prefix=request.prefix,
+            suffix=request.suffix,
+            files={f.path: f.content for f in request.files},
+            repo_name=self.repo_name or os.path.basename(os.getcwd()),
+            file_path=request.path,
+            language=request.language,
+            cells_above=request.cells_above,
+            cells_below=request.cells_below,
+        )
+
+    def prepare(
+        self, request: InlineCompletionRequest, prompt_request: PromptRequest | None = None, key: str | None = None
+    ) -> Prepared:
+        key = key or self.route(request)
+        backend = self.backend(key)
+        cfg = backend.config
+        style = self.style_for(backend)
+        single = is_single_line(request.prefix, request.suffix)
+        max_tokens = cfg.max_tokens_single_line if single else cfg.max_tokens
+        built = build_prompt(
+            prompt_request or self.prompt_request(request),
+            style,
+            Budget(context_window=cfg.context_window, max_new_tokens=max_tokens),
+        )
+        stop = list(dict.fromkeys([*built.stop, *cfg.stop]))
+        total = (cfg.timeout_single_line if single and cfg.timeout_single_line else cfg.timeout)
+        first = total
+        if key not in self._warm:
+            first = total = max(total, cfg.first_request_timeout)
+        pp = PostprocessContext(
+            language=request.language,
+            prefix=request.prefix,
+            suffix=request.suffix,
+            stop=stop,
+            leftovers=list(style.leftovers),
+            heal=built.heal,
+            multiline=None if not single else False,
+        )
+        return Prepared(key, backend, style, built, pp, max_tokens, stop, first, total)
+
+    def model_input(self, prepared: Prepared) -> Any:
+        built = prepared.built
+        messages = getattr(built, "messages", None)
+        if prepared.backend.chat:
+            if messages:
+                return [
+                    SystemMessage(m["content"]) if m.get("role") == "system" else HumanMessage(m["content"])
+                    for m in messages
+                ]
+            return [HumanMessage(built.prompt)]
+        return built.prompt
+
+    def raw_chain(self, prepared: Prepared) -> Runnable[Prepared, str]:
+        """prompt | model | output parsing, for one prepared request."""
+        kwargs: dict[str, Any] = {}
+        if prepared.backend.config.send_stop and prepared.stop:
+            kwargs["stop"] = prepared.stop
+        if prepared.backend.chat:
+            kwargs["max_completion_tokens"] = prepared.max_tokens
+        else:
+            kwargs["max_tokens"] = prepared.max_tokens
+        if prepared.built.suffix is not None and prepared.backend.native_suffix:
+            kwargs["suffix"] = prepared.built.suffix
+        model = prepared.backend.llm.bind(**kwargs)
+        return RunnableLambda(self.model_input) | model | StrOutputParser()
+
+    async def raw_stream(self, prepared: Prepared) -> AsyncIterator[str]:
+        """The model's own text, as it streams (no cleaning)."""
+        stream = self.raw_chain(prepared).astream(prepared)
+        try:
+            async for piece in stream:
+                yield piece
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+
+    async def suggest(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
+        prepared = self.prepare(request)
+        notes.extend(prepared.built.notes)
+        self._learn_reported(prepared.key)
+        pipeline = make_pipeline(prepared.postprocess)
+        source = with_deadlines(self.raw_stream(prepared), prepared.first_timeout, prepared.total_timeout)
+        try:
+            async for chunk in source:
+                self._warm.add(prepared.key)
+                out = pipeline.feed(chunk)
+                if out:
+                    yield out
+                if pipeline.done:
+                    break
+        finally:
+            await source.aclose()  # type: ignore[attr-defined]
+        tail = pipeline.finish()
+        if tail:
+            yield tail
+
+    # -- Runnable ---------------------------------------------------------------------------------
+    def invoke(self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any) -> str:
+        return asyncio.run(self.ainvoke(input, config))
+
+    async def ainvoke(
+        self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> str:
+        return "".join([d async for d in self.suggest(input, [])])
+
+    async def astream(  # type: ignore[override]
+        self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[str]:
+        async for delta in self.suggest(input, []):
+            yield delta
+
+    def stream(  # type: ignore[override]
+        self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[str]:
+        yield self.invoke(input, config)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for backend in self._backends.values():
+            closer = getattr(backend.llm, "async_client", None)
+            with contextlib.suppress(Exception):
+                if closer is not None and hasattr(closer, "_client"):
+                    await closer._client.close()

@@ -1,0 +1,135 @@
+"""The Jupyter server extension: traitlets configuration and wiring of the engine to the web."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from jupyter_server.extension.application import ExtensionApp
+from traitlets import Dict, Instance, Int, Type, Unicode, default
+
+from .backends import ModelConfig
+from .completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, load_handler_class
+from .prompting import StyleRegistry
+
+ENV_PREFIX = "CODECOMPLETE_"
+
+
+def model_from_env(environ: dict[str, str] | os._Environ[str] | None = None) -> dict[str, Any]:
+    """A completion model from ``CODECOMPLETE_BASE_URL``/``_MODEL``/``_API_KEY``/``_BACKEND``/``_STYLE``."""
+    env = os.environ if environ is None else environ
+    if not env.get(ENV_PREFIX + "BASE_URL"):
+        return {}
+    cfg: dict[str, Any] = {
+        "backend": env.get(ENV_PREFIX + "BACKEND", "openai"),
+        "base_url": env[ENV_PREFIX + "BASE_URL"],
+        "model": env.get(ENV_PREFIX + "MODEL", ""),
+    }
+    if env.get(ENV_PREFIX + "API_KEY"):
+        cfg["api_key_env"] = ENV_PREFIX + "API_KEY"
+    if env.get(ENV_PREFIX + "STYLE"):
+        cfg["style"] = env[ENV_PREFIX + "STYLE"]
+    return cfg
+
+
+class CodeCompleteApp(ExtensionApp):
+    """Inline code completion for JupyterLab and Notebook 7."""
+
+    name = "jupyter_codecomplete"
+    load_other_extensions = True
+
+    completion_handler_class = Type(
+        default_value=DefaultInlineCompletionHandler,
+        klass=BaseInlineCompletionHandler,
+        config=True,
+        help="The completion handler class that serves inline completions.",
+    )
+    completion_handler_name = Unicode(
+        None,
+        allow_none=True,
+        config=True,
+        help="Name of a completion handler in the 'jupyter_codecomplete.completion_handlers' entry point "
+        "group; when set it wins over completion_handler_class.",
+    )
+    completion_model = Dict(
+        config=True,
+        help="The fill-in-the-middle/completion model: a dict of ModelConfig fields (backend, base_url, "
+        "model, api_key_env, style, max_tokens, timeout, ...). Environment fallback: "
+        "CODECOMPLETE_BASE_URL, CODECOMPLETE_MODEL, CODECOMPLETE_API_KEY, CODECOMPLETE_BACKEND.",
+    )
+    chat_model = Dict(
+        config=True,
+        help="An optional chat/instruction model (same fields as completion_model); requests are routed to "
+        "it by `routes`.",
+    )
+    models = Dict(config=True, help="More named models (name → ModelConfig fields) that `routes` can name.")
+    routes = Dict(
+        config=True,
+        help="Route requests by language or MIME type to a model name, e.g. {'markdown': 'chat'}.",
+    )
+    prompt_styles = Dict(
+        config=True,
+        help="User prompt styles (name → PromptStyle record); they add to or override the built-in ones.",
+    )
+    repo_name = Unicode(
+        None, allow_none=True, config=True, help="Repository name for repository-level prompts (default: root dir)."
+    )
+    max_message_bytes = Int(
+        8 * 1024 * 1024,
+        config=True,
+        help="Largest websocket message accepted; larger ones get an error reply naming this limit.",
+    )
+
+    completion_handler = Instance(BaseInlineCompletionHandler, allow_none=True)
+
+    @default("completion_model")
+    def _default_completion_model(self) -> dict[str, Any]:
+        return model_from_env()
+
+    def model_configs(self) -> dict[str, ModelConfig]:
+        configs: dict[str, ModelConfig] = {}
+        if self.completion_model:
+            configs["completion"] = ModelConfig.model_validate(self.completion_model)
+        if self.chat_model:
+            chat = dict(self.chat_model)
+            chat.setdefault("backend", "openai-chat")
+            configs["chat"] = ModelConfig.model_validate(chat)
+        for name, value in self.models.items():
+            configs[name] = ModelConfig.model_validate(value)
+        return configs
+
+    def make_completion_handler(self) -> BaseInlineCompletionHandler:
+        cls = self.completion_handler_class
+        if self.completion_handler_name:
+            cls = load_handler_class(self.completion_handler_name)
+        settings = {
+            "models": self.model_configs(),
+            "routes": dict(self.routes),
+            "styles": StyleRegistry(self.prompt_styles),
+            "repo_name": self.repo_name or os.path.basename(os.path.abspath(self.serverapp.root_dir)),
+        }
+        return cls(log=self.log, settings=settings)
+
+    def initialize_settings(self) -> None:
+        self.completion_handler = self.make_completion_handler()
+        info = self.completion_handler.model_info(None)
+        if info is None:
+            self.log.warning("jupyter_codecomplete: no completion model is configured")
+        else:
+            self.log.info(
+                "jupyter_codecomplete: %s serves completions with %s (%s, style %s)",
+                type(self.completion_handler).__name__,
+                info.name,
+                info.backend,
+                info.style,
+            )
+
+    def initialize_handlers(self) -> None:
+        from .web.rest import handlers as rest_handlers
+        from .web.websocket import InlineCompletionWebSocket
+
+        self.handlers.extend([(r"/api/codecomplete/inline", InlineCompletionWebSocket), *rest_handlers()])
+
+    async def stop_extension(self) -> None:
+        if self.completion_handler is not None:
+            await self.completion_handler.close()

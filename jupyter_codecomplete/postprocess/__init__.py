@@ -1,0 +1,14 @@
+"""Post-processing: a pipeline of small stream filters applied to model output as it arrives.
+
+Public interface (used by ``completion/``; keep these names and signatures):
+
+- :class:`PostprocessContext`: what the filters know about the request.
+- :func:`make_pipeline` → :class:`Pipeline` with ``feed(chunk) -> str`` (new text that is safe
+  to show now), ``finish() -> str`` (the rest, at the end of the stream) and ``done`` (True once
+  the suggestion has ended: the caller stops the upstream stream).
+- :func:`postprocess`: the whole pipeline over a list of chunks, returning the suggestion.
+"""
+
+from .pipeline import Pipeline, PostprocessContext, make_pipeline, postprocess
+
+__all__ = ["Pipeline", "PostprocessContext", "make_pipeline", "postprocess"]

@@ -1,0 +1,255 @@
+"""Prompt styles as data: one :class:`PromptStyle` record per model family, and the registry.
+
+A record says everything the builder needs to know about a family: its fill-in-the-middle tokens
+and their order, its repository-level tokens (or the comment header used when it has none), the
+text that wraps a prompt for instruction-tuned models, stop and end-of-text tokens, whether the
+endpoint takes ``suffix`` natively, and the model-name patterns that select it. The built-in
+records live in :mod:`.builtin_styles` as plain dicts of the same shape a user writes in
+``jupyter_server_config.py``. No code here or in the builder branches on a family name.
+
+Templates (``prompt_start``, ``header``, ``file_header`` ...) are ``str.format`` strings with these
+fields: ``{path}`` (file path), ``{name}`` (file name), ``{language}`` (lower-case language id),
+``{language_tag}`` (display name, e.g. ``Python``), ``{comment}`` (the language's line-comment
+marker), ``{repo_name}``, ``{file_sep}`` (the record's file-separator token), ``{hole}`` (chat only).
+Write ``{{`` / ``}}`` for a literal brace.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import string
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import PromptError
+
+TEMPLATE_FIELDS = frozenset(
+    {"path", "name", "language", "language_tag", "comment", "repo_name", "file_sep", "hole"}
+)
+
+
+CHAT_FIELDS = TEMPLATE_FIELDS | {"prefix", "suffix", "content", "context", "user"}
+
+
+def _check_template(value: str, allowed: frozenset[str] = TEMPLATE_FIELDS) -> str:
+    try:
+        names = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
+    except ValueError as e:
+        raise ValueError(f"bad template {value!r}: {e}") from e
+    unknown = names - allowed
+    if unknown:
+        raise ValueError(
+            f"template {value!r} uses unknown fields {sorted(unknown)}; known: {sorted(allowed)}"
+        )
+    return value
+
+
+def _check_chat_template(value: str) -> str:
+    return _check_template(value, CHAT_FIELDS)
+
+
+class FimSpec(BaseModel):
+    """Fill-in-the-middle tokens, exactly as the model's tokenizer spells them (spaces included).
+
+    ``psm``: ``prefix PREFIX suffix SUFFIX middle`` (the usual order); ``spm``: the suffix part
+    first, then the prefix part, then ``middle``. ``middle`` may be empty (Codestral has none).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    prefix: str
+    suffix: str
+    middle: str
+    order: Literal["psm", "spm"] = "psm"
+    pad: str | None = None
+
+
+class RepoSpec(BaseModel):
+    """How a family marks repository-level context (other files and the repository name).
+
+    With tokens (Qwen2.5-Coder: ``<|repo_name|>name\\n<|file_sep|>path\\ncontent\\n...``) the block
+    goes before the FIM prefix token (``placement="before_fim"``); with only a comment header
+    (DeepSeek-Coder: ``#utils.py``) it goes inside the prefix (``placement="in_prefix"``).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    repo_name: str | None = None
+    repo_name_end: str = "\n"
+    file_sep: str | None = None
+    file_name: Literal["path", "name"] = "path"
+    file_header: str = "{file_sep}{path}\n"
+    file_end: str = ""
+    current_file_header: str = "{file_sep}{path}\n"
+    placement: Literal["before_fim", "in_prefix"] = "before_fim"
+
+    _tmpl = field_validator("file_header", "current_file_header")(_check_template)
+
+
+class ChatSpec(BaseModel):
+    """The "fill the hole" prompt for instruction models (system + user message)."""
+
+    model_config = ConfigDict(extra="forbid")
+    hole: str = "<FILL_HERE>"
+    system: str
+    user: str
+    context_header: str = ""
+    context_file: str = "{path}\n{content}\n"
+    user_with_context: str = "{context}{user}"
+
+    _tmpl = field_validator("system", "user", "context_header", "context_file", "user_with_context")(
+        _check_chat_template
+    )
+
+
+class PromptStyle(BaseModel):
+    """One model family's prompt format. See the module docstring for template fields."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    description: str = ""
+    source: str = ""
+    patterns: list[str] = Field(default_factory=list)
+    fim: FimSpec | None = None
+    repo: RepoSpec | None = None
+    stop: list[str] = Field(default_factory=list)
+    eot: list[str] = Field(default_factory=list)
+    native_suffix: bool = False
+    leftovers: list[str] = Field(default_factory=list)
+    chat: bool = False
+    chat_spec: ChatSpec | None = None
+    # Wrapping text for instruction-tuned models that take FIM inside a chat turn (Qwen3-Coder,
+    # CodeGeeX4): written before and after the FIM block. Not used for plain completion.
+    prompt_start: str = ""
+    prompt_end: str = ""
+    # A header always written right before the current file's text / FIM block (CodeGeeX4's
+    # ``###PATH:...###LANGUAGE:...``).
+    header: str = ""
+    # Plain completion is rendered as infill with an empty suffix (instruction-tuned FIM models).
+    completion_via_fim: bool = False
+    # Token healing at the cursor (off for chat styles, where the model writes fresh text).
+    heal: bool = True
+
+    _tmpl = field_validator("prompt_start", "prompt_end", "header")(_check_template)
+
+    @property
+    def supports_infill(self) -> bool:
+        return self.fim is not None or self.chat
+
+    @property
+    def supports_repository(self) -> bool:
+        return self.repo is not None or self.chat
+
+    def capabilities(self) -> dict[str, bool]:
+        return {
+            "infill": self.supports_infill,
+            "repository": self.supports_repository,
+            "native_suffix": self.native_suffix,
+            "chat": self.chat,
+        }
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Override ``base`` with ``override``; nested records (``fim``, ``repo``...) merge one level."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
+def style_from_record(
+    name: str, record: PromptStyle | Mapping[str, Any], base: Mapping[str, PromptStyle] | None = None
+) -> PromptStyle:
+    """Validate one record. A dict may name ``extends`` (a known style) or reuse a known style's name:
+    then only the fields it gives replace the known record's."""
+    if isinstance(record, PromptStyle):
+        return record if record.name == name else record.model_copy(update={"name": name})
+    if not isinstance(record, Mapping):
+        raise PromptError(
+            "bad_style", f"Prompt style {name!r} must be a record (dict), not {type(record).__name__}."
+        )
+    data = dict(record)
+    parent_name = data.pop("extends", None)
+    known = base or {}
+    if parent_name is not None and parent_name not in known:
+        raise PromptError("bad_style", f"Prompt style {name!r} extends unknown style {parent_name!r}.")
+    parent = known.get(parent_name) if parent_name is not None else known.get(name)
+    if parent is not None:
+        data = _merge(parent.model_dump(exclude_defaults=True), data)
+    data["name"] = name
+    try:
+        return PromptStyle.model_validate(data)
+    except ValidationError as e:
+        errors = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors())
+        raise PromptError("bad_style", f"Prompt style {name!r} is not valid: {errors}") from e
+
+
+def _load_builtins() -> dict[str, PromptStyle]:
+    from .builtin_styles import BUILTIN_RECORDS
+
+    return {name: style_from_record(name, rec) for name, rec in BUILTIN_RECORDS.items()}
+
+
+BUILTIN_STYLES: dict[str, PromptStyle] = _load_builtins()
+DEFAULT_STYLE = "raw"
+
+
+class StyleRegistry:
+    """Built-in styles plus the user's records; picks a style from a model name.
+
+    ``user_styles`` maps a name to a :class:`PromptStyle` or a plain dict (as from a traitlet). A
+    user record with a built-in's name (or with ``"extends": "<name>"``) overrides only the fields it
+    gives. ``default`` is the style used when no pattern matches a model name.
+    """
+
+    def __init__(
+        self,
+        user_styles: Mapping[str, PromptStyle | Mapping[str, Any]] | None = None,
+        default: str = DEFAULT_STYLE,
+    ) -> None:
+        self._styles: dict[str, PromptStyle] = dict(BUILTIN_STYLES)
+        self._user: set[str] = set()
+        if user_styles is not None and not isinstance(user_styles, Mapping):
+            raise PromptError("bad_style", "prompt_styles must map a style name to a record.")
+        for name, record in (user_styles or {}).items():
+            if not isinstance(name, str) or not name:
+                raise PromptError("bad_style", f"Prompt style names must be non-empty strings, not {name!r}.")
+            self._styles[name] = style_from_record(name, record, self._styles)
+            self._user.add(name)
+        if default not in self._styles:
+            raise PromptError("unknown_style", f"The default prompt style {default!r} is not known.")
+        self.default = default
+
+    def get(self, name: str) -> PromptStyle:
+        try:
+            return self._styles[name]
+        except KeyError:
+            known = ", ".join(sorted(self._styles))
+            raise PromptError(
+                "unknown_style", f"Unknown prompt style {name!r}; known styles: {known}."
+            ) from None
+
+    def all(self) -> dict[str, PromptStyle]:
+        return dict(self._styles)
+
+    def is_user(self, name: str) -> bool:
+        return name in self._user
+
+    def for_model(self, model_name: str) -> PromptStyle:
+        """The style whose longest pattern matches ``model_name`` (case-insensitive ``fnmatch``).
+
+        On equal length a user record wins over a built-in. No match: the default style.
+        """
+        name = model_name.lower()
+        best: tuple[int, int, PromptStyle] | None = None
+        for style in self._styles.values():
+            rank = 1 if style.name in self._user else 0
+            for pat in style.patterns:
+                if fnmatch.fnmatchcase(name, pat.lower()):
+                    key = (len(pat), rank)
+                    if best is None or key > best[:2]:
+                        best = (len(pat), rank, style)
+        return best[2] if best else self._styles[self.default]

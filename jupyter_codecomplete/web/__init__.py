@@ -1,0 +1,1 @@
+"""Tornado adapters only: the websocket and the REST handlers."""

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Set everything up and run the whole test suite: lint, Python tests (through a running server,
+# a scripted OpenAI-format upstream and a real llama_cpp.server), frontend unit tests, and the
+# UI tests in Debian Chromium. Exits non-zero when anything fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh || exit 1
+# shellcheck disable=SC1091
+. .venv/bin/activate
+
+if ! command -v chromium >/dev/null 2>&1; then
+  (apt-get update -q && apt-get install -y -q chromium) >/tmp/codecomplete-apt.log 2>&1 || {
+    echo "could not install chromium"; tail -20 /tmp/codecomplete-apt.log; exit 1; }
+fi
+
+status=0
+step() { echo; echo "=== $1"; shift; "$@" || { echo "=== FAILED: $*"; status=1; }; }
+
+export TOKENIZERS_PARALLELISM=false
+step "ruff" ruff check jupyter_codecomplete tests benchmarks
+step "pytest" python -m pytest -p no:cacheprovider -q
+step "jest" jlpm test
+step "ui-tests" bash -c 'cd ui-tests && jlpm install && jlpm test'
+echo
+if [ $status -eq 0 ]; then echo "=== all test steps passed"; else echo "=== some test steps FAILED"; fi
+exit $status

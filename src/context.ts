@@ -1,0 +1,273 @@
+/**
+ * Building the request body: the language of an editor, prefix and suffix, the other cells
+ * of a notebook and other open documents, all bounded by the settings and the server's
+ * message size limit.
+ */
+import { IContextCell, IContextFile, IRequestBody } from './protocol';
+import { ISettings } from './settings';
+
+/**
+ * Well-known MIME types, used when the editor language registry does not know one.
+ */
+const MIME_LANGUAGES: { [mime: string]: string } = {
+  'text/x-ipython': 'python',
+  'text/x-python': 'python',
+  'text/x-ipythongfm': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/markdown': 'markdown',
+  'text/x-rsrc': 'r',
+  'text/x-julia': 'julia',
+  'text/javascript': 'javascript',
+  'application/javascript': 'javascript',
+  'text/typescript': 'typescript',
+  'application/typescript': 'typescript',
+  'text/x-sh': 'shell',
+  'text/x-sql': 'sql',
+  'text/x-c++src': 'cpp',
+  'text/x-csrc': 'c',
+  'text/x-java': 'java',
+  'text/x-rustsrc': 'rust',
+  'text/x-go': 'go',
+  'application/json': 'json',
+  'text/x-yaml': 'yaml',
+  'text/html': 'html',
+  'text/css': 'css',
+  'text/plain': 'plaintext'
+};
+
+/**
+ * Registry names that differ from the language a model knows.
+ */
+const LANGUAGE_ALIASES: { [name: string]: string } = {
+  ipython: 'python',
+  ipythongfm: 'markdown',
+  gfm: 'markdown',
+  'c++': 'cpp',
+  'objective-c': 'objectivec',
+  'text/plain': 'plaintext'
+};
+
+/**
+ * A language name (lower case, model-friendly) for a MIME type.
+ *
+ * @param mime - the editor's MIME type
+ * @param registryName - the name the editor language registry gives, if any
+ */
+export function languageFromMime(
+  mime: string | null | undefined,
+  registryName?: string | null
+): string | null {
+  if (registryName) {
+    const name = registryName.toLowerCase();
+    return LANGUAGE_ALIASES[name] ?? name;
+  }
+  if (!mime) {
+    return null;
+  }
+  const known = MIME_LANGUAGES[mime];
+  if (known) {
+    return known;
+  }
+  const match = /^(?:text|application)\/(?:x-)?([a-z0-9+#-]+)$/i.exec(mime);
+  return match ? match[1].toLowerCase() : null;
+}
+
+/**
+ * A name to show for a language: "Python", "Markdown".
+ */
+export function displayLanguage(language: string): string {
+  const special: { [name: string]: string } = {
+    javascript: 'JavaScript',
+    typescript: 'TypeScript',
+    cpp: 'C++',
+    sql: 'SQL',
+    json: 'JSON',
+    yaml: 'YAML',
+    html: 'HTML',
+    css: 'CSS',
+    r: 'R',
+    plaintext: 'Plain Text'
+  };
+  return special[language] ?? language.charAt(0).toUpperCase() + language.slice(1);
+}
+
+/**
+ * The text before the cursor, at most `max` characters (the end is kept).
+ */
+export function boundedPrefix(text: string, offset: number, max: number): string {
+  const before = text.slice(0, offset);
+  return max <= 0 ? '' : before.slice(-Math.min(max, before.length));
+}
+
+/**
+ * The text after the cursor, at most `max` characters (the start is kept).
+ */
+export function boundedSuffix(text: string, offset: number, max: number): string {
+  return max <= 0 ? '' : text.slice(offset, offset + max);
+}
+
+/**
+ * A cell of a notebook, as the context builder sees it.
+ */
+export interface ICellInfo {
+  cell_type: 'code' | 'markdown' | 'raw';
+  language: string | null;
+  source: string;
+}
+
+/**
+ * The cells above and below the active one, nearest first in the budget, each list in
+ * notebook order. Cells above get three quarters of the character budget when both sides
+ * are sent; a cell that does not fit whole is cut (above: its end is kept; below: its start).
+ */
+export function contextCells(
+  cells: ReadonlyArray<ICellInfo>,
+  activeIndex: number,
+  settings: Pick<ISettings, 'cellContext' | 'maxContextCells' | 'maxContextChars'>
+): { above: IContextCell[]; below: IContextCell[] } {
+  const mode = settings.cellContext;
+  const wantAbove = mode === 'above-and-below' || mode === 'above';
+  const wantBelow = mode === 'above-and-below' || mode === 'below';
+  if (activeIndex < 0 || (!wantAbove && !wantBelow)) {
+    return { above: [], below: [] };
+  }
+  const total = settings.maxContextChars;
+  const aboveBudget = wantAbove
+    ? wantBelow
+      ? Math.floor(total * 0.75)
+      : total
+    : 0;
+  let belowBudget = wantBelow ? total - aboveBudget : 0;
+
+  const above: IContextCell[] = [];
+  let budget = aboveBudget;
+  for (
+    let i = activeIndex - 1;
+    wantAbove && i >= 0 && above.length < settings.maxContextCells && budget > 0;
+    i--
+  ) {
+    const cell = cells[i];
+    if (!cell.source.trim()) {
+      continue;
+    }
+    const source =
+      cell.source.length > budget ? cell.source.slice(-budget) : cell.source;
+    budget -= source.length;
+    above.unshift({ cell_type: cell.cell_type, language: cell.language, source });
+  }
+  // What the cells above left over goes to the cells below.
+  belowBudget += wantBelow ? Math.max(0, budget) : 0;
+  const below: IContextCell[] = [];
+  budget = belowBudget;
+  for (
+    let i = activeIndex + 1;
+    wantBelow &&
+    i < cells.length &&
+    below.length < settings.maxContextCells &&
+    budget > 0;
+    i++
+  ) {
+    const cell = cells[i];
+    if (!cell.source.trim()) {
+      continue;
+    }
+    const source =
+      cell.source.length > budget ? cell.source.slice(0, budget) : cell.source;
+    budget -= source.length;
+    below.push({ cell_type: cell.cell_type, language: cell.language, source });
+  }
+  return { above, below };
+}
+
+/**
+ * Other open documents, bounded in number and size; the current path is left out.
+ */
+export function contextFiles(
+  documents: ReadonlyArray<IContextFile>,
+  currentPath: string | null,
+  settings: Pick<ISettings, 'openDocuments' | 'maxOpenDocuments' | 'maxDocumentChars'>
+): IContextFile[] {
+  if (!settings.openDocuments) {
+    return [];
+  }
+  const seen = new Set<string>();
+  const files: IContextFile[] = [];
+  for (const doc of documents) {
+    if (files.length >= settings.maxOpenDocuments) {
+      break;
+    }
+    if (doc.path === currentPath || seen.has(doc.path) || !doc.content.trim()) {
+      continue;
+    }
+    seen.add(doc.path);
+    files.push({
+      path: doc.path,
+      language: doc.language,
+      content: doc.content.slice(0, settings.maxDocumentChars)
+    });
+  }
+  return files;
+}
+
+/**
+ * The number of UTF-8 bytes of a string.
+ */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) {
+      bytes += 1;
+    } else if (code < 0x800) {
+      bytes += 2;
+    } else if (code >= 0xd800 && code <= 0xdbff) {
+      bytes += 4;
+      i++;
+    } else {
+      bytes += 3;
+    }
+  }
+  return bytes;
+}
+
+/**
+ * Shrink a request until its JSON fits the server's message limit: drop files, then the
+ * farthest cells, then cut the suffix and the start of the prefix.
+ */
+export function fitToLimit(body: IRequestBody, maxBytes: number | null): IRequestBody {
+  if (!maxBytes || maxBytes <= 0) {
+    return body;
+  }
+  // Room for the type and number the socket adds.
+  const limit = maxBytes - 64;
+  const size = (b: IRequestBody) => utf8Length(JSON.stringify(b));
+  const fitted: IRequestBody = {
+    ...body,
+    files: [...body.files],
+    cells_above: [...body.cells_above],
+    cells_below: [...body.cells_below]
+  };
+  while (size(fitted) > limit && fitted.files.length) {
+    fitted.files.pop();
+  }
+  while (
+    size(fitted) > limit &&
+    (fitted.cells_above.length || fitted.cells_below.length)
+  ) {
+    if (fitted.cells_below.length >= fitted.cells_above.length) {
+      fitted.cells_below.pop();
+    } else {
+      fitted.cells_above.shift();
+    }
+  }
+  let excess = size(fitted) - limit;
+  if (excess > 0 && fitted.suffix) {
+    fitted.suffix = fitted.suffix.slice(0, Math.max(0, fitted.suffix.length - excess));
+    excess = size(fitted) - limit;
+  }
+  while (excess > 0 && fitted.prefix) {
+    fitted.prefix = fitted.prefix.slice(Math.min(fitted.prefix.length, Math.max(excess, 1)));
+    excess = size(fitted) - limit;
+  }
+  return fitted;
+}

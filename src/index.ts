@@ -1,0 +1,334 @@
+/**
+ * The JupyterLab / Notebook 7 plugin: registers the inline completion provider, the status
+ * item (status bar in JupyterLab, notebook and editor toolbars in Notebook 7), the commands
+ * and the settings.
+ */
+import {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import {
+  ICommandPalette,
+  Notification,
+  showErrorMessage
+} from '@jupyterlab/apputils';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
+import { IDocumentWidget } from '@jupyterlab/docregistry';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStatusBar } from '@jupyterlab/statusbar';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { Widget } from '@lumino/widgets';
+
+import { displayLanguage, languageFromMime } from './context';
+import { codeCompleteIcon } from './icon';
+import { ErrorNotifier } from './notifier';
+import { IErrorInfo } from './protocol';
+import { CodeCompleteProvider } from './provider';
+import {
+  DEFAULT_SETTINGS,
+  isLanguageEnabled,
+  ISettings,
+  normalizeSettings,
+  toggleLanguage
+} from './settings';
+import { CompletionSocket } from './socket';
+import { StatusModel, StatusWidget } from './status';
+import {
+  collectCells,
+  collectOpenDocuments,
+  currentEditorMime
+} from './widgets';
+
+export { CodeCompleteProvider, PROVIDER_ID } from './provider';
+export { CompletionSocket } from './socket';
+
+/**
+ * The plugin id; also the id of the settings schema `schema/plugin.json`.
+ */
+export const PLUGIN_ID = 'jupyter-codecomplete:plugin';
+
+/**
+ * Command ids.
+ */
+export namespace CommandIDs {
+  export const toggleEnabled = 'codecomplete:toggle-enabled';
+  export const toggleLanguage = 'codecomplete:toggle-language';
+  export const request = 'codecomplete:request';
+  export const reconnect = 'codecomplete:reconnect';
+  export const openSettings = 'codecomplete:open-settings';
+}
+
+const MENU_COMMANDS = [
+  CommandIDs.toggleEnabled,
+  CommandIDs.toggleLanguage,
+  '-',
+  CommandIDs.request,
+  CommandIDs.reconnect,
+  '-',
+  CommandIDs.openSettings
+];
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description:
+    'Inline code completion (ghost text) from the jupyter_codecomplete server.',
+  autoStart: true,
+  requires: [ICompletionProviderManager],
+  optional: [
+    ISettingRegistry,
+    ITranslator,
+    IStatusBar,
+    ICommandPalette,
+    IEditorLanguageRegistry
+  ],
+  activate: (
+    app: JupyterFrontEnd,
+    manager: ICompletionProviderManager,
+    settingRegistry: ISettingRegistry | null,
+    translator: ITranslator | null,
+    statusBar: IStatusBar | null,
+    palette: ICommandPalette | null,
+    languages: IEditorLanguageRegistry | null
+  ): void => {
+    const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
+    let settings: ISettings = normalizeSettings(DEFAULT_SETTINGS);
+    let stored: ISettingRegistry.ISettings | null = null;
+
+    const resolveLanguage = (mime: string | null): string | null => {
+      if (!mime) {
+        return null;
+      }
+      const found = languages?.findByMIME(mime);
+      return languageFromMime(mime, found?.name ?? null);
+    };
+
+    const socket = new CompletionSocket({
+      serverSettings: app.serviceManager.serverSettings
+    });
+    const provider = new CodeCompleteProvider({
+      client: socket,
+      settings: () => settings,
+      translator: translator ?? nullTranslator,
+      resolveLanguage,
+      collectCells: context => collectCells(context, resolveLanguage),
+      collectDocuments: () => collectOpenDocuments(app, resolveLanguage)
+    });
+    manager.registerInlineProvider(provider);
+
+    // Status.
+    const status = new StatusModel({ translator: translator ?? nullTranslator });
+    const notifier = new ErrorNotifier({
+      show: (info: IErrorInfo) => {
+        Notification.emit(
+          trans.__('Code completion failed: %1', info.title),
+          'error',
+          {
+            autoClose: 10000,
+            actions: [
+              {
+                label: trans.__('Details'),
+                caption: trans.__('Show the error reported by the server'),
+                callback: () => {
+                  void showErrorMessage(
+                    trans.__('Code completion failed: %1', info.title),
+                    {
+                      message: `${info.message}\n\n${trans.__('Error type: %1', info.type)}${
+                        info.retry_after
+                          ? '\n' + trans.__('Retry after %1 s', info.retry_after)
+                          : ''
+                      }`
+                    }
+                  );
+                }
+              }
+            ]
+          }
+        );
+      }
+    });
+    const reportError = (info: IErrorInfo) => {
+      if (settings.notifyErrors) {
+        notifier.notify(info);
+      }
+    };
+
+    status.setConnection(socket.state);
+    status.model = socket.model;
+    socket.stateChanged.connect((_, state) => {
+      const delay = socket.reconnectDelay;
+      status.setConnection(
+        state,
+        delay !== null ? trans.__('Next attempt in %1 s.', Math.round(delay / 1000)) : ''
+      );
+      app.commands.notifyCommandChanged(CommandIDs.reconnect);
+    });
+    socket.modelChanged.connect((_, model) => {
+      status.model = model;
+    });
+    socket.unmatchedError.connect((_, info) => {
+      status.failed(-1, info);
+      reportError(info);
+    });
+    provider.activity.connect((_, activity) => {
+      switch (activity.kind) {
+        case 'started':
+          status.started(activity.number);
+          break;
+        case 'succeeded':
+          status.succeeded(activity.number);
+          notifier.reset();
+          break;
+        case 'cancelled':
+          status.failed(activity.number, null);
+          break;
+        case 'failed':
+          status.failed(activity.number, activity.error ?? null);
+          if (activity.error) {
+            reportError(activity.error);
+          }
+          break;
+      }
+      app.commands.notifyCommandChanged(CommandIDs.toggleLanguage);
+    });
+
+    const applySettings = (raw: unknown) => {
+      settings = normalizeSettings(raw);
+      status.enabled = settings.enabled;
+      app.commands.notifyCommandChanged();
+    };
+
+    const saveSetting = async (key: keyof ISettings, value: any) => {
+      if (stored) {
+        await stored.set(key, value);
+      } else {
+        applySettings({ ...settings, [key]: value });
+      }
+    };
+
+    const currentLanguage = (): string | null => {
+      const mime = currentEditorMime(app.shell.currentWidget);
+      return (mime ? resolveLanguage(mime) : null) ?? provider.lastLanguage;
+    };
+
+    // Commands.
+    app.commands.addCommand(CommandIDs.toggleEnabled, {
+      label: () =>
+        settings.enabled
+          ? trans.__('Disable Code Completions')
+          : trans.__('Enable Code Completions'),
+      caption: trans.__('Switch inline code completions on or off everywhere'),
+      execute: () => saveSetting('enabled', !settings.enabled)
+    });
+    app.commands.addCommand(CommandIDs.toggleLanguage, {
+      label: () => {
+        const language = currentLanguage();
+        if (!language) {
+          return trans.__('Disable Code Completions for This Language');
+        }
+        const name = displayLanguage(language);
+        return isLanguageEnabled(settings, language)
+          ? trans.__('Disable Code Completions for %1', name)
+          : trans.__('Enable Code Completions for %1', name);
+      },
+      caption: trans.__('Switch inline code completions on or off for the current language'),
+      isEnabled: () => currentLanguage() !== null,
+      execute: () => {
+        const language = currentLanguage();
+        if (!language) {
+          return;
+        }
+        return saveSetting(
+          'disabledLanguages',
+          toggleLanguage(
+            settings.disabledLanguages,
+            language,
+            !isLanguageEnabled(settings, language)
+          )
+        );
+      }
+    });
+    app.commands.addCommand(CommandIDs.request, {
+      label: trans.__('Request Code Completion'),
+      caption: trans.__('Ask for a suggestion at the cursor now (Alt+\\)'),
+      execute: () => {
+        if (app.commands.hasCommand('inline-completer:invoke')) {
+          return app.commands.execute('inline-completer:invoke');
+        }
+        const current = app.shell.currentWidget;
+        if (current && manager.inline) {
+          manager.inline.invoke(current.id);
+        }
+      }
+    });
+    app.commands.addCommand(CommandIDs.reconnect, {
+      label: trans.__('Reconnect to the Completion Server'),
+      isEnabled: () => socket.state === 'disconnected',
+      execute: () => socket.connect()
+    });
+    app.commands.addCommand(CommandIDs.openSettings, {
+      label: trans.__('Code Completion Settings…'),
+      icon: codeCompleteIcon,
+      execute: () =>
+        app.commands.execute('settingeditor:open', { query: 'Code Completion' })
+    });
+    if (palette) {
+      const category = trans.__('Code Completion');
+      for (const command of MENU_COMMANDS) {
+        if (command !== '-') {
+          palette.addItem({ command, category });
+        }
+      }
+    }
+
+    // The status item: status bar in JupyterLab; toolbars where there is no status bar.
+    const makeItem = (compact: boolean) =>
+      new StatusWidget({
+        model: status,
+        commands: app.commands,
+        menuCommands: MENU_COMMANDS,
+        compact
+      });
+    if (statusBar) {
+      statusBar.registerStatusItem('jupyter-codecomplete:status', {
+        item: makeItem(false),
+        align: 'right',
+        rank: 100
+      });
+    } else {
+      const addToToolbar = (widget: IDocumentWidget) => {
+        const item = makeItem(true);
+        const toolbar = widget.toolbar as
+          | { addItem(name: string, w: Widget): boolean }
+          | undefined;
+        if (!toolbar) {
+          item.dispose();
+          return;
+        }
+        toolbar.addItem('codecomplete-status', item);
+        return item;
+      };
+      for (const factory of ['Notebook', 'Editor']) {
+        app.docRegistry.addWidgetExtension(factory, {
+          createNew: widget => addToToolbar(widget as IDocumentWidget)
+        });
+      }
+    }
+
+    // Settings.
+    if (settingRegistry) {
+      void settingRegistry
+        .load(PLUGIN_ID)
+        .then(loaded => {
+          stored = loaded;
+          applySettings(loaded.composite);
+          loaded.changed.connect(() => applySettings(loaded.composite));
+        })
+        .catch(reason => {
+          console.error('jupyter-codecomplete: cannot load the settings', reason);
+        });
+    }
+  }
+};
+
+export default plugin;

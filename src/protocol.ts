@@ -1,0 +1,160 @@
+/**
+ * Wire types of the websocket `api/codecomplete/inline`.
+ *
+ * They mirror the pydantic models in `jupyter_codecomplete/protocol.py`; see
+ * `docs/protocol.md`. The server rejects unknown fields, so the client sends only
+ * the fields declared here.
+ */
+
+/**
+ * The model that serves a request.
+ */
+export interface IServingModel {
+  name: string;
+  backend: string;
+  reported?: string | null;
+  style?: string | null;
+  demo?: boolean;
+}
+
+/**
+ * What went wrong, for a person. `type` is a stable machine name.
+ */
+export interface IErrorInfo {
+  type: string;
+  title: string;
+  message: string;
+  retry_after?: number | null;
+}
+
+/**
+ * Another cell of the notebook (never its outputs).
+ */
+export interface IContextCell {
+  cell_type: 'code' | 'markdown' | 'raw';
+  language: string | null;
+  source: string;
+}
+
+/**
+ * Another open document sent as context.
+ */
+export interface IContextFile {
+  path: string;
+  content: string;
+  language: string | null;
+}
+
+/**
+ * Who asked for the completion.
+ */
+export type Trigger = 'auto' | 'manual';
+
+/**
+ * A numbered request for an inline completion (client to server).
+ */
+export interface IInlineCompletionRequest {
+  type: 'inline_completion';
+  number: number;
+  path: string | null;
+  language: string | null;
+  mime: string | null;
+  prefix: string;
+  suffix: string;
+  stream: boolean;
+  cell_id: string | null;
+  trigger: Trigger;
+  cells_above: IContextCell[];
+  cells_below: IContextCell[];
+  files: IContextFile[];
+}
+
+/**
+ * The body of a request: everything but the type and the number, which the socket adds.
+ */
+export type IRequestBody = Omit<IInlineCompletionRequest, 'type' | 'number'>;
+
+/**
+ * Stop the request with this number (client to server).
+ */
+export interface ICancelRequest {
+  type: 'cancel';
+  number: number;
+}
+
+/**
+ * One suggestion; mirrors JupyterLab's `IInlineCompletionItem`.
+ */
+export interface ICompletionItem {
+  insertText: string;
+  isIncomplete?: boolean;
+  token?: string | null;
+}
+
+/**
+ * The answer to a request; for a stream it carries one incomplete item with a token.
+ */
+export interface IInlineCompletionReply {
+  type: 'inline_completion';
+  reply_to: number;
+  list: { items: ICompletionItem[] };
+  model?: IServingModel | null;
+  notes?: string[];
+  error?: IErrorInfo | null;
+}
+
+/**
+ * A streamed update: `response.insertText` is the whole suggestion so far.
+ */
+export interface IStreamChunk {
+  type: 'stream';
+  reply_to: number;
+  response: ICompletionItem;
+  done: boolean;
+  model?: IServingModel | null;
+  notes?: string[];
+  error?: IErrorInfo | null;
+}
+
+/**
+ * A request that could not be served; `reply_to` is -1 when its number is unknown.
+ */
+export interface IErrorReply {
+  type: 'error';
+  reply_to: number;
+  error: IErrorInfo;
+}
+
+/**
+ * Sent once by the server when the socket opens.
+ */
+export interface IHelloMessage {
+  type: 'hello';
+  protocol: number;
+  model: IServingModel | null;
+  max_message_bytes: number;
+}
+
+/**
+ * Any message the server sends.
+ */
+export type ServerMessage =
+  | IHelloMessage
+  | IInlineCompletionReply
+  | IStreamChunk
+  | IErrorReply;
+
+/**
+ * Error types that are a normal part of typing and must never be shown to the user.
+ */
+export const QUIET_ERROR_TYPES: ReadonlyArray<string> = [
+  'cancelled',
+  'superseded'
+];
+
+/**
+ * Whether an error is a normal cancellation that the user must not see.
+ */
+export function isQuietError(info: IErrorInfo | null | undefined): boolean {
+  return !!info && QUIET_ERROR_TYPES.includes(info.type);
+}

@@ -1,0 +1,132 @@
+/**
+ * The user settings of the extension (`schema/plugin.json`) and their normalisation.
+ */
+
+/**
+ * When to stream suggestions.
+ */
+export type StreamingMode = 'always' | 'manual' | 'never';
+
+/**
+ * When to ask for suggestions.
+ */
+export type TriggerMode = 'auto' | 'manual';
+
+/**
+ * Which other cells of a notebook to send.
+ */
+export type CellContextMode = 'above-and-below' | 'above' | 'below' | 'none';
+
+/**
+ * The settings the provider reads.
+ */
+export interface ISettings {
+  enabled: boolean;
+  trigger: TriggerMode;
+  streaming: StreamingMode;
+  disabledLanguages: string[];
+  maxPrefixChars: number;
+  maxSuffixChars: number;
+  cellContext: CellContextMode;
+  maxContextCells: number;
+  maxContextChars: number;
+  openDocuments: boolean;
+  maxOpenDocuments: number;
+  maxDocumentChars: number;
+  notifyErrors: boolean;
+}
+
+/**
+ * Defaults; they match `schema/plugin.json`.
+ */
+export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
+  enabled: true,
+  trigger: 'auto',
+  streaming: 'always',
+  disabledLanguages: ['markdown'],
+  maxPrefixChars: 8000,
+  maxSuffixChars: 2000,
+  cellContext: 'above-and-below',
+  maxContextCells: 20,
+  maxContextChars: 12000,
+  openDocuments: false,
+  maxOpenDocuments: 5,
+  maxDocumentChars: 4000,
+  notifyErrors: true
+} as ISettings);
+
+function pick<T extends string>(
+  value: unknown,
+  allowed: ReadonlyArray<T>,
+  fallback: T
+): T {
+  return allowed.includes(value as T) ? (value as T) : fallback;
+}
+
+function count(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0
+    ? Math.floor(value)
+    : fallback;
+}
+
+/**
+ * Settings from a (possibly partial or invalid) composite object: unknown values fall back to defaults.
+ */
+export function normalizeSettings(raw: unknown): ISettings {
+  const s = (raw && typeof raw === 'object' ? raw : {}) as Record<
+    string,
+    unknown
+  >;
+  const d = DEFAULT_SETTINGS;
+  return {
+    enabled: typeof s.enabled === 'boolean' ? s.enabled : d.enabled,
+    trigger: pick(s.trigger, ['auto', 'manual'], d.trigger),
+    streaming: pick(s.streaming, ['always', 'manual', 'never'], d.streaming),
+    disabledLanguages: Array.isArray(s.disabledLanguages)
+      ? s.disabledLanguages
+          .filter((l): l is string => typeof l === 'string')
+          .map(l => l.toLowerCase())
+      : [...d.disabledLanguages],
+    maxPrefixChars: count(s.maxPrefixChars, d.maxPrefixChars),
+    maxSuffixChars: count(s.maxSuffixChars, d.maxSuffixChars),
+    cellContext: pick(
+      s.cellContext,
+      ['above-and-below', 'above', 'below', 'none'],
+      d.cellContext
+    ),
+    maxContextCells: count(s.maxContextCells, d.maxContextCells),
+    maxContextChars: count(s.maxContextChars, d.maxContextChars),
+    openDocuments:
+      typeof s.openDocuments === 'boolean' ? s.openDocuments : d.openDocuments,
+    maxOpenDocuments: count(s.maxOpenDocuments, d.maxOpenDocuments),
+    maxDocumentChars: count(s.maxDocumentChars, d.maxDocumentChars),
+    notifyErrors:
+      typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors
+  };
+}
+
+/**
+ * Whether completions are on for a language.
+ */
+export function isLanguageEnabled(
+  settings: ISettings,
+  language: string | null
+): boolean {
+  if (!language) {
+    return true;
+  }
+  return !settings.disabledLanguages.includes(language.toLowerCase());
+}
+
+/**
+ * The disabled-language list after switching one language on or off.
+ */
+export function toggleLanguage(
+  disabled: ReadonlyArray<string>,
+  language: string,
+  enable: boolean
+): string[] {
+  const name = language.toLowerCase();
+  const rest = disabled.filter(l => l.toLowerCase() !== name);
+  return enable ? rest : [...rest, name];
+}

@@ -1,0 +1,595 @@
+/**
+ * The websocket client of `api/codecomplete/inline`: request numbering, the map of
+ * pending requests, stream chunk queues, and reconnection with exponential backoff.
+ */
+import { URLExt } from '@jupyterlab/coreutils';
+import { ServerConnection } from '@jupyterlab/services';
+import { PromiseDelegate } from '@lumino/coreutils';
+import { IDisposable } from '@lumino/disposable';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import {
+  IErrorInfo,
+  IHelloMessage,
+  IInlineCompletionReply,
+  IRequestBody,
+  IStreamChunk,
+  IServingModel,
+  ServerMessage
+} from './protocol';
+
+/**
+ * The path of the websocket, relative to the server's base URL.
+ */
+export const SOCKET_PATH = 'api/codecomplete/inline';
+
+/**
+ * An error carried by a request: a server error reply, or the connection going away.
+ */
+export class CompletionError extends Error {
+  constructor(
+    readonly info: IErrorInfo,
+    readonly number: number
+  ) {
+    super(info.message || info.title);
+    this.name = 'CompletionError';
+  }
+}
+
+/**
+ * A queue of stream chunks for one request, consumed once as an async iterable.
+ */
+export class ChunkQueue implements AsyncIterable<IStreamChunk> {
+  /**
+   * Add a chunk; a chunk with `done` ends the queue.
+   */
+  push(chunk: IStreamChunk): void {
+    if (this._ended) {
+      return;
+    }
+    this._items.push(chunk);
+    if (chunk.done) {
+      this._ended = true;
+    }
+    this._wake();
+  }
+
+  /**
+   * End the queue with an error, raised after the chunks already queued.
+   */
+  fail(error: Error): void {
+    if (this._ended) {
+      return;
+    }
+    this._error = error;
+    this._ended = true;
+    this._wake();
+  }
+
+  /**
+   * Whether no more chunks will come.
+   */
+  get ended(): boolean {
+    return this._ended;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<IStreamChunk> {
+    for (;;) {
+      const next = this._items.shift();
+      if (next) {
+        yield next;
+        if (next.done) {
+          return;
+        }
+        continue;
+      }
+      if (this._error) {
+        throw this._error;
+      }
+      if (this._ended) {
+        return;
+      }
+      this._waiter = new PromiseDelegate<void>();
+      await this._waiter.promise;
+    }
+  }
+
+  private _wake(): void {
+    const waiter = this._waiter;
+    this._waiter = null;
+    waiter?.resolve();
+  }
+
+  private _items: IStreamChunk[] = [];
+  private _ended = false;
+  private _error: Error | null = null;
+  private _waiter: PromiseDelegate<void> | null = null;
+}
+
+/**
+ * The websocket client. One per browser tab.
+ */
+export class CompletionSocket implements IDisposable {
+  constructor(options: CompletionSocket.IOptions = {}) {
+    this._serverSettings =
+      options.serverSettings ?? ServerConnection.makeSettings();
+    this._WebSocket = options.WebSocket ?? this._serverSettings.WebSocket;
+    this._url = options.url ?? null;
+    this._initialDelay = options.initialDelay ?? 500;
+    this._maxDelay = options.maxDelay ?? 15000;
+    this._factor = options.factor ?? 2;
+    this._setTimeout = options.setTimeout ?? ((f, ms) => setTimeout(f, ms));
+    this._clearTimeout = options.clearTimeout ?? (h => clearTimeout(h));
+    if (options.autoConnect ?? true) {
+      this.connect();
+    }
+  }
+
+  /**
+   * The connection state.
+   */
+  get state(): CompletionSocket.State {
+    return this._state;
+  }
+
+  /**
+   * Emitted when the connection state changes.
+   */
+  get stateChanged(): ISignal<this, CompletionSocket.State> {
+    return this._stateChanged;
+  }
+
+  /**
+   * The server's hello message on the current connection, if it came.
+   */
+  get hello(): IHelloMessage | null {
+    return this._hello;
+  }
+
+  /**
+   * The model that served the last answer, else the one the hello named.
+   */
+  get model(): IServingModel | null {
+    return this._model;
+  }
+
+  /**
+   * Emitted when the serving model becomes known or changes.
+   */
+  get modelChanged(): ISignal<this, IServingModel | null> {
+    return this._modelChanged;
+  }
+
+  /**
+   * Emitted for an error reply that names no pending request (`reply_to` -1 or unknown).
+   */
+  get unmatchedError(): ISignal<this, IErrorInfo> {
+    return this._unmatchedError;
+  }
+
+  /**
+   * How many failed connection attempts in a row (0 when connected).
+   */
+  get failedAttempts(): number {
+    return this._failedAttempts;
+  }
+
+  /**
+   * The delay before the next reconnection attempt, in milliseconds (null when none is planned).
+   */
+  get reconnectDelay(): number | null {
+    return this._reconnectDelay;
+  }
+
+  /**
+   * The numbers of the requests still waiting for an answer or stream chunks.
+   */
+  get pendingNumbers(): number[] {
+    return [...this._pending.keys()];
+  }
+
+  /**
+   * The websocket URL, with the token when the server settings carry one.
+   */
+  get url(): string {
+    if (this._url) {
+      return this._url;
+    }
+    let url = URLExt.join(this._serverSettings.wsUrl, SOCKET_PATH);
+    const token = this._serverSettings.token;
+    if (token) {
+      url += `?token=${encodeURIComponent(token)}`;
+    }
+    return url;
+  }
+
+  get isDisposed(): boolean {
+    return this._state === 'disposed';
+  }
+
+  /**
+   * Open the connection now (also cancels a planned reconnection).
+   */
+  connect(): void {
+    if (this._state === 'disposed') {
+      return;
+    }
+    if (this._reconnectTimer !== null) {
+      this._clearTimeout(this._reconnectTimer);
+      this._reconnectTimer = null;
+    }
+    if (this._ws) {
+      return;
+    }
+    this._reconnectDelay = null;
+    this._setState('connecting');
+    let ws: WebSocket;
+    try {
+      ws = new this._WebSocket(this.url);
+    } catch (reason) {
+      console.warn('jupyter-codecomplete: cannot open the websocket', reason);
+      this._onClosed(null);
+      return;
+    }
+    this._ws = ws;
+    ws.onopen = () => {
+      if (this._ws !== ws) {
+        return;
+      }
+      this._failedAttempts = 0;
+      this._setState('connected');
+    };
+    ws.onmessage = (event: MessageEvent) => {
+      if (this._ws !== ws) {
+        return;
+      }
+      this._onMessage(event.data);
+    };
+    ws.onclose = () => {
+      this._onClosed(ws);
+    };
+    ws.onerror = () => {
+      // `onclose` follows and does the work.
+    };
+  }
+
+  /**
+   * Send a request; the socket gives it the next number.
+   *
+   * The reply promise rejects with a `CompletionError` for an error reply, a superseded
+   * or cancelled request, or a lost connection. For a streamed request `chunks` yields
+   * the stream chunks until one is `done`.
+   */
+  request(body: IRequestBody): CompletionSocket.IPendingRequest {
+    const number = this._counter++;
+    const reply = new PromiseDelegate<IInlineCompletionReply>();
+    // Avoid unhandled rejections when the caller only reads the chunks.
+    reply.promise.catch(() => undefined);
+    const entry: Private.IEntry = {
+      number,
+      reply,
+      replied: false,
+      chunks: body.stream ? new ChunkQueue() : null
+    };
+    this._pending.set(number, entry);
+    const message = { type: 'inline_completion', number, ...body };
+    if (this._state !== 'connected' || !this._ws) {
+      this._fail(entry, {
+        type: 'disconnected',
+        title: 'Not connected',
+        message: Private.disconnectedMessage(this._reconnectDelay)
+      });
+    } else {
+      try {
+        this._ws.send(JSON.stringify(message));
+      } catch (reason) {
+        this._fail(entry, {
+          type: 'disconnected',
+          title: 'Not connected',
+          message: String(reason)
+        });
+      }
+    }
+    return {
+      number,
+      reply: reply.promise,
+      chunks: entry.chunks
+    };
+  }
+
+  /**
+   * Ask the server to stop a request; its waiters end with a `cancelled` error.
+   */
+  cancel(number: number): void {
+    const entry = this._pending.get(number);
+    if (!entry) {
+      return;
+    }
+    if (this._ws && this._state === 'connected') {
+      try {
+        this._ws.send(JSON.stringify({ type: 'cancel', number }));
+      } catch {
+        // The close handler fails the request.
+      }
+    }
+    this._fail(entry, {
+      type: 'cancelled',
+      title: 'Cancelled',
+      message: 'The request was cancelled.'
+    });
+  }
+
+  dispose(): void {
+    if (this._state === 'disposed') {
+      return;
+    }
+    if (this._reconnectTimer !== null) {
+      this._clearTimeout(this._reconnectTimer);
+      this._reconnectTimer = null;
+    }
+    const ws = this._ws;
+    this._ws = null;
+    this._failAll({
+      type: 'disconnected',
+      title: 'Closed',
+      message: 'The completion connection was closed.'
+    });
+    this._setState('disposed');
+    if (ws) {
+      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+      try {
+        ws.close();
+      } catch {
+        // ignore
+      }
+    }
+    Signal.clearData(this);
+  }
+
+  private _onMessage(data: unknown): void {
+    let message: ServerMessage;
+    try {
+      message = JSON.parse(String(data)) as ServerMessage;
+    } catch {
+      console.warn('jupyter-codecomplete: a message that is not JSON');
+      return;
+    }
+    switch (message.type) {
+      case 'hello':
+        this._hello = message;
+        this._setModel(message.model ?? null);
+        break;
+      case 'inline_completion':
+        this._onReply(message);
+        break;
+      case 'stream':
+        this._onChunk(message);
+        break;
+      case 'error':
+        this._onError(message.reply_to, message.error);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private _onReply(message: IInlineCompletionReply): void {
+    if (message.model) {
+      this._setModel(message.model);
+    }
+    const entry = this._pending.get(message.reply_to);
+    if (!entry || entry.replied) {
+      return;
+    }
+    if (message.error) {
+      this._fail(entry, message.error);
+      return;
+    }
+    entry.replied = true;
+    entry.reply.resolve(message);
+    const streaming =
+      entry.chunks !== null &&
+      message.list.items.some(item => item.isIncomplete && item.token);
+    if (!streaming) {
+      entry.chunks?.fail(
+        new CompletionError(
+          { type: 'no_stream', title: 'No stream', message: '' },
+          entry.number
+        )
+      );
+      this._pending.delete(entry.number);
+    }
+  }
+
+  private _onChunk(message: IStreamChunk): void {
+    if (message.model) {
+      this._setModel(message.model);
+    }
+    const entry = this._pending.get(message.reply_to);
+    if (!entry || !entry.chunks) {
+      return;
+    }
+    if (message.error) {
+      this._fail(entry, message.error);
+      return;
+    }
+    entry.chunks.push(message);
+    if (message.done) {
+      this._pending.delete(entry.number);
+    }
+  }
+
+  private _onError(replyTo: number, info: IErrorInfo): void {
+    const entry = this._pending.get(replyTo);
+    if (!entry) {
+      this._unmatchedError.emit(info);
+      return;
+    }
+    this._fail(entry, info);
+  }
+
+  private _fail(entry: Private.IEntry, info: IErrorInfo): void {
+    this._pending.delete(entry.number);
+    const error = new CompletionError(info, entry.number);
+    if (!entry.replied) {
+      entry.replied = true;
+      entry.reply.reject(error);
+    }
+    entry.chunks?.fail(error);
+  }
+
+  private _failAll(info: IErrorInfo): void {
+    for (const entry of [...this._pending.values()]) {
+      this._fail(entry, info);
+    }
+  }
+
+  private _onClosed(ws: WebSocket | null): void {
+    if (ws !== null && this._ws !== ws) {
+      return;
+    }
+    this._ws = null;
+    this._hello = null;
+    if (this._state === 'disposed') {
+      return;
+    }
+    this._failedAttempts += 1;
+    const delay = Math.min(
+      this._maxDelay,
+      this._initialDelay * Math.pow(this._factor, this._failedAttempts - 1)
+    );
+    this._reconnectDelay = delay;
+    this._failAll({
+      type: 'disconnected',
+      title: 'Connection lost',
+      message: Private.disconnectedMessage(delay)
+    });
+    this._reconnectTimer = this._setTimeout(() => {
+      this._reconnectTimer = null;
+      this.connect();
+    }, delay);
+    this._setState('disconnected');
+  }
+
+  private _setState(state: CompletionSocket.State): void {
+    if (this._state === state) {
+      return;
+    }
+    this._state = state;
+    this._stateChanged.emit(state);
+  }
+
+  private _setModel(model: IServingModel | null): void {
+    if (JSON.stringify(model) === JSON.stringify(this._model)) {
+      return;
+    }
+    this._model = model;
+    this._modelChanged.emit(model);
+  }
+
+  private _serverSettings: ServerConnection.ISettings;
+  private _WebSocket: typeof WebSocket;
+  private _url: string | null;
+  private _initialDelay: number;
+  private _maxDelay: number;
+  private _factor: number;
+  private _setTimeout: (f: () => void, ms: number) => any;
+  private _clearTimeout: (handle: any) => void;
+  private _ws: WebSocket | null = null;
+  private _state: CompletionSocket.State = 'disconnected';
+  private _counter = 0;
+  private _failedAttempts = 0;
+  private _reconnectDelay: number | null = null;
+  private _reconnectTimer: any = null;
+  private _pending = new Map<number, Private.IEntry>();
+  private _hello: IHelloMessage | null = null;
+  private _model: IServingModel | null = null;
+  private _stateChanged = new Signal<this, CompletionSocket.State>(this);
+  private _modelChanged = new Signal<this, IServingModel | null>(this);
+  private _unmatchedError = new Signal<this, IErrorInfo>(this);
+}
+
+/**
+ * A namespace for CompletionSocket statics.
+ */
+export namespace CompletionSocket {
+  /**
+   * The connection state.
+   */
+  export type State = 'connecting' | 'connected' | 'disconnected' | 'disposed';
+
+  /**
+   * Options to create a socket client.
+   */
+  export interface IOptions {
+    /**
+     * Server settings (base URL, token, WebSocket class); default `ServerConnection.makeSettings()`.
+     */
+    serverSettings?: ServerConnection.ISettings;
+    /**
+     * The WebSocket class; default the server settings' one.
+     */
+    WebSocket?: typeof WebSocket;
+    /**
+     * A full URL that replaces the one made from the server settings.
+     */
+    url?: string;
+    /**
+     * First reconnection delay in milliseconds (default 500).
+     */
+    initialDelay?: number;
+    /**
+     * Largest reconnection delay in milliseconds (default 15000).
+     */
+    maxDelay?: number;
+    /**
+     * Growth of the delay after each failed attempt (default 2).
+     */
+    factor?: number;
+    /**
+     * Connect at construction (default true).
+     */
+    autoConnect?: boolean;
+    /**
+     * Timer functions (for tests).
+     */
+    setTimeout?: (f: () => void, ms: number) => any;
+    clearTimeout?: (handle: any) => void;
+  }
+
+  /**
+   * A request in flight.
+   */
+  export interface IPendingRequest {
+    /**
+     * The request's number on this socket.
+     */
+    number: number;
+    /**
+     * The server's reply (for a stream: the item with the stream's token).
+     */
+    reply: Promise<IInlineCompletionReply>;
+    /**
+     * The stream chunks, for a streamed request.
+     */
+    chunks: AsyncIterable<IStreamChunk> | null;
+  }
+}
+
+namespace Private {
+  export interface IEntry {
+    number: number;
+    reply: PromiseDelegate<IInlineCompletionReply>;
+    replied: boolean;
+    chunks: ChunkQueue | null;
+  }
+
+  export function disconnectedMessage(delay: number | null): string {
+    if (delay === null) {
+      return 'The completion server is not connected.';
+    }
+    return `The completion server is not reachable; reconnecting in ${Math.round(
+      delay / 1000
+    )} s.`;
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * The status of completions (model, state, last error) and the widget that shows it in the
+ * status bar (JupyterLab) or a toolbar (Notebook 7).
+ */
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { CommandRegistry } from '@lumino/commands';
+import { ISignal, Signal } from '@lumino/signaling';
+import { Menu, Widget } from '@lumino/widgets';
+
+import { codeCompleteIcon } from './icon';
+import { IErrorInfo, IServingModel, isQuietError } from './protocol';
+import { CompletionSocket } from './socket';
+
+/**
+ * What the status item shows.
+ */
+export type StatusState = 'idle' | 'working' | 'disabled' | 'error' | 'offline';
+
+/**
+ * The status of completions, fed by the settings, the socket and the provider.
+ */
+export class StatusModel {
+  constructor(options: StatusModel.IOptions = {}) {
+    this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
+  }
+
+  /**
+   * Emitted when anything shown changes.
+   */
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  get state(): StatusState {
+    if (!this._enabled) {
+      return 'disabled';
+    }
+    if (this._connection === 'disconnected') {
+      return 'offline';
+    }
+    if (this._lastError) {
+      return 'error';
+    }
+    if (this._active.size > 0) {
+      return 'working';
+    }
+    return 'idle';
+  }
+
+  /**
+   * The short text: the serving model's name.
+   */
+  get label(): string {
+    return this._model?.name ?? this._trans.__('Code Completion');
+  }
+
+  /**
+   * The hover text.
+   */
+  get message(): string {
+    const model = this._model
+      ? this._trans.__('Model: %1 (%2)', this._model.name, this._model.backend)
+      : this._trans.__('Model: not known yet');
+    switch (this.state) {
+      case 'disabled':
+        return this._trans.__('Code completions are disabled. Click to enable.');
+      case 'offline':
+        return this._trans.__(
+          'The completion server is not reachable; reconnecting. %1',
+          this._offlineDetail
+        ).trim();
+      case 'error': {
+        const e = this._lastError!;
+        return this._trans.__('Completion error: %1 — %2\n%3', e.title, e.message, model);
+      }
+      case 'working':
+        return this._trans.__('Completing…\n%1', model);
+      default:
+        return this._trans.__('Code completions are ready.\n%1', model);
+    }
+  }
+
+  get enabled(): boolean {
+    return this._enabled;
+  }
+  set enabled(value: boolean) {
+    if (value !== this._enabled) {
+      this._enabled = value;
+      this._changed.emit();
+    }
+  }
+
+  get model(): IServingModel | null {
+    return this._model;
+  }
+  set model(value: IServingModel | null) {
+    this._model = value;
+    this._changed.emit();
+  }
+
+  get lastError(): IErrorInfo | null {
+    return this._lastError;
+  }
+
+  get connection(): CompletionSocket.State {
+    return this._connection;
+  }
+
+  /**
+   * Follow the socket's connection state.
+   */
+  setConnection(state: CompletionSocket.State, detail = ''): void {
+    this._connection = state;
+    this._offlineDetail = detail;
+    if (state === 'connected') {
+      // A fresh connection clears a stale "not reachable" error.
+      if (this._lastError?.type === 'disconnected') {
+        this._lastError = null;
+      }
+    }
+    this._changed.emit();
+  }
+
+  /**
+   * A request started.
+   */
+  started(number: number): void {
+    this._active.add(number);
+    this._changed.emit();
+  }
+
+  /**
+   * A request ended well: the error state recovers by itself.
+   */
+  succeeded(number: number): void {
+    this._active.delete(number);
+    this._lastError = null;
+    this._changed.emit();
+  }
+
+  /**
+   * A request ended with an error (quiet cancellations leave the state as it was).
+   */
+  failed(number: number, error: IErrorInfo | null): void {
+    this._active.delete(number);
+    if (error && !isQuietError(error)) {
+      this._lastError = error;
+    }
+    this._changed.emit();
+  }
+
+  private _trans: ReturnType<ITranslator['load']>;
+  private _enabled = true;
+  private _model: IServingModel | null = null;
+  private _lastError: IErrorInfo | null = null;
+  private _connection: CompletionSocket.State = 'connecting';
+  private _offlineDetail = '';
+  private _active = new Set<number>();
+  private _changed = new Signal<this, void>(this);
+}
+
+/**
+ * A namespace for StatusModel statics.
+ */
+export namespace StatusModel {
+  export interface IOptions {
+    translator?: ITranslator;
+  }
+}
+
+/**
+ * The status item: icon + model name; a click opens the menu of completion actions.
+ */
+export class StatusWidget extends Widget {
+  constructor(options: StatusWidget.IOptions) {
+    super({ node: document.createElement('div') });
+    this._model = options.model;
+    this._commands = options.commands;
+    this._menuCommands = options.menuCommands;
+    this.addClass('jp-CodeComplete-status');
+    if (options.compact) {
+      this.addClass('jp-CodeComplete-status-compact');
+    }
+    this.node.setAttribute('role', 'button');
+    this.node.tabIndex = 0;
+    const icon = document.createElement('span');
+    icon.className = 'jp-CodeComplete-statusIcon';
+    codeCompleteIcon.element({ container: icon, tag: 'span', width: '16px', height: '16px' } as any);
+    this._label = document.createElement('span');
+    this._label.className = 'jp-CodeComplete-statusLabel';
+    this.node.appendChild(icon);
+    this.node.appendChild(this._label);
+    this._model.changed.connect(this._update, this);
+    this._update();
+  }
+
+  handleEvent(event: Event): void {
+    if (event.type === 'click') {
+      this.openMenu();
+    } else if (
+      event.type === 'keydown' &&
+      ((event as KeyboardEvent).key === 'Enter' || (event as KeyboardEvent).key === ' ')
+    ) {
+      event.preventDefault();
+      this.openMenu();
+    }
+  }
+
+  /**
+   * Open the menu of actions under (or above) the item.
+   */
+  openMenu(): void {
+    const menu = new Menu({ commands: this._commands });
+    menu.addClass('jp-CodeComplete-menu');
+    for (const command of this._menuCommands) {
+      if (command === '-') {
+        menu.addItem({ type: 'separator' });
+      } else {
+        menu.addItem({ command });
+      }
+    }
+    const rect = this.node.getBoundingClientRect();
+    menu.aboutToClose.connect(() => {
+      setTimeout(() => menu.dispose(), 0);
+    });
+    menu.open(rect.left, rect.bottom);
+  }
+
+  protected onAfterAttach(): void {
+    this.node.addEventListener('click', this);
+    this.node.addEventListener('keydown', this);
+  }
+
+  protected onBeforeDetach(): void {
+    this.node.removeEventListener('click', this);
+    this.node.removeEventListener('keydown', this);
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._model.changed.disconnect(this._update, this);
+    super.dispose();
+  }
+
+  private _update(): void {
+    const state = this._model.state;
+    this.node.dataset.state = state;
+    this._label.textContent = this._model.label;
+    this.node.title = this._model.message;
+    this.node.setAttribute('aria-label', this._model.message);
+  }
+
+  private _model: StatusModel;
+  private _commands: CommandRegistry;
+  private _menuCommands: string[];
+  private _label: HTMLSpanElement;
+}
+
+/**
+ * A namespace for StatusWidget statics.
+ */
+export namespace StatusWidget {
+  export interface IOptions {
+    model: StatusModel;
+    commands: CommandRegistry;
+    /**
+     * Command ids of the menu; '-' is a separator.
+     */
+    menuCommands: string[];
+    /**
+     * Toolbar form (Notebook 7).
+     */
+    compact?: boolean;
+  }
+}

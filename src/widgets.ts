@@ -1,0 +1,118 @@
+/**
+ * Reading context from JupyterLab widgets: the notebook cells around the cursor, the
+ * editor's MIME type, and other open documents. Kept apart so the provider stays testable.
+ */
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import { IInlineCompletionContext } from '@jupyterlab/completer';
+import { ConsolePanel } from '@jupyterlab/console';
+import { DocumentWidget } from '@jupyterlab/docregistry';
+import { FileEditor } from '@jupyterlab/fileeditor';
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { Widget } from '@lumino/widgets';
+
+import { ICellInfo } from './context';
+import { IContextFile } from './protocol';
+import { CodeCompleteProvider } from './provider';
+
+type ResolveLanguage = (mime: string | null) => string | null;
+
+function cellType(type: string): ICellInfo['cell_type'] {
+  return type === 'markdown' || type === 'raw' ? type : 'code';
+}
+
+/**
+ * The cells of a notebook (sources, types, languages; never outputs) or of a console.
+ */
+export function collectCells(
+  context: IInlineCompletionContext,
+  resolveLanguage: ResolveLanguage
+): CodeCompleteProvider.ICells | null {
+  const widget = context.widget;
+  if (widget instanceof NotebookPanel) {
+    const notebook = widget.content;
+    const active = notebook.activeCell;
+    const codeLanguage = resolveLanguage(notebook.codeMimetype);
+    const cells: ICellInfo[] = notebook.widgets.map(cell => {
+      const type = cellType(cell.model.type);
+      return {
+        cell_type: type,
+        language:
+          type === 'code' ? codeLanguage : type === 'markdown' ? 'markdown' : null,
+        source: cell.model.sharedModel.getSource()
+      };
+    });
+    const activeIndex = active ? notebook.widgets.indexOf(active) : -1;
+    return { cells, activeIndex, cellId: active?.model.id ?? null };
+  }
+  if (widget instanceof ConsolePanel) {
+    const console = widget.console;
+    const prompt = console.promptCell;
+    const language = prompt ? resolveLanguage(prompt.model.mimeType) : null;
+    const cells: ICellInfo[] = [];
+    for (let i = 0; i < console.cells.length; i++) {
+      const cell = console.cells.get(i);
+      cells.push({
+        cell_type: cellType(cell.model.type),
+        language: cell.model.type === 'code' ? language : null,
+        source: cell.model.sharedModel.getSource()
+      });
+    }
+    // The prompt is the active cell, after the executed ones.
+    cells.push({ cell_type: 'code', language, source: '' });
+    return { cells, activeIndex: cells.length - 1, cellId: prompt?.model.id ?? null };
+  }
+  return null;
+}
+
+/**
+ * The MIME type of the editor that has the focus in a widget (for the language switch).
+ */
+export function currentEditorMime(widget: Widget | null): string | null {
+  if (!widget) {
+    return null;
+  }
+  if (widget instanceof NotebookPanel) {
+    return widget.content.activeCell?.model.mimeType ?? widget.content.codeMimetype;
+  }
+  if (widget instanceof ConsolePanel) {
+    return widget.console.promptCell?.model.mimeType ?? null;
+  }
+  if (widget instanceof DocumentWidget && widget.content instanceof FileEditor) {
+    return widget.content.model.mimeType;
+  }
+  return null;
+}
+
+/**
+ * Other open documents in the main area: text files as they are, notebooks as their code.
+ */
+export function collectOpenDocuments(
+  app: JupyterFrontEnd,
+  resolveLanguage: ResolveLanguage
+): IContextFile[] {
+  const files: IContextFile[] = [];
+  const shell = app.shell as JupyterFrontEnd.IShell;
+  let widgets: Iterable<Widget>;
+  try {
+    widgets = shell.widgets('main');
+  } catch {
+    return files;
+  }
+  for (const widget of widgets) {
+    if (widget instanceof NotebookPanel) {
+      const language = resolveLanguage(widget.content.codeMimetype);
+      const content = widget.content.widgets
+        .filter(cell => cell.model.type === 'code')
+        .map(cell => cell.model.sharedModel.getSource())
+        .join('\n\n');
+      files.push({ path: widget.context.path, content, language });
+    } else if (widget instanceof DocumentWidget && widget.content instanceof FileEditor) {
+      files.push({
+        path: widget.context.path,
+        content: widget.content.model.sharedModel.getSource(),
+        language: resolveLanguage(widget.content.model.mimeType)
+      });
+    }
+  }
+  return files;
+}

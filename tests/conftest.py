@@ -1,0 +1,47 @@
+"""Shared fixtures: a running Jupyter server with the extension, and a real scripted upstream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+
+pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+RULES: list[dict[str, Any]] = [
+    {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},
+    {"contains": "import num", "completion": "py as np\n"},
+    {"contains": "SLOW", "completion": " ".join(["word"] * 400), "token_s": 0.02},
+    {"contains": "HANG", "hang": True},
+    {"contains": "FAIL500", "status": 500, "body": {"error": {"message": "boom"}}},
+]
+
+
+@pytest.fixture
+def upstream() -> Iterator[ScriptedUpstream]:
+    up = ScriptedUpstream(UpstreamConfig(rules=[dict(r) for r in RULES], default="x = 1\n"))
+    up.start()
+    yield up
+    up.stop()
+
+
+@pytest.fixture
+def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+    return {"backend": "openai", "base_url": upstream.base_url, "model": "test-coder", "style": "raw", "timeout": 5.0}
+
+
+@pytest.fixture
+def codecomplete_config(model_config: dict[str, Any]) -> dict[str, Any]:
+    """Extra ``CodeCompleteApp`` settings; tests override this fixture."""
+    return {"completion_model": model_config}
+
+
+@pytest.fixture
+def jp_server_config(codecomplete_config: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "ServerApp": {"jpserver_extensions": {"jupyter_codecomplete": True}},
+        "CodeCompleteApp": codecomplete_config,
+    }
