@@ -22,6 +22,13 @@ const baseConfig = jestJupyterLab(__dirname);
 module.exports = {
   ...baseConfig,
   automock: false,
+  reporters: ['default'],
+  modulePathIgnorePatterns: [
+    '<rootDir>/.venv/',
+    '<rootDir>/jupyter_codecomplete/',
+    '<rootDir>/ui-tests/',
+    '<rootDir>/lib/'
+  ],
   collectCoverageFrom: ['src/**/*.{ts,tsx}', '!src/**/*.d.ts', '!src/**/.ipynb_checkpoints/*'],
   coverageReporters: ['lcov', 'text'],
   testRegex: 'src/.*/.*.spec.ts[x]?$',

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,16 @@ class BackendError(Exception):
         super().__init__(message)
         self.type = type
         self.retry_after = retry_after
+
+
+# Where a provider's key is looked up when neither ``api_key`` nor ``api_key_env`` is set. The
+# fallback only applies when the endpoint is the provider's own (no ``base_url``, or one on these
+# hosts), so a provider key is never sent to some other server.
+PROVIDER_KEY_ENV: dict[str, tuple[str, tuple[str, ...]]] = {
+    "openai": ("OPENAI_API_KEY", ("api.openai.com",)),
+    "openai-chat": ("OPENAI_API_KEY", ("api.openai.com",)),
+    "mistral": ("MISTRAL_API_KEY", ("api.mistral.ai", "codestral.mistral.ai")),
+}
 
 
 class ModelConfig(BaseModel):
@@ -53,6 +64,13 @@ class ModelConfig(BaseModel):
     context_window: int = 4096
     streaming: bool = True
     headers: dict[str, str] = Field(default_factory=dict)
+    # Ollama: how long the server keeps the model loaded after a request ("5m", "1h", -1, 0).
+    keep_alive: str | int | None = None
+    # The server software behind an OpenAI-compatible URL ("llama-cpp-python", "vllm", "tgi",
+    # "lmstudio", "litellm", "ollama", "llama.cpp"): selects its declared quirks (backends/quirks.py).
+    server: str | None = None
+    # Overrides of the quirks record, e.g. {"literal_newlines": false, "unsupported_fields": ["stop"]}.
+    quirks: dict[str, Any] = Field(default_factory=dict)
     # backend-specific extras (e.g. the import path and kwargs of a LangChain class)
     options: dict[str, Any] = Field(default_factory=dict)
 
@@ -61,6 +79,12 @@ class ModelConfig(BaseModel):
             return self.api_key.get_secret_value()
         if self.api_key_env:
             return os.environ.get(self.api_key_env)
+        fallback = PROVIDER_KEY_ENV.get(self.backend)
+        if fallback is not None:
+            env, hosts = fallback
+            host = urlsplit(self.base_url).hostname if self.base_url else None
+            if host is None or host in hosts:
+                return os.environ.get(env)
         return None
 
     def secrets(self) -> list[str]:
@@ -70,7 +94,8 @@ class ModelConfig(BaseModel):
         if key and len(key) >= 4:
             out.append(key)
         for name, value in self.headers.items():
-            if name.lower() in {"authorization", "x-api-key", "api-key"} and value:
+            lowered = name.lower()
+            if value and any(word in lowered for word in ("auth", "key", "token", "secret")):
                 out.append(value)
                 out.extend(part for part in value.split() if len(part) >= 8)
         return out
@@ -108,7 +133,7 @@ def register_backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
 
 def make_backend(config: ModelConfig) -> Backend:
     # import the modules that register the built-in kinds
-    from . import openai_compat  # noqa: F401
+    from . import langchain_any, llamacpp, mistral, ollama, openai_compat  # noqa: F401
 
     try:
         factory = _FACTORIES[config.backend]

@@ -87,6 +87,12 @@ def error_info_from(exc: BaseException, secrets: Sequence[str] = ()) -> ErrorInf
             message=str(exc.message),
             retry_after=_retry_after(exc.response.headers),
         )
+    elif isinstance(exc, ValueError) and "No generation chunks" in str(exc):
+        info = ErrorInfo(
+            type="backend_error",
+            title="The model server returned no completion",
+            message="The response had no completion text (an empty stream, or an error body with status 200).",
+        )
     elif isinstance(exc, openai.APIError):
         info = ErrorInfo(type="backend_error", title="The model server reported an error", message=str(exc))
     elif isinstance(exc, httpx.HTTPStatusError):

@@ -40,7 +40,8 @@ CARD_NAME = "codecomplete-demo.json"
 MODEL_NAME = "codecomplete-demo"
 
 EOT = "<|endoftext|>"
-FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX, FIM_PAD = "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>"
+FIM_PREFIX, FIM_MIDDLE = "<|fim_prefix|>", "<|fim_middle|>"
+FIM_SUFFIX, FIM_PAD = "<|fim_suffix|>", "<|fim_pad|>"
 REPO_NAME, FILE_SEP = "<|repo_name|>", "<|file_sep|>"
 SPECIALS = [EOT, FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX, FIM_PAD, REPO_NAME, FILE_SEP]
 
@@ -64,7 +65,7 @@ class Settings:
     rope_theta: float = 10000.0
     norm_eps: float = 1e-5
     batch: int = 4
-    steps: int = 1100
+    steps: int = 850
     lr: float = 2e-3
     min_lr_ratio: float = 0.1
     warmup: int = 60
@@ -229,23 +230,18 @@ class SampleMaker:
     def fim_ids(self, text: str) -> list[int]:
         a, b = cursor_split(text, self.rng)
         i = self.ids
-        return (
-            [i[FIM_PREFIX]]
-            + self.enc(text[:a])
-            + [i[FIM_SUFFIX]]
-            + self.enc(text[b:])
-            + [i[FIM_MIDDLE]]
-            + self.enc(text[a:b])
-            + [i[EOT]]
-        )
+        return [
+            i[FIM_PREFIX], *self.enc(text[:a]), i[FIM_SUFFIX], *self.enc(text[b:]),
+            i[FIM_MIDDLE], *self.enc(text[a:b]), i[EOT],
+        ]
 
     def plain_ids(self, text: str) -> list[int]:
         # Half the time, tokenize the text in two pieces at a cursor-like position, so the model
         # also sees the non-canonical token boundaries that an editor prompt ends with.
         if self.rng.random() < 0.5 and len(text) > 10:
             a, _ = cursor_split(text, self.rng)
-            return self.enc(text[:a]) + self.enc(text[a:]) + [self.ids[EOT]]
-        return self.enc(text) + [self.ids[EOT]]
+            return [*self.enc(text[:a]), *self.enc(text[a:]), self.ids[EOT]]
+        return [*self.enc(text), self.ids[EOT]]
 
     def repo_ids(self) -> list[int]:
         pkg = self.rng.choice(self.package_names)
@@ -351,7 +347,8 @@ def build_model(s: Settings) -> Any:
             self.register_buffer("sin", ang.sin(), persistent=False)
             for name, p in self.named_parameters():
                 if p.dim() == 2:
-                    std = 0.02 / math.sqrt(2 * s.n_layer) if name.endswith(("wo.weight", "w_down.weight")) else 0.02
+                    residual = name.endswith(("wo.weight", "w_down.weight"))
+                    std = 0.02 / math.sqrt(2 * s.n_layer) if residual else 0.02
                     nn.init.normal_(p, std=std)
 
         def forward(self, idx: torch.Tensor) -> torch.Tensor:
@@ -429,7 +426,7 @@ def eval_loss(model: Any, s: Settings, tok: Any, held: list[tuple[str, str]]) ->
         es = Settings(**{**asdict(s), "fim_rate": fim, "repo_rate": 0.0})
         maker = SampleMaker(held, es, tok, s.seed + 1)
         if fim == 0.0:
-            maker.plain_ids = lambda text, m=maker: m.enc(text) + [m.ids[EOT]]  # type: ignore[method-assign]
+            maker.plain_ids = lambda text, m=maker: [*m.enc(text), m.ids[EOT]]  # type: ignore[method-assign]
         stream = maker.stream(s.ctx + 1)
         total = 0.0
         with torch.no_grad():
@@ -511,12 +508,12 @@ def export(s: Settings) -> None:
         w.add_uint32(gguf.Keys.Tokenizer.FIM_SEP_ID, ids[FILE_SEP])
         w.add_quantization_version(gguf.GGML_QUANT_VERSION)
 
-        def put(gname: str, arr: np.ndarray, quant: bool = True) -> None:
-            if arr.ndim == 2 and quant and qtype == gguf.GGMLQuantizationType.Q8_0:
+        def put(gname: str, arr: np.ndarray, w: Any = w, qtype: Any = qtype) -> None:
+            if arr.ndim == 2 and qtype == gguf.GGMLQuantizationType.Q8_0:
                 w.add_tensor(gname, gguf.quants.quantize(arr, qtype), raw_dtype=qtype)
-            elif arr.ndim == 2 and quant:
+            elif arr.ndim == 2:
                 w.add_tensor(gname, arr.astype(np.float16))
-            else:
+            else:  # norms stay F32
                 w.add_tensor(gname, arr.astype(np.float32))
 
         put("token_embd.weight", sd["tok_embd.weight"])
@@ -632,6 +629,19 @@ def evaluate(s: Settings, model_path: Path) -> dict[str, Any]:
         first = first if first is not None else time.perf_counter() - t0
         n += 1
     total = time.perf_counter() - t0
+    # The same through the embedded backend (worker thread + queue), as the extension runs it.
+    sys.path.insert(0, str(REPO))
+    from jupyter_codecomplete.backends.embedded import EmbeddedLlamaLLM
+
+    backend = EmbeddedLlamaLLM(model_path=str(model_path), temperature=0.0, max_tokens=256)
+    backend.shared.llama(timeout=120)
+    t0 = time.perf_counter()
+    first_chunk: float | None = None
+    for _ in backend.stream(speed_prompt):
+        first_chunk = first_chunk if first_chunk is not None else time.perf_counter() - t0
+    backend_total = time.perf_counter() - t0
+    results["tokens_per_second_backend"] = round(backend.shared.history[-1].tokens / backend_total)
+    results["first_chunk_ms_backend"] = round((first_chunk or 0.0) * 1000, 1)
     results["samples"] = len(cases)
     results["tokens_per_second_in_process"] = round(n / total)
     results["first_token_ms"] = round((first or 0.0) * 1000, 1)

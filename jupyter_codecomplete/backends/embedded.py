@@ -1,0 +1,516 @@
+"""The embedded backend: a GGUF model run in-process by llama-cpp-python, as a LangChain LLM.
+
+This module owns:
+
+* :class:`EmbeddedLlamaLLM`, the LangChain ``LLM``: ``_call``, ``_stream`` and ``_astream`` with real
+  streaming and real cancellation;
+* the shared model: one ``llama_cpp.Llama`` per model file for the whole process, driven by ONE worker
+  thread that takes requests from a FIFO queue (one generation at a time, first come first served).
+  Tokens travel from that thread through a queue to the caller; the event loop never blocks. When a
+  consumer stops listening (the async generator is closed or its task cancelled, or the sync iterator
+  is closed), a flag stops the generation before the next token is computed;
+* :func:`default_model_path` (the bundled demo model), :func:`read_gguf_info` (name, architecture,
+  context length and FIM tokens straight from the GGUF metadata, without loading the model) and
+  :func:`is_available` (llama-cpp-python importable).
+
+The prompt arrives fully rendered (FIM / repository tokens included, by the prompt style); its special
+tokens are parsed as specials. Stops that are special tokens (``<|endoftext|>``, ``<|file_sep|>``) are
+matched on token ids, since special tokens have no text when detokenized; other stops are matched on
+the text, holding back any tail that could still become a stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import importlib.resources
+import importlib.util
+import os
+import queue
+import struct
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models.llms import LLM
+from langchain_core.outputs import GenerationChunk
+from pydantic import Field
+
+DEMO_MODEL_FILE = "codecomplete-demo.Q8_0.gguf"
+
+
+def is_available() -> bool:
+    """True when llama-cpp-python can be imported (the ``local`` extra is installed)."""
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def default_model_path() -> str:
+    """The bundled demo model (a small demo that shows the mechanics, not a useful model)."""
+    ref = importlib.resources.files("jupyter_codecomplete") / "models" / DEMO_MODEL_FILE
+    return str(ref)
+
+
+# ------------------------------------------------------------------------------------ GGUF metadata
+
+_GGUF_SCALARS: dict[int, str] = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?",
+                                 10: "<Q", 11: "<q", 12: "<d"}
+_GGUF_STRING, _GGUF_ARRAY = 8, 9
+_FIM_KEYS: dict[str, tuple[str, ...]] = {
+    # current key names first, then the older ones
+    "prefix": ("tokenizer.ggml.fim_pre_token_id", "tokenizer.ggml.prefix_token_id"),
+    "suffix": ("tokenizer.ggml.fim_suf_token_id", "tokenizer.ggml.suffix_token_id"),
+    "middle": ("tokenizer.ggml.fim_mid_token_id", "tokenizer.ggml.middle_token_id"),
+    "pad": ("tokenizer.ggml.fim_pad_token_id",),
+    "repo_name": ("tokenizer.ggml.fim_rep_token_id",),
+    "file_sep": ("tokenizer.ggml.fim_sep_token_id",),
+}
+
+
+def _read_exact(f: BinaryIO, n: int) -> bytes:
+    data = f.read(n)
+    if len(data) != n:
+        raise ValueError("truncated GGUF file")
+    return data
+
+
+def _read_value(f: BinaryIO, vtype: int, keep: bool = True) -> Any:
+    if vtype in _GGUF_SCALARS:
+        fmt = _GGUF_SCALARS[vtype]
+        return struct.unpack(fmt, _read_exact(f, struct.calcsize(fmt)))[0]
+    if vtype == _GGUF_STRING:
+        (n,) = struct.unpack("<Q", _read_exact(f, 8))
+        raw = _read_exact(f, n)
+        return raw.decode("utf-8", errors="replace") if keep else None
+    if vtype == _GGUF_ARRAY:
+        itype, count = struct.unpack("<IQ", _read_exact(f, 12))
+        if not keep and itype in _GGUF_SCALARS:
+            f.seek(count * struct.calcsize(_GGUF_SCALARS[itype]), os.SEEK_CUR)
+            return None
+        items = [_read_value(f, itype, keep) for _ in range(count)]
+        return items if keep else None
+    raise ValueError(f"unknown GGUF value type {vtype}")
+
+
+def read_gguf_metadata(
+    path: str | os.PathLike[str], wanted: Callable[[str], bool] | None = None
+) -> dict[str, Any]:
+    """The GGUF key/value metadata (all keys, or those ``wanted`` accepts); tensors are not read."""
+    out: dict[str, Any] = {}
+    with open(path, "rb") as f:
+        if _read_exact(f, 4) != b"GGUF":
+            raise ValueError(f"{path} is not a GGUF file")
+        version, _n_tensors, n_kv = struct.unpack("<IQQ", _read_exact(f, 20))
+        if version < 2:
+            raise ValueError(f"GGUF version {version} is not supported")
+        for _ in range(n_kv):
+            (klen,) = struct.unpack("<Q", _read_exact(f, 8))
+            key = _read_exact(f, klen).decode("utf-8", errors="replace")
+            (vtype,) = struct.unpack("<I", _read_exact(f, 4))
+            keep = wanted is None or wanted(key)
+            value = _read_value(f, vtype, keep)
+            if keep:
+                out[key] = value
+    return out
+
+
+def read_gguf_info(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """What a prompt style can be chosen from: name, architecture, context length, FIM tokens.
+
+    Returns ``{"name", "architecture", "context_length", "file_name", "tokenizer_pre",
+    "eos_token", "fim": {"prefix", "suffix", "middle", "pad", "repo_name", "file_sep"}}``; a value is
+    ``None`` (or absent from ``fim``) when the file does not declare it.
+    """
+    wanted = {"general.name", "general.architecture", "tokenizer.ggml.tokens", "tokenizer.ggml.pre",
+              "tokenizer.ggml.eos_token_id"}
+    wanted |= {k for keys in _FIM_KEYS.values() for k in keys}
+    meta = read_gguf_metadata(path, lambda key: key in wanted or key.endswith(".context_length"))
+    arch = meta.get("general.architecture")
+    tokens: list[str] = meta.get("tokenizer.ggml.tokens") or []
+
+    def token(idx: Any) -> str | None:
+        return tokens[idx] if isinstance(idx, int) and 0 <= idx < len(tokens) else None
+
+    fim: dict[str, str] = {}
+    for role, keys in _FIM_KEYS.items():
+        for key in keys:
+            text = token(meta.get(key))
+            if text is not None:
+                fim[role] = text
+                break
+    return {
+        "name": meta.get("general.name"),
+        "architecture": arch,
+        "context_length": meta.get(f"{arch}.context_length") if arch else None,
+        "file_name": Path(path).name,
+        "tokenizer_pre": meta.get("tokenizer.ggml.pre"),
+        "eos_token": token(meta.get("tokenizer.ggml.eos_token_id")),
+        "fim": fim,
+    }
+
+
+# ------------------------------------------------------------------------------------ shared model
+
+
+@dataclass
+class GenerationParams:
+    max_tokens: int = 64
+    temperature: float = 0.2
+    top_p: float = 0.95
+    repeat_penalty: float = 1.0
+    stop: list[str] = field(default_factory=list)
+
+
+@dataclass
+class GenerationStats:
+    """What one request did (kept in :attr:`SharedLlama.history` for diagnostics and tests)."""
+
+    prompt_tokens: int = 0
+    tokens: int = 0
+    tokens_at_cancel: int | None = None
+    finish_reason: str = ""
+    queued_seconds: float = 0.0
+    seconds: float = 0.0
+
+
+# What the worker sends to a consumer: ("text", str), ("error", BaseException) or ("end", None).
+Event = tuple[str, Any]
+
+
+class _Job:
+    def __init__(self, prompt: str, params: GenerationParams, sink: Callable[[Event], None]) -> None:
+        self.prompt = prompt
+        self.params = params
+        self.sink = sink
+        self.stats = GenerationStats()
+        self.submitted = time.perf_counter()
+        self.done = threading.Event()
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def cancel(self) -> None:
+        with self._lock:
+            if not self._cancelled.is_set():
+                self.stats.tokens_at_cancel = self.stats.tokens
+                self._cancelled.set()
+
+    def count_token(self) -> None:
+        with self._lock:
+            self.stats.tokens += 1
+
+    def emit(self, event: Event) -> None:
+        try:
+            self.sink(event)
+        except RuntimeError:  # the consumer's event loop is gone: nobody listens any more
+            self.cancel()
+
+
+def _utf8_complete_prefix(data: bytes) -> int:
+    """Length of the longest prefix of ``data`` that does not end inside a UTF-8 character."""
+    n = len(data)
+    for back in range(1, min(4, n) + 1):
+        b = data[n - back]
+        if b & 0xC0 == 0x80:  # continuation byte: keep looking for the lead byte
+            continue
+        if b >> 5 == 0b110:
+            need = 2
+        elif b >> 4 == 0b1110:
+            need = 3
+        elif b >> 3 == 0b11110:
+            need = 4
+        else:
+            need = 1
+        return n if back >= need else n - back
+    return n
+
+
+def _held_back(text: str, stops: list[str]) -> int:
+    """How many trailing characters of ``text`` could be the start of a stop string."""
+    best = 0
+    for stop in stops:
+        for k in range(min(len(stop) - 1, len(text)), best, -1):
+            if text.endswith(stop[:k]):
+                best = k
+                break
+    return best
+
+
+class SharedLlama:
+    """One loaded model and the single worker thread that runs its generations in FIFO order."""
+
+    def __init__(self, model_path: str, n_ctx: int = 0, n_threads: int | None = None) -> None:
+        self.model_path = model_path
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.history: collections.deque[GenerationStats] = collections.deque(maxlen=64)
+        self._jobs: queue.Queue[_Job] = queue.Queue()
+        self._llm: Any = None
+        self._load_error: BaseException | None = None
+        self._loaded = threading.Event()
+        self._busy = threading.Lock()  # held by the worker while a job runs
+        self._thread = threading.Thread(target=self._run, name=f"llama:{Path(model_path).name}", daemon=True)
+        self._thread.start()
+
+    # -- public API (any thread)
+    def submit(self, prompt: str, params: GenerationParams, sink: Callable[[Event], None]) -> _Job:
+        job = _Job(prompt, params, sink)
+        self._jobs.put(job)
+        return job
+
+    def llama(self, timeout: float | None = None) -> Any:
+        """The loaded ``llama_cpp.Llama`` (waits for the load); raises the load error if it failed."""
+        if not self._loaded.wait(timeout):
+            raise TimeoutError("the model is still loading")
+        if self._load_error is not None:
+            raise self._load_error
+        return self._llm
+
+    def tokenize(self, text: str) -> list[int]:
+        llm = self.llama()
+        return list(llm.tokenize(text.encode("utf-8"), add_bos=self._add_bos(llm), special=True))
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """True once no job is queued or running (for tests and shutdown)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._jobs.empty() and self._busy.acquire(timeout=0.01):
+                empty = self._jobs.empty()
+                self._busy.release()
+                if empty:
+                    return True
+            time.sleep(0.01)
+        return False
+
+    # -- worker thread
+    def _load(self) -> None:
+        try:
+            from llama_cpp import Llama
+
+            kwargs: dict[str, Any] = {"model_path": self.model_path, "n_ctx": self.n_ctx, "verbose": False}
+            if self.n_threads:
+                kwargs["n_threads"] = self.n_threads
+            self._llm = Llama(**kwargs)
+        except BaseException as exc:  # reported to every request
+            self._load_error = exc
+        finally:
+            self._loaded.set()
+
+    def _run(self) -> None:
+        self._load()
+        while True:
+            job = self._jobs.get()
+            with self._busy:
+                job.stats.queued_seconds = time.perf_counter() - job.submitted
+                try:
+                    if self._load_error is not None:
+                        job.emit(("error", self._load_error))
+                    elif job.cancelled:
+                        job.stats.finish_reason = "cancelled"
+                    else:
+                        self._generate(job)
+                except BaseException as exc:
+                    job.stats.finish_reason = "error"
+                    job.emit(("error", exc))
+                finally:
+                    job.stats.seconds = time.perf_counter() - job.submitted - job.stats.queued_seconds
+                    self.history.append(job.stats)
+                    job.done.set()
+                    job.emit(("end", None))
+
+    @staticmethod
+    def _add_bos(llm: Any) -> bool:
+        return str(llm.metadata.get("tokenizer.ggml.add_bos_token", "false")).lower() == "true"
+
+    def _special_ids(self, llm: Any, texts: list[str]) -> set[int]:
+        """Token ids of the stop strings that are single special tokens."""
+        ids: set[int] = set()
+        for text in texts:
+            toks = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+            if len(toks) == 1 and llm.detokenize(toks, special=False) == b"":
+                ids.add(toks[0])
+        return ids
+
+    def _generate(self, job: _Job) -> None:
+        import llama_cpp
+
+        llm = self._llm
+        vocab = getattr(getattr(llm, "_model", None), "vocab", None)
+
+        def is_eog(token: int) -> bool:
+            if vocab is not None and hasattr(llama_cpp, "llama_vocab_is_eog"):
+                return bool(llama_cpp.llama_vocab_is_eog(vocab, token))
+            return token == llm.token_eos()
+
+        p = job.params
+        tokens = list(llm.tokenize(job.prompt.encode("utf-8"), add_bos=self._add_bos(llm), special=True))
+        n_ctx = llm.n_ctx()
+        max_tokens = max(1, min(p.max_tokens, n_ctx - 1))
+        room = n_ctx - max_tokens
+        if len(tokens) > room:
+            # Keep a leading special token (FIM prefix, repository name); drop the oldest text.
+            keep = 1 if tokens and llm.detokenize(tokens[:1], special=False) == b"" else 0
+            tokens = tokens[:keep] + tokens[len(tokens) - (room - keep) :]
+        job.stats.prompt_tokens = len(tokens)
+        stop_ids = self._special_ids(llm, p.stop)
+        text_stops = [s for s in p.stop if s]
+        raw = b""
+        sent = 0  # characters of the decoded text already sent
+        finish = "length"
+        gen = llm.generate(tokens, top_k=40, top_p=p.top_p, min_p=0.05, temp=p.temperature,
+                           repeat_penalty=p.repeat_penalty, reset=True)
+        completion: list[int] = []
+        try:
+            for token in gen:
+                if job.cancelled:
+                    finish = "cancelled"
+                    break
+                job.count_token()
+                if token in stop_ids or is_eog(token):
+                    finish = "stop"
+                    break
+                raw += llm.detokenize([token], prev_tokens=tokens + completion, special=False)
+                completion.append(token)
+                text = raw[: _utf8_complete_prefix(raw)].decode("utf-8", errors="replace")
+                cut = min((i for i in (text.find(s) for s in text_stops) if i >= 0), default=-1)
+                if cut >= 0:
+                    if cut > sent:
+                        job.emit(("text", text[sent:cut]))
+                    sent = cut
+                    finish = "stop"
+                    break
+                upto = len(text) - _held_back(text, text_stops)
+                if upto > sent:
+                    job.emit(("text", text[sent:upto]))
+                    sent = upto
+                if len(completion) >= max_tokens or job.cancelled:
+                    finish = "cancelled" if job.cancelled else "length"
+                    break
+        finally:
+            gen.close()
+        if finish == "length":  # flush what was held back for a possible stop
+            text = raw.decode("utf-8", errors="replace")
+            if len(text) > sent:
+                job.emit(("text", text[sent:]))
+        job.stats.finish_reason = finish
+
+
+_SHARED: dict[str, SharedLlama] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_model(model_path: str, n_ctx: int = 0, n_threads: int | None = None) -> SharedLlama:
+    """The process-wide model for ``model_path`` (the first caller's ``n_ctx``/``n_threads`` win)."""
+    key = os.path.realpath(model_path)
+    with _SHARED_LOCK:
+        model = _SHARED.get(key)
+        if model is None:
+            model = _SHARED[key] = SharedLlama(key, n_ctx=n_ctx, n_threads=n_threads)
+        return model
+
+
+# ------------------------------------------------------------------------------------ LangChain LLM
+
+
+class EmbeddedLlamaLLM(LLM):
+    """A GGUF model run in-process by llama-cpp-python (the bundled demo model by default)."""
+
+    model_path: str = Field(default_factory=default_model_path)
+    n_ctx: int = 0
+    """Context window; 0 takes the model's own training context."""
+    max_tokens: int = 64
+    temperature: float = 0.2
+    top_p: float = 0.95
+    repeat_penalty: float = 1.0
+    stop: list[str] = Field(default_factory=list)
+    n_threads: int | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "llamacpp-embedded"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_path": self.model_path, "n_ctx": self.n_ctx, "max_tokens": self.max_tokens,
+                "temperature": self.temperature, "top_p": self.top_p, "repeat_penalty": self.repeat_penalty}
+
+    @property
+    def shared(self) -> SharedLlama:
+        return shared_model(self.model_path, self.n_ctx, self.n_threads)
+
+    def get_token_ids(self, text: str) -> list[int]:
+        return self.shared.tokenize(text)
+
+    def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> GenerationParams:
+        stops = list(dict.fromkeys([*self.stop, *(stop or []), *kwargs.get("stop", [])]))
+        return GenerationParams(
+            max_tokens=int(kwargs.get("max_tokens", self.max_tokens)),
+            temperature=float(kwargs.get("temperature", self.temperature)),
+            top_p=float(kwargs.get("top_p", self.top_p)),
+            repeat_penalty=float(kwargs.get("repeat_penalty", self.repeat_penalty)),
+            stop=stops,
+        )
+
+    def _call(self, prompt: str, stop: list[str] | None = None,
+              run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> str:
+        return "".join(chunk.text for chunk in self._stream(prompt, stop, run_manager, **kwargs))
+
+    def _stream(self, prompt: str, stop: list[str] | None = None,
+                run_manager: CallbackManagerForLLMRun | None = None,
+                **kwargs: Any) -> Iterator[GenerationChunk]:
+        events: queue.Queue[Event] = queue.Queue()
+        job = self.shared.submit(prompt, self._params(stop, kwargs), events.put)
+        try:
+            while True:
+                kind, value = events.get()
+                if kind == "end":
+                    return
+                if kind == "error":
+                    raise value
+                chunk = GenerationChunk(text=value)
+                if run_manager:
+                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+        finally:
+            job.cancel()  # a no-op when the job already ended
+
+    async def _astream(self, prompt: str, stop: list[str] | None = None,
+                       run_manager: AsyncCallbackManagerForLLMRun | None = None,
+                       **kwargs: Any) -> AsyncIterator[GenerationChunk]:
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue[Event] = asyncio.Queue()
+
+        def sink(event: Event) -> None:
+            loop.call_soon_threadsafe(events.put_nowait, event)
+
+        job = self.shared.submit(prompt, self._params(stop, kwargs), sink)
+        try:
+            while True:
+                kind, value = await events.get()
+                if kind == "end":
+                    return
+                if kind == "error":
+                    raise value
+                chunk = GenerationChunk(text=value)
+                if run_manager:
+                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+        finally:
+            # Closed early (superseded request, cancelled task): stop spending compute on it.
+            job.cancel()
+
+    async def _acall(self, prompt: str, stop: list[str] | None = None,
+                     run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> str:
+        parts: list[str] = []
+        gen = self._astream(prompt, stop, run_manager, **kwargs)
+        async with contextlib.aclosing(gen):
+            async for chunk in gen:
+                parts.append(chunk.text)
+        return "".join(parts)

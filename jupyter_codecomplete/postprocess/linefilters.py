@@ -1,0 +1,387 @@
+"""Filters that decide per line (or at the start of the output): fences, an echoed prefix, the line
+limit, overlap with the text after the cursor, the block scope, repetition."""
+
+from __future__ import annotations
+
+import re
+
+from .base import Filter, LineFilter, Verdict
+from .cursor import Cursor, indent_width
+from .languages import LanguageRules
+from .scanner import CLOSERS, Scanner
+
+FENCE = "```"
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+class _ClosingFence(LineFilter):
+    def judge(self, line: str, index: int, complete: bool) -> Verdict:
+        s = line.lstrip()
+        if s.startswith(FENCE):
+            return Verdict.CUT
+        if FENCE.startswith(s) and not complete:
+            return Verdict.WAIT
+        return Verdict.KEEP
+
+
+class Fences(Filter):
+    """Drop an opening markdown fence (with or without a language) before the code, with the blank
+    lines before it; a closing fence ends the suggestion (and drops whatever follows it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._buf = ""
+        self._opening = True
+        self._body = _ClosingFence()
+
+    def feed(self, text: str) -> str:
+        if not self._opening:
+            out = self._body.feed(text)
+            self.done = self._body.done
+            return out
+        buf = self._buf + text
+        s = buf.lstrip()
+        if s.startswith(FENCE):
+            nl = s.find("\n")
+            if nl < 0:
+                self._buf = buf
+                return ""
+            self._opening = False
+            self._buf = ""
+            return self.feed(s[nl + 1 :])
+        if not s or FENCE.startswith(s):
+            self._buf = buf
+            return ""
+        self._opening = False
+        self._buf = ""
+        return self.feed(buf)
+
+    def finish(self) -> str:
+        if self.done:
+            return ""
+        out = ""
+        if self._opening:
+            self._opening = False
+            if not self._buf.lstrip().startswith(FENCE):
+                out = self._body.feed(self._buf)
+        out += self._body.finish()
+        self.done = True
+        return out
+
+
+class Echo(Filter):
+    """Strip the prefix echoed back at the start of the output: all of it or its last lines (the
+    echo starts at the start of a prefix line and runs to the cursor)."""
+
+    MAX_LINES = 200
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        starts = [0] + [i + 1 for i, c in enumerate(prefix) if c == "\n"]
+        cands = {prefix[s:] for s in starts[-self.MAX_LINES :]}
+        self._cands = [c for c in cands if c.strip()]
+        self._buf = ""
+        self._decided = not self._cands
+
+    def feed(self, text: str) -> str:
+        if self._decided:
+            return text
+        buf = self._buf + text
+        self._cands = [c for c in self._cands if c.startswith(buf) or buf.startswith(c)]
+        if any(len(c) > len(buf) for c in self._cands):
+            self._buf = buf
+            return ""
+        return self._decide(buf)
+
+    def _decide(self, buf: str) -> str:
+        k = max((len(c) for c in self._cands if buf.startswith(c)), default=0)
+        self._decided = True
+        self._buf = ""
+        self._cands = []
+        return buf[k:]
+
+    def finish(self) -> str:
+        self.done = True
+        return "" if self._decided else self._decide(self._buf)
+
+
+class LineLimit(LineFilter):
+    """Keep at most ``limit`` lines (1: single-line mode ends at the first newline)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def judge(self, line: str, index: int, complete: bool) -> Verdict:
+        return Verdict.CUT if index >= self.limit else Verdict.KEEP
+
+
+class SuffixOverlap(Filter):
+    """Within the cursor's line: when the first line ends with (the start of) the text after the
+    cursor, e.g. a ``)`` the editor already auto-closed, strip that part; the suggestion ends there.
+
+    An overlap counts when it is the whole rest of the line, or holds at least two non-space
+    characters, and only if the text before it leaves the brackets/strings as they were at the cursor.
+    """
+
+    def __init__(self, rest: str, scanner: Scanner) -> None:
+        super().__init__()
+        self.rest = rest.rstrip()
+        self._scanner = scanner
+        self._sig = scanner.signature()
+        self._line = ""
+        self._emitted = 0
+        self._active = bool(self.rest)
+
+    def _longest_tail(self, c0: str) -> int:
+        for k in range(min(len(self.rest), len(c0)), 0, -1):
+            if c0.endswith(self.rest[:k]):
+                return k
+        return 0
+
+    def feed(self, text: str) -> str:
+        if self.done:
+            return ""
+        if not self._active:
+            return text
+        nl = text.find("\n")
+        if nl < 0:
+            self._line += text
+            c0 = self._line.rstrip()
+            hold_start = max(self._emitted, len(c0) - self._longest_tail(c0))
+            out = self._line[self._emitted : hold_start]
+            self._emitted = hold_start
+            return out
+        self._line += text[:nl]
+        out = self._close_line()
+        return out if self.done else out + text[nl:]
+
+    def _valid(self, c0: str, k: int) -> bool:
+        part = self.rest[:k]
+        if k < len(self.rest) and sum(not c.isspace() for c in part) < 2:
+            return False
+        probe = self._scanner.copy()
+        probe.scan(c0[: len(c0) - k])
+        return probe.signature() == self._sig
+
+    def _close_line(self) -> str:
+        self._active = False
+        c0 = self._line.rstrip()
+        for k in range(min(len(self.rest), len(c0)), 0, -1):
+            if c0.endswith(self.rest[:k]) and self._valid(c0, k):
+                self.done = True
+                return c0[self._emitted : len(c0) - k]
+        return self._line[self._emitted :]
+
+    def finish(self) -> str:
+        if self.done:
+            return ""
+        out = self._close_line() if self._active else ""
+        self.done = True
+        return out
+
+
+class Scope(LineFilter):
+    """Multi-line: end where the indentation returns to (or above) the block the completion started
+    in. A closing line at the opener's indentation (``}``, ``)``, ``end``) is kept and ends it; a line
+    that continues the statement (``else:``, ``} catch``) goes on. At column 0, after an indented
+    block, a new top-level definition ends it; a notebook cell marker always ends it."""
+
+    def __init__(self, cursor: Cursor) -> None:
+        super().__init__()
+        self.rules: LanguageRules = cursor.rules
+        self.opener = cursor.opener_indent
+        self.cursor_line = cursor.line
+        self.blank_cursor = cursor.blank_line
+        self._words = (*self.rules.continuation_words, *self.rules.closer_words)
+        self._seen_block = False
+
+    def _maybe_marker(self, stripped: str) -> bool:
+        return any(stripped.startswith(c) or c.startswith(stripped) for c in self.rules.line_comments)
+
+    def judge(self, line: str, index: int, complete: bool) -> Verdict:
+        if index == 0:
+            if not self.blank_cursor:
+                return Verdict.KEEP
+            line = self.cursor_line + line
+        stripped = line.strip()
+        if not stripped:
+            return Verdict.KEEP if complete else Verdict.WAIT
+        width = indent_width(line)
+        marker = self.rules.stop_line_re
+        if marker is not None and width == 0 and self._maybe_marker(stripped):
+            if not complete:
+                return Verdict.WAIT
+            if marker.search(stripped):
+                return Verdict.CUT
+        if index == 0:
+            return Verdict.KEEP
+        if self.opener is not None and width <= self.opener:
+            return self._at_opener_level(stripped, width, complete)
+        top = self.rules.top_level_re
+        if top is not None and width == 0 and self._seen_block:
+            if not complete:
+                return Verdict.WAIT
+            return Verdict.CUT if top.search(stripped) else Verdict.KEEP
+        return Verdict.KEEP
+
+    def _at_opener_level(self, stripped: str, width: int, complete: bool) -> Verdict:
+        same = width == self.opener
+        if stripped[0] in CLOSERS:
+            if not complete:
+                return Verdict.WAIT
+            if not same:
+                return Verdict.CUT
+            m = _WORD.match(stripped.lstrip(CLOSERS).lstrip())
+            if m and m.group(0) in self.rules.continuation_words:
+                return Verdict.KEEP
+            return Verdict.KEEP_END
+        if not same or not self._words:
+            return Verdict.CUT
+        m = _WORD.match(stripped)
+        if m is None:
+            return Verdict.CUT
+        word = m.group(0)
+        if m.end() == len(stripped) and not complete:
+            return Verdict.WAIT if any(w.startswith(word) for w in self._words) else Verdict.CUT
+        if word in self.rules.continuation_words:
+            return Verdict.KEEP
+        if word in self.rules.closer_words:
+            return Verdict.KEEP_END
+        return Verdict.CUT
+
+    def line_done(self, line: str, index: int) -> None:
+        if index == 0:
+            line = self.cursor_line + line if self.blank_cursor else self.cursor_line
+        if line.strip() and indent_width(line) > 0:
+            self._seen_block = True
+
+
+class SuffixLines(LineFilter):
+    """Multi-line: end before a line equal to the line below the cursor (the document already has
+    it), or equal to the rest of the cursor's line (an auto-closed bracket on a line of its own)."""
+
+    def __init__(self, cursor: Cursor) -> None:
+        super().__init__()
+        self.cursor_line = cursor.line
+        self.blank_cursor = cursor.blank_line
+        self.exact = cursor.next_line.rstrip() if cursor.next_line.strip() else ""
+        self.loose = cursor.rest.strip()
+
+    def judge(self, line: str, index: int, complete: bool) -> Verdict:
+        if index == 0:
+            if not self.blank_cursor:
+                return Verdict.KEEP
+            line = self.cursor_line + line
+        r = line.rstrip()
+        s = r.strip()
+        if not s:
+            return Verdict.KEEP if complete else Verdict.WAIT
+        possible = False
+        if self.exact:
+            if complete and r == self.exact:
+                return Verdict.CUT
+            possible = self.exact.startswith(r)
+        if self.loose and index > 0:
+            if complete and s == self.loose:
+                return Verdict.CUT
+            possible = possible or self.loose.startswith(s)
+        return Verdict.WAIT if possible and not complete else Verdict.KEEP
+
+
+class Repetition(Filter):
+    """End where the output starts repeating itself: the same line a third time in a row (one copy is
+    kept), or a block of 2..8 lines repeated right after itself. Blank lines are ignored."""
+
+    MAX_BLOCK = 8
+
+    def __init__(self, cursor_line: str = "") -> None:
+        super().__init__()
+        self.cursor_line = cursor_line
+        self._text = ""
+        self._emitted = 0
+        self._lines: list[str] = []
+        self._starts: list[int] = []
+        self._line_start = 0
+        self._index = 0
+
+    def _run(self, n: int, block: int) -> int:
+        lines = self._lines
+        r = 0
+        i = n - 1
+        while i - block >= 0 and lines[i] == lines[i - block]:
+            r += 1
+            i -= 1
+        return r
+
+    def _complete_cut(self) -> int | None:
+        n = len(self._lines)
+        for block in range(1, min(self.MAX_BLOCK, n - 1) + 1):
+            need = 2 if block == 1 else block
+            r = self._run(n, block)
+            if r >= need:
+                return self._starts[n - r]
+        return None
+
+    def _hold_from(self) -> int:
+        n = len(self._lines)
+        hold = len(self._text)
+        partial = self._text[self._line_start :]
+        if self._index == 0:
+            partial = self.cursor_line + partial
+        p = partial.rstrip()
+        for block in range(1, min(self.MAX_BLOCK, n) + 1):
+            target = self._lines[n - block]
+            consistent = target.startswith(p)
+            if not consistent:
+                continue
+            r = self._run(n, block)
+            if r:
+                hold = min(hold, self._starts[n - r])
+            elif p.strip():
+                hold = min(hold, self._line_start)
+        return max(hold, self._emitted)
+
+    def feed(self, text: str) -> str:
+        if self.done:
+            return ""
+        pos = len(self._text)
+        self._text += text
+        while True:
+            nl = self._text.find("\n", pos)
+            if nl < 0:
+                break
+            line = self._text[self._line_start : nl]
+            if self._index == 0:
+                line = self.cursor_line + line
+            if line.strip():
+                self._lines.append(line.rstrip())
+                self._starts.append(self._line_start)
+                cut = self._complete_cut()
+                if cut is not None:
+                    self.done = True
+                    return self._text[self._emitted : max(cut, self._emitted)]
+            self._line_start = nl + 1
+            self._index += 1
+            pos = nl + 1
+        hold = self._hold_from()
+        out = self._text[self._emitted : hold]
+        self._emitted = hold
+        return out
+
+    def finish(self) -> str:
+        if self.done:
+            return ""
+        out = self._text[self._emitted :]
+        partial = self._text[self._line_start :]
+        if self._index == 0:
+            partial = self.cursor_line + partial
+        if partial.strip():
+            # the last line is complete now: it may finish a repetition
+            self._lines.append(partial.rstrip())
+            self._starts.append(self._line_start)
+            cut = self._complete_cut()
+            if cut is not None:
+                out = self._text[self._emitted : max(cut, self._emitted)]
+        self.done = True
+        return out

@@ -1,0 +1,289 @@
+import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
+
+import { ICompletionClient, CodeCompleteProvider, PROVIDER_ID } from '../provider';
+import {
+  IInlineCompletionReply,
+  IRequestBody,
+  IStreamChunk
+} from '../protocol';
+import { ChunkQueue, CompletionError } from '../socket';
+import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
+import { flush } from './fakes';
+
+/**
+ * A client whose answers the test scripts.
+ */
+class FakeClient implements ICompletionClient {
+  requests: IRequestBody[] = [];
+  cancelled: number[] = [];
+  hello: { max_message_bytes: number } | null = { max_message_bytes: 1000000 };
+  replies: {
+    resolve: (r: IInlineCompletionReply) => void;
+    reject: (e: Error) => void;
+    chunks: ChunkQueue | null;
+  }[] = [];
+
+  request(body: IRequestBody) {
+    const number = this.requests.length;
+    this.requests.push(body);
+    let resolve!: (r: IInlineCompletionReply) => void;
+    let reject!: (e: Error) => void;
+    const reply = new Promise<IInlineCompletionReply>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const chunks = body.stream ? new ChunkQueue() : null;
+    this.replies.push({ resolve, reject, chunks });
+    return { number, reply, chunks };
+  }
+  cancel(number: number): void {
+    this.cancelled.push(number);
+  }
+}
+
+const request = (text: string, offset = text.length, mimeType = 'text/x-ipython') => ({
+  text,
+  offset,
+  mimeType
+});
+const auto = { widget: {} as any, triggerKind: InlineCompletionTriggerKind.Automatic };
+const manual = { widget: {} as any, triggerKind: InlineCompletionTriggerKind.Invoke };
+
+function reply(number: number, items: any[], error: any = null): IInlineCompletionReply {
+  return { type: 'inline_completion', reply_to: number, list: { items }, error };
+}
+function chunk(number: number, text: string, done: boolean): IStreamChunk {
+  return {
+    type: 'stream',
+    reply_to: number,
+    response: { insertText: text, isIncomplete: !done },
+    done
+  };
+}
+
+function setup(overrides: Partial<ISettings> = {}, options: Partial<CodeCompleteProvider.IOptions> = {}) {
+  const client = new FakeClient();
+  let settings = normalizeSettings({ ...DEFAULT_SETTINGS, ...overrides });
+  const provider = new CodeCompleteProvider({
+    client,
+    settings: () => settings,
+    ...options
+  });
+  const activity: string[] = [];
+  provider.activity.connect((_, a) => activity.push(a.kind));
+  return {
+    client,
+    provider,
+    activity,
+    set: (s: Partial<ISettings>) => (settings = normalizeSettings({ ...settings, ...s }))
+  };
+}
+
+describe('CodeCompleteProvider', () => {
+  it('has the fixed identifier and inline-completer defaults', () => {
+    const { provider } = setup();
+    expect(provider.identifier).toBe(PROVIDER_ID);
+    expect(PROVIDER_ID).toBe('jupyter-codecomplete');
+    expect((provider.schema.default as any).debouncerDelay).toBeGreaterThan(0);
+  });
+
+  it('fetches a non-stream suggestion', async () => {
+    const { client, provider, activity } = setup({ streaming: 'never' });
+    const result = provider.fetch(request('def add(a, b):'), auto);
+    await flush();
+    expect(client.requests[0]).toMatchObject({
+      prefix: 'def add(a, b):',
+      suffix: '',
+      language: 'python',
+      mime: 'text/x-ipython',
+      stream: false,
+      trigger: 'auto'
+    });
+    client.replies[0].resolve(reply(0, [{ insertText: '\n    return a + b' }]));
+    expect(await result).toEqual({
+      items: [{ insertText: '\n    return a + b', isIncomplete: false }]
+    });
+    expect(activity).toEqual(['started', 'succeeded']);
+  });
+
+  it('streams: fetch returns the token item, stream() yields the growing text', async () => {
+    const { client, provider, activity } = setup({ streaming: 'always' });
+    const result = provider.fetch(request('def add(a, b):'), auto);
+    await flush();
+    expect(client.requests[0].stream).toBe(true);
+    client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 'tok' }]));
+    const list = await result;
+    expect(list.items).toEqual([{ insertText: '', isIncomplete: true, token: 'tok' }]);
+    const queue = client.replies[0].chunks!;
+    queue.push(chunk(0, '\n    ret', false));
+    queue.push(chunk(0, '\n    return a + b', true));
+    const seen: any[] = [];
+    for await (const update of provider.stream('tok')) {
+      seen.push(update.response);
+    }
+    expect(seen).toEqual([
+      { insertText: '\n    ret', isIncomplete: true },
+      { insertText: '\n    return a + b', isIncomplete: false }
+    ]);
+    expect(activity).toEqual(['started', 'succeeded']);
+    // A token is used once.
+    const again: any[] = [];
+    for await (const update of provider.stream('tok')) {
+      again.push(update);
+    }
+    expect(again).toEqual([]);
+  });
+
+  it('streams only manual requests when streaming is "manual"', async () => {
+    const { client, provider } = setup({ streaming: 'manual' });
+    void provider.fetch(request('x = '), auto);
+    void provider.fetch(request('x = '), manual);
+    await flush();
+    expect(client.requests.map(r => [r.stream, r.trigger])).toEqual([
+      [false, 'auto'],
+      [true, 'manual']
+    ]);
+  });
+
+  it('asks nothing when disabled, for a disabled language, or when typing in manual mode', async () => {
+    const { client, provider, set } = setup({ enabled: false });
+    expect(await provider.fetch(request('x'), auto)).toEqual({ items: [] });
+    set({ enabled: true, disabledLanguages: ['Python', 'markdown'] });
+    expect(await provider.fetch(request('x'), auto)).toEqual({ items: [] });
+    expect(provider.lastLanguage).toBe('python');
+    expect(await provider.fetch(request('# Title', 7, 'text/x-ipythongfm'), manual)).toEqual({
+      items: []
+    });
+    set({ disabledLanguages: [], trigger: 'manual' });
+    expect(await provider.fetch(request('x'), auto)).toEqual({ items: [] });
+    expect(client.requests.length).toBe(0);
+    void provider.fetch(request('x'), manual);
+    await flush();
+    expect(client.requests.length).toBe(1);
+  });
+
+  it('bounds prefix and suffix by the settings', async () => {
+    const { client, provider } = setup({ maxPrefixChars: 5, maxSuffixChars: 3 });
+    void provider.fetch(request('0123456789abcdef', 10), auto);
+    await flush();
+    expect(client.requests[0].prefix).toBe('56789');
+    expect(client.requests[0].suffix).toBe('abc');
+  });
+
+  it('sends cells and the cell id from the notebook, bounded', async () => {
+    const { client, provider } = setup(
+      { cellContext: 'above', maxContextCells: 1 },
+      {
+        collectCells: () => ({
+          cells: [
+            { cell_type: 'code', language: 'python', source: 'import os' },
+            { cell_type: 'markdown', language: 'markdown', source: '# Adding' },
+            { cell_type: 'code', language: 'python', source: 'def add' },
+            { cell_type: 'code', language: 'python', source: 'add(1, 2)' }
+          ],
+          activeIndex: 2,
+          cellId: 'cell-3'
+        })
+      }
+    );
+    void provider.fetch(request('def add'), auto);
+    await flush();
+    expect(client.requests[0].cell_id).toBe('cell-3');
+    expect(client.requests[0].cells_above).toEqual([
+      { cell_type: 'markdown', language: 'markdown', source: '# Adding' }
+    ]);
+    expect(client.requests[0].cells_below).toEqual([]);
+  });
+
+  it('sends open documents only when allowed', async () => {
+    const docs = () => [{ path: 'util.py', content: 'def helper(): pass', language: 'python' }];
+    const off = setup({}, { collectDocuments: docs });
+    void off.provider.fetch(request('x'), auto);
+    const on = setup({ openDocuments: true }, { collectDocuments: docs });
+    void on.provider.fetch(request('x'), auto);
+    await flush();
+    expect(off.client.requests[0].files).toEqual([]);
+    expect(on.client.requests[0].files).toEqual(docs());
+  });
+
+  it('takes the path from the document widget', async () => {
+    const { client, provider } = setup();
+    void provider.fetch(request('x'), {
+      widget: { context: { path: 'work/demo.ipynb' } } as any,
+      triggerKind: InlineCompletionTriggerKind.Automatic
+    });
+    await flush();
+    expect(client.requests[0].path).toBe('work/demo.ipynb');
+  });
+
+  it('shrinks a request to the server message limit', async () => {
+    const { client, provider } = setup({ maxPrefixChars: 100000 });
+    client.hello = { max_message_bytes: 2000 };
+    void provider.fetch(request('x'.repeat(5000) + 'END'), auto);
+    await flush();
+    const sent = client.requests[0];
+    expect(JSON.stringify(sent).length).toBeLessThan(2000);
+    expect(sent.prefix.endsWith('END')).toBe(true);
+  });
+
+  it('turns an error reply into an error item and a failed activity', async () => {
+    const { client, provider, activity } = setup({ streaming: 'never' });
+    const result = provider.fetch(request('x'), auto);
+    await flush();
+    client.replies[0].reject(
+      new CompletionError(
+        { type: 'backend_unavailable', title: 'Backend down', message: 'connection refused' },
+        0
+      )
+    );
+    const list = await result;
+    expect(list.items).toEqual([
+      { insertText: '', error: { message: 'Backend down: connection refused' } }
+    ]);
+    expect(activity).toEqual(['started', 'failed']);
+  });
+
+  it('hides cancelled and superseded requests', async () => {
+    const { client, provider, activity } = setup({ streaming: 'never' });
+    const a = provider.fetch(request('x'), auto);
+    await flush();
+    client.replies[0].reject(
+      new CompletionError({ type: 'superseded', title: 'Superseded', message: '' }, 0)
+    );
+    expect(await a).toEqual({ items: [] });
+    expect(activity).toEqual(['started', 'cancelled']);
+  });
+
+  it('ends a stream quietly when superseded and with an error marker on failure', async () => {
+    const { client, provider, activity } = setup();
+    const a = provider.fetch(request('x'), auto);
+    const b = provider.fetch(request('y'), auto);
+    await flush();
+    client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 'a' }]));
+    client.replies[1].resolve(reply(1, [{ insertText: '', isIncomplete: true, token: 'b' }]));
+    await a;
+    await b;
+    client.replies[0].chunks!.push(chunk(0, 'part', false));
+    client.replies[0].chunks!.fail(
+      new CompletionError({ type: 'superseded', title: 'Superseded', message: '' }, 0)
+    );
+    client.replies[1].chunks!.push(chunk(1, 'half', false));
+    client.replies[1].chunks!.fail(
+      new CompletionError({ type: 'timeout', title: 'Timed out', message: 'model too slow' }, 1)
+    );
+    const seenA: any[] = [];
+    for await (const u of provider.stream('a')) {
+      seenA.push(u.response);
+    }
+    const seenB: any[] = [];
+    for await (const u of provider.stream('b')) {
+      seenB.push(u.response);
+    }
+    expect(seenA).toEqual([{ insertText: 'part', isIncomplete: true }]);
+    expect(seenB).toEqual([
+      { insertText: 'half', isIncomplete: true },
+      { insertText: 'half', error: { message: 'Timed out: model too slow' } }
+    ]);
+    expect(activity).toEqual(['started', 'started', 'cancelled', 'failed']);
+  });
+});

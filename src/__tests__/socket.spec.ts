@@ -1,0 +1,340 @@
+import { CompletionError, CompletionSocket, SOCKET_PATH } from '../socket';
+import { IRequestBody } from '../protocol';
+import { FakeWebSocket, flush, ManualTimers } from './fakes';
+
+function body(overrides: Partial<IRequestBody> = {}): IRequestBody {
+  return {
+    path: 'a.py',
+    language: 'python',
+    mime: 'text/x-python',
+    prefix: 'def add(a, b):',
+    suffix: '',
+    stream: false,
+    cell_id: null,
+    trigger: 'auto',
+    cells_above: [],
+    cells_below: [],
+    files: [],
+    ...overrides
+  };
+}
+
+function makeSocket(timers = new ManualTimers()) {
+  FakeWebSocket.reset();
+  const socket = new CompletionSocket({
+    url: 'ws://example.invalid/api/codecomplete/inline',
+    WebSocket: FakeWebSocket as unknown as typeof WebSocket,
+    initialDelay: 100,
+    maxDelay: 1000,
+    setTimeout: timers.setTimeout,
+    clearTimeout: timers.clearTimeout
+  });
+  return { socket, timers };
+}
+
+describe('CompletionSocket', () => {
+  it('builds the URL from the server settings, with the token', () => {
+    const socket = new CompletionSocket({
+      autoConnect: false,
+      serverSettings: {
+        wsUrl: 'ws://host:8888/base/',
+        token: 'sec ret',
+        WebSocket: FakeWebSocket
+      } as any
+    });
+    expect(socket.url).toBe(`ws://host:8888/base/${SOCKET_PATH}?token=sec%20ret`);
+    socket.dispose();
+  });
+
+  it('reports its state and the hello model', () => {
+    const { socket } = makeSocket();
+    const states: string[] = [];
+    socket.stateChanged.connect((_, s) => states.push(s));
+    expect(socket.state).toBe('connecting');
+    FakeWebSocket.last.open();
+    expect(states).toEqual(['connected']);
+    expect(socket.hello?.max_message_bytes).toBe(1000000);
+    expect(socket.model?.name).toBe('test-coder');
+    socket.dispose();
+    expect(states).toEqual(['connected', 'disposed']);
+  });
+
+  it('numbers requests in increasing order and sends only protocol fields', () => {
+    const { socket } = makeSocket();
+    FakeWebSocket.last.open();
+    const a = socket.request(body());
+    const b = socket.request(body({ prefix: 'x' }));
+    expect(a.number).toBe(0);
+    expect(b.number).toBe(1);
+    const sent = FakeWebSocket.last.sent;
+    expect(sent.map(m => m.number)).toEqual([0, 1]);
+    expect(Object.keys(sent[0]).sort()).toEqual(
+      [
+        'type',
+        'number',
+        'path',
+        'language',
+        'mime',
+        'prefix',
+        'suffix',
+        'stream',
+        'cell_id',
+        'trigger',
+        'cells_above',
+        'cells_below',
+        'files'
+      ].sort()
+    );
+    expect(sent[0].type).toBe('inline_completion');
+    socket.dispose();
+  });
+
+  it('resolves a non-stream reply by number, out of order', async () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const a = socket.request(body());
+    const b = socket.request(body());
+    ws.receive({
+      type: 'inline_completion',
+      reply_to: 1,
+      list: { items: [{ insertText: 'B', isIncomplete: false, token: null }] },
+      model: null,
+      notes: [],
+      error: null
+    });
+    ws.receive({
+      type: 'inline_completion',
+      reply_to: 0,
+      list: { items: [{ insertText: 'A', isIncomplete: false, token: null }] },
+      model: null,
+      notes: [],
+      error: null
+    });
+    expect((await a.reply).list.items[0].insertText).toBe('A');
+    expect((await b.reply).list.items[0].insertText).toBe('B');
+    expect(socket.pendingNumbers).toEqual([]);
+    socket.dispose();
+  });
+
+  it('assembles a stream: token reply, then chunks until done', async () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const p = socket.request(body({ stream: true }));
+    ws.receive({
+      type: 'inline_completion',
+      reply_to: 0,
+      list: { items: [{ insertText: '', isIncomplete: true, token: 't0' }] },
+      error: null
+    });
+    // Chunks arriving before anyone reads are kept.
+    for (const [text, done] of [
+      ['\n    ret', false],
+      ['\n    return a', false],
+      ['\n    return a + b\n', true]
+    ] as [string, boolean][]) {
+      ws.receive({
+        type: 'stream',
+        reply_to: 0,
+        response: { insertText: text, isIncomplete: !done },
+        done,
+        error: null
+      });
+    }
+    const reply = await p.reply;
+    expect(reply.list.items[0].token).toBe('t0');
+    const texts: string[] = [];
+    for await (const chunk of p.chunks!) {
+      texts.push(chunk.response.insertText);
+    }
+    expect(texts).toEqual(['\n    ret', '\n    return a', '\n    return a + b\n']);
+    expect(socket.pendingNumbers).toEqual([]);
+    socket.dispose();
+  });
+
+  it('delivers chunks to a reader already waiting', async () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const p = socket.request(body({ stream: true }));
+    const texts: string[] = [];
+    const reading = (async () => {
+      for await (const chunk of p.chunks!) {
+        texts.push(chunk.response.insertText);
+      }
+    })();
+    await flush();
+    ws.receive({
+      type: 'stream',
+      reply_to: 0,
+      response: { insertText: 'x' },
+      done: false
+    });
+    await flush();
+    expect(texts).toEqual(['x']);
+    ws.receive({
+      type: 'stream',
+      reply_to: 0,
+      response: { insertText: 'xy' },
+      done: true
+    });
+    await reading;
+    expect(texts).toEqual(['x', 'xy']);
+    socket.dispose();
+  });
+
+  it('rejects a pending fetch with the error reply and keeps the socket usable', async () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const a = socket.request(body());
+    ws.receive({
+      type: 'error',
+      reply_to: 0,
+      error: { type: 'backend_unavailable', title: 'Backend down', message: 'refused' }
+    });
+    await expect(a.reply).rejects.toBeInstanceOf(CompletionError);
+    await a.reply.catch((e: CompletionError) => {
+      expect(e.info.type).toBe('backend_unavailable');
+      expect(e.number).toBe(0);
+    });
+    const b = socket.request(body());
+    expect(b.number).toBe(1);
+    expect(ws.sent.length).toBe(2);
+    socket.dispose();
+  });
+
+  it('ends a stream with an error (superseded) raised to the reader', async () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const p = socket.request(body({ stream: true }));
+    ws.receive({
+      type: 'inline_completion',
+      reply_to: 0,
+      list: { items: [{ insertText: '', isIncomplete: true, token: 't' }] }
+    });
+    ws.receive({ type: 'stream', reply_to: 0, response: { insertText: 'a' }, done: false });
+    ws.receive({
+      type: 'error',
+      reply_to: 0,
+      error: { type: 'superseded', title: 'Superseded', message: '' }
+    });
+    await p.reply;
+    const seen: string[] = [];
+    let error: CompletionError | null = null;
+    try {
+      for await (const chunk of p.chunks!) {
+        seen.push(chunk.response.insertText);
+      }
+    } catch (e) {
+      error = e as CompletionError;
+    }
+    expect(seen).toEqual(['a']);
+    expect(error?.info.type).toBe('superseded');
+    socket.dispose();
+  });
+
+  it('treats an error inside a stream chunk as the end of the request', async () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const p = socket.request(body({ stream: true }));
+    ws.receive({
+      type: 'inline_completion',
+      reply_to: 0,
+      list: { items: [{ insertText: '', isIncomplete: true, token: 't' }] }
+    });
+    ws.receive({
+      type: 'stream',
+      reply_to: 0,
+      response: { insertText: 'a' },
+      done: true,
+      error: { type: 'timeout', title: 'Timeout', message: 'slow' }
+    });
+    await expect(
+      (async () => {
+        for await (const _ of p.chunks!) {
+          // nothing
+        }
+      })()
+    ).rejects.toMatchObject({ info: { type: 'timeout' } });
+    socket.dispose();
+  });
+
+  it('sends cancel and ends the request quietly', async () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const p = socket.request(body());
+    socket.cancel(p.number);
+    expect(ws.sent[1]).toEqual({ type: 'cancel', number: 0 });
+    await expect(p.reply).rejects.toMatchObject({ info: { type: 'cancelled' } });
+    // A late reply is ignored.
+    ws.receive({ type: 'inline_completion', reply_to: 0, list: { items: [] } });
+    socket.dispose();
+  });
+
+  it('signals errors that name no request', () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const errors: string[] = [];
+    socket.unmatchedError.connect((_, e) => errors.push(e.type));
+    ws.receive({
+      type: 'error',
+      reply_to: -1,
+      error: { type: 'invalid_request', title: 'Bad', message: 'no JSON' }
+    });
+    expect(errors).toEqual(['invalid_request']);
+    socket.dispose();
+  });
+
+  it('fails pending requests when the server goes away and reconnects with backoff', async () => {
+    const { socket, timers } = makeSocket();
+    FakeWebSocket.last.open();
+    const pending = socket.request(body());
+    FakeWebSocket.last.drop();
+    await expect(pending.reply).rejects.toMatchObject({ info: { type: 'disconnected' } });
+    expect(socket.state).toBe('disconnected');
+
+    // Requests while down fail at once, without sending.
+    const whileDown = socket.request(body());
+    await expect(whileDown.reply).rejects.toMatchObject({ info: { type: 'disconnected' } });
+
+    // Each failed attempt doubles the delay, up to the maximum.
+    const delays: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      delays.push(...timers.runAll());
+      expect(socket.state).toBe('connecting');
+      FakeWebSocket.last.drop();
+    }
+    expect(delays).toEqual([100, 200, 400, 800, 1000, 1000]);
+    expect(FakeWebSocket.instances.length).toBe(7);
+
+    // The server is back: the next attempt connects and the delay resets.
+    timers.runAll();
+    FakeWebSocket.last.open();
+    expect(socket.state).toBe('connected');
+    expect(socket.failedAttempts).toBe(0);
+    const again = socket.request(body());
+    // Numbers keep increasing across connections.
+    expect(again.number).toBe(2);
+    FakeWebSocket.last.drop();
+    expect(timers.timers.map(t => t.ms)).toEqual([100]);
+    socket.dispose();
+    expect(timers.timers).toEqual([]);
+  });
+
+  it('connect() skips the wait for a planned reconnection', () => {
+    const { socket, timers } = makeSocket();
+    FakeWebSocket.last.drop();
+    expect(timers.timers.length).toBe(1);
+    socket.connect();
+    expect(timers.timers.length).toBe(0);
+    expect(socket.state).toBe('connecting');
+    expect(FakeWebSocket.instances.length).toBe(2);
+    socket.dispose();
+  });
+});

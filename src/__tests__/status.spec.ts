@@ -1,0 +1,86 @@
+import { CommandRegistry } from '@lumino/commands';
+
+import { ErrorNotifier } from '../notifier';
+import { StatusModel, StatusWidget } from '../status';
+
+const backendDown = { type: 'backend_unavailable', title: 'Backend down', message: 'refused (port 8911)' };
+
+describe('ErrorNotifier', () => {
+  it('shows each distinct error once until a success', () => {
+    const shown: string[] = [];
+    const notifier = new ErrorNotifier({ show: info => shown.push(info.type) });
+    for (let i = 0; i < 10; i++) {
+      notifier.notify(backendDown);
+    }
+    // Numbers in the message (ports, delays) do not make a new error.
+    notifier.notify({ ...backendDown, message: 'refused (port 9000)' });
+    notifier.notify({ type: 'timeout', title: 'Timed out', message: 'slow' });
+    expect(shown).toEqual(['backend_unavailable', 'timeout']);
+    expect(notifier.shownCount).toBe(2);
+    notifier.reset();
+    notifier.notify(backendDown);
+    expect(shown).toEqual(['backend_unavailable', 'timeout', 'backend_unavailable']);
+  });
+
+  it('never shows cancellations', () => {
+    const shown: string[] = [];
+    const notifier = new ErrorNotifier({ show: info => shown.push(info.type) });
+    expect(notifier.notify({ type: 'superseded', title: 'x', message: '' })).toBe(false);
+    expect(notifier.notify({ type: 'cancelled', title: 'x', message: '' })).toBe(false);
+    expect(shown).toEqual([]);
+  });
+});
+
+describe('StatusModel', () => {
+  it('goes idle → working → error → recovers', () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    expect(model.state).toBe('idle');
+    model.started(1);
+    expect(model.state).toBe('working');
+    model.failed(1, backendDown);
+    expect(model.state).toBe('error');
+    expect(model.message).toContain('refused');
+    model.started(2);
+    model.failed(2, { type: 'superseded', title: '', message: '' });
+    expect(model.state).toBe('error');
+    model.started(3);
+    model.succeeded(3);
+    expect(model.state).toBe('idle');
+  });
+
+  it('shows disabled and offline, and the model name', () => {
+    const model = new StatusModel();
+    expect(model.label).toBe('Code Completion');
+    model.model = { name: 'test-coder', backend: 'openai' };
+    expect(model.label).toBe('test-coder');
+    model.setConnection('disconnected', 'Next attempt in 2 s.');
+    expect(model.state).toBe('offline');
+    expect(model.message).toContain('Next attempt in 2 s.');
+    model.setConnection('connected');
+    expect(model.state).toBe('idle');
+    model.enabled = false;
+    expect(model.state).toBe('disabled');
+  });
+});
+
+describe('StatusWidget', () => {
+  it('reflects the model in data-state, label and hover text', () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    const widget = new StatusWidget({
+      model,
+      commands: new CommandRegistry(),
+      menuCommands: []
+    });
+    expect(widget.node.dataset.state).toBe('idle');
+    model.model = { name: 'test-coder', backend: 'openai' };
+    model.started(1);
+    expect(widget.node.dataset.state).toBe('working');
+    expect(widget.node.textContent).toContain('test-coder');
+    model.failed(1, backendDown);
+    expect(widget.node.dataset.state).toBe('error');
+    expect(widget.node.title).toContain('Backend down');
+    widget.dispose();
+  });
+});

@@ -1,0 +1,171 @@
+"""Interop with a real OpenAI-compatible model server: ``python -m llama_cpp.server`` serving the
+bundled demo model on a loopback port, driven through our websocket and REST endpoints."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket as pysocket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from wsclient import open_socket, request
+
+pytest.importorskip("llama_cpp.server", reason="install the [local] extra: pip install llama-cpp-python[server]")
+
+MODELS = Path(__file__).resolve().parents[2] / "jupyter_codecomplete" / "models"
+N_CTX = 2048
+
+pytestmark = pytest.mark.llamacpp
+
+
+def demo_model() -> Path:
+    found = sorted(MODELS.glob("*.gguf"))
+    assert found, f"no GGUF model in {MODELS}"
+    return found[0]
+
+
+def free_port() -> int:
+    with pysocket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LlamaServer:
+    def __init__(self, proc: subprocess.Popen[str], port: int, log: Path) -> None:
+        self.proc, self.port, self.log = proc, port, log
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    out = log.open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", "llama_cpp.server", "--model", str(demo_model()), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", str(N_CTX), "--model_alias", "codecomplete-demo", "--n_threads", "2"],
+        stdout=out, stderr=subprocess.STDOUT, text=True,
+    )
+    server = LlamaServer(proc, port, log)
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(f"{server.base_url}/models", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("llama_cpp.server did not start:\n" + server.output()[-3000:])
+        time.sleep(0.25)
+    yield server
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    out.close()
+
+
+@pytest.fixture
+def codecomplete_config(llama_server: LlamaServer) -> dict[str, Any]:
+    common = {"base_url": llama_server.base_url, "model": "codecomplete-demo", "temperature": 0.0,
+              "timeout": 60.0, "context_window": N_CTX}
+    return {
+        "completion_model": {"backend": "openai", "style": "qwen2.5-coder", "max_tokens": 200, **common},
+        "chat_model": {"backend": "openai-chat", "max_tokens": 16, **common},
+        "routes": {"markdown": "chat"},
+    }
+
+
+PREFIX = "import os\n\n\ndef read_file(path):\n    with open(path) as f:\n        "
+SUFFIX = "\n\n\ndef main():\n    print(read_file('x'))\n"
+
+
+def direct(server: LlamaServer, body: dict[str, Any]) -> dict[str, Any]:
+    r = httpx.post(f"{server.base_url}/completions", json={"repeat_penalty": 1.0, "temperature": 0, **body}, timeout=60)
+    r.raise_for_status()
+    return r.json()
+
+
+def test_server_honours_max_tokens_and_stop(llama_server: LlamaServer) -> None:
+    out = direct(llama_server, {"prompt": "def add(a, b):\n", "max_tokens": 3})
+    assert out["usage"]["completion_tokens"] <= 3
+    assert out["choices"][0]["finish_reason"] == "length"
+    out = direct(llama_server, {"prompt": "import os\nimport sys\n", "max_tokens": 64, "stop": ["\n"]})
+    assert "\n" not in out["choices"][0]["text"]
+
+
+def test_fim_prompt_is_reproducible(llama_server: LlamaServer) -> None:
+    prompt = f"<|fim_prefix|>{PREFIX}<|fim_suffix|>{SUFFIX}<|fim_middle|>"
+    a = direct(llama_server, {"prompt": prompt, "max_tokens": 16})
+    b = direct(llama_server, {"prompt": prompt, "max_tokens": 16})
+    assert a["choices"][0]["text"] == b["choices"][0]["text"]
+    assert a["usage"]["completion_tokens"] >= 1
+
+
+async def test_infill_through_the_websocket(jp_ws_fetch: Any, jp_fetch: Any) -> None:
+    r = await jp_fetch("api", "codecomplete", "prompt", method="POST",
+                       body=json.dumps({"prompt": PREFIX, "suffix": SUFFIX}))
+    built = json.loads(r.body)
+    assert built["style"] == "qwen2.5-coder" and "<|fim_middle|>" in built["prompt"]
+    socket = await open_socket(jp_ws_fetch)
+    assert socket.hello and socket.hello["model"]["name"] == "codecomplete-demo"
+    await socket.send(request(1, PREFIX, SUFFIX))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply["error"]
+    for item in reply["list"]["items"]:
+        assert "<|" not in item["insertText"]
+
+
+async def test_stream_through_the_websocket(jp_ws_fetch: Any) -> None:
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(request(1, "import os\nimport sys\n\n\ndef main():\n    ", "", stream=True))
+    msgs = await socket.until_done(1)
+    assert msgs[-1]["type"] == "stream" and msgs[-1]["done"] is True
+    assert msgs[-1]["error"] is None, msgs[-1]["error"]
+
+
+async def test_chat_model_through_routing(jp_ws_fetch: Any) -> None:
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(request(1, "# Notes\nThe function ", "", language="markdown"))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply["error"]
+    assert reply["model"]["backend"] == "openai-chat"
+
+
+async def test_cancel_stops_generation_on_the_server(jp_ws_fetch: Any, llama_server: LlamaServer) -> None:
+    before = llama_server.output().count("disconnected")
+    socket = await open_socket(jp_ws_fetch)
+    # a long generation: many tokens allowed, no stop that the model can reach early
+    await socket.send(request(1, "x = [\n    1,\n    2,\n    3,\n", "", stream=True))
+    while (msg := await socket.recv())["type"] != "stream":
+        pass
+    await socket.send({"type": "cancel", "number": 1})
+    while True:
+        msg = await socket.recv()
+        if msg["type"] == "error" and msg["reply_to"] == 1:
+            break
+    assert msg["error"]["type"] == "cancelled"
+    for _ in range(600):
+        if llama_server.output().count("disconnected") > before:
+            break
+        await asyncio.sleep(0.05)
+    assert llama_server.output().count("disconnected") > before, llama_server.output()[-2000:]
+    # and the server serves the next request
+    await socket.send(request(2, "import os\n", ""))
+    [reply] = await socket.until_done(2)
+    assert reply["error"] is None

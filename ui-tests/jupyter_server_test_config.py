@@ -1,0 +1,80 @@
+"""Server configuration for the UI tests: Galata's settings, the extension, and a scripted
+OpenAI-compatible upstream (a real local HTTP server) started here and stopped at exit.
+
+The upstream's rules decide what the "model" answers: the first rule whose ``contains`` is in
+the prompt wins. Rules with ``status`` script a failing backend.
+"""
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from jupyterlab.galata import configure_jupyter_server
+
+configure_jupyter_server(c)  # noqa: F821
+
+c.ServerApp.allow_root = True  # noqa: F821
+c.FileContentsManager.delete_to_trash = False  # noqa: F821
+
+UPSTREAM_PORT = int(os.environ.get("CODECOMPLETE_UI_UPSTREAM_PORT", "8911"))
+
+RULES = [
+    # A failing backend, chosen by the text before the cursor.
+    {"contains": "backend_goes_down", "status": 503, "body": "model server overloaded"},
+    {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},
+    {"contains": "def multiply(a, b):", "completion": "\n    return a * b\n"},
+    {"contains": "def slow_sum(values):", "completion": "\n    total = 0\n    for value in values:\n        total += value\n    return total\n"},
+    {"contains": "function greet(name)", "completion": " {\n  return `Hello, ${name}!`;\n}\n"},
+    {"contains": "# Shopping", "completion": " list\n\n- apples\n"},
+]
+
+_rules_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+json.dump(RULES, _rules_file)
+_rules_file.close()
+
+_upstream = subprocess.Popen(
+    [
+        sys.executable,
+        "-m",
+        "jupyter_codecomplete.testing.openai_upstream",
+        "--port",
+        str(UPSTREAM_PORT),
+        "--rules",
+        _rules_file.name,
+        # Slow enough that streaming is visible token by token.
+        "--token-ms",
+        os.environ.get("CODECOMPLETE_UI_TOKEN_MS", "60"),
+    ]
+)
+
+
+def _stop_upstream() -> None:
+    _upstream.terminate()
+    try:
+        _upstream.wait(5)
+    except subprocess.TimeoutExpired:
+        _upstream.kill()
+    os.unlink(_rules_file.name)
+
+
+atexit.register(_stop_upstream)
+
+# Wait until the upstream answers, so the first test does not race it.
+for _ in range(100):
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{UPSTREAM_PORT}/v1/models", timeout=1)
+        break
+    except Exception:
+        time.sleep(0.1)
+
+c.CodeCompleteApp.completion_model = {  # noqa: F821
+    "backend": "openai",
+    "base_url": f"http://127.0.0.1:{UPSTREAM_PORT}/v1",
+    "model": "test-coder",
+    "style": "raw",
+}
