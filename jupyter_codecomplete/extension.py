@@ -6,7 +6,8 @@ import os
 from typing import Any
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Dict, Instance, Int, Type, Unicode, default
+from tornado.ioloop import IOLoop
+from traitlets import Bool, Dict, Instance, Int, Type, Unicode, default
 
 from .backends import ModelConfig
 from .completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, load_handler_class
@@ -72,7 +73,10 @@ class CodeCompleteApp(ExtensionApp):
         help="User prompt styles (name → PromptStyle record); they add to or override the built-in ones.",
     )
     repo_name = Unicode(
-        None, allow_none=True, config=True, help="Repository name for repository-level prompts (default: root dir)."
+        None,
+        allow_none=True,
+        config=True,
+        help="Repository name for repository-level prompts (default: root dir).",
     )
     max_message_bytes = Int(
         8 * 1024 * 1024,
@@ -80,7 +84,12 @@ class CodeCompleteApp(ExtensionApp):
         help="Largest websocket message accepted; larger ones get an error reply naming this limit.",
     )
 
+    monitor_event_loop = Bool(
+        False, config=True, help="Measure the event loop's lag (reported by api/codecomplete/stats)."
+    )
+
     completion_handler = Instance(BaseInlineCompletionHandler, allow_none=True)
+    lag_monitor: Any = None
 
     @default("completion_model")
     def _default_completion_model(self) -> dict[str, Any]:
@@ -126,10 +135,22 @@ class CodeCompleteApp(ExtensionApp):
 
     def initialize_handlers(self) -> None:
         from .web.rest import handlers as rest_handlers
+        from .web.stats import LoopLagMonitor, StatsHandler
         from .web.websocket import InlineCompletionWebSocket
 
-        self.handlers.extend([(r"/api/codecomplete/inline", InlineCompletionWebSocket), *rest_handlers()])
+        self.handlers.extend(
+            [
+                (r"/api/codecomplete/inline", InlineCompletionWebSocket),
+                (r"/api/codecomplete/stats", StatsHandler),
+                *rest_handlers(),
+            ]
+        )
+        if self.monitor_event_loop:
+            self.lag_monitor = LoopLagMonitor()
+            IOLoop.current().add_callback(self.lag_monitor.start)
 
     async def stop_extension(self) -> None:
+        if self.lag_monitor is not None:
+            self.lag_monitor.stop()
         if self.completion_handler is not None:
             await self.completion_handler.close()

@@ -13,7 +13,10 @@ import {
   showErrorMessage
 } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
-import { ICompletionProviderManager } from '@jupyterlab/completer';
+import {
+  ICompletionProviderManager,
+  IInlineCompletionContext
+} from '@jupyterlab/completer';
 import { IDocumentWidget } from '@jupyterlab/docregistry';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
@@ -37,7 +40,8 @@ import { StatusModel, StatusWidget } from './status';
 import {
   collectCells,
   collectOpenDocuments,
-  currentEditorMime
+  currentEditorMime,
+  kernelLanguage
 } from './widgets';
 
 export { CodeCompleteProvider, PROVIDER_ID } from './provider';
@@ -95,12 +99,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
     let settings: ISettings = normalizeSettings(DEFAULT_SETTINGS);
     let stored: ISettingRegistry.ISettings | null = null;
 
-    const resolveLanguage = (mime: string | null): string | null => {
-      if (!mime) {
-        return null;
+    const resolveLanguage = (
+      mime: string | null,
+      context?: IInlineCompletionContext
+    ): string | null => {
+      const found = mime ? languages?.findByMIME(mime) : null;
+      const language = mime ? languageFromMime(mime, found?.name ?? null) : null;
+      if ((!language || language === 'plaintext') && context) {
+        // The kernel has not told its language yet: ask the notebook or the session.
+        return kernelLanguage(context) ?? language;
       }
-      const found = languages?.findByMIME(mime);
-      return languageFromMime(mime, found?.name ?? null);
+      return language;
     };
 
     const socket = new CompletionSocket({
@@ -181,6 +190,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
           break;
         case 'cancelled':
           status.failed(activity.number, null);
+          break;
+        case 'skipped':
+          status.skipped();
           break;
         case 'failed':
           status.failed(activity.number, activity.error ?? null);

@@ -140,10 +140,12 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const manual = context.triggerKind === InlineCompletionTriggerKind.Invoke;
     const language = this._resolveLanguage(request.mimeType ?? null, context);
     this._lastLanguage = language;
-    if (!settings.enabled || (settings.trigger === 'manual' && !manual)) {
-      return { items: [] };
-    }
-    if (!isLanguageEnabled(settings, language)) {
+    if (
+      !settings.enabled ||
+      (settings.trigger === 'manual' && !manual) ||
+      !isLanguageEnabled(settings, language)
+    ) {
+      this._emit({ kind: 'skipped', number: -1, language });
       return { items: [] };
     }
     const stream =
@@ -317,7 +319,7 @@ export namespace CodeCompleteProvider {
    * What happened to a request.
    */
   export interface IActivity {
-    kind: 'started' | 'succeeded' | 'failed' | 'cancelled';
+    kind: 'started' | 'succeeded' | 'failed' | 'cancelled' | 'skipped';
     number: number;
     language: string | null;
     error?: IErrorInfo;

@@ -125,8 +125,24 @@ export class StatusModel {
    * A request started.
    */
   started(number: number): void {
+    this._requests += 1;
     this._active.add(number);
     this._changed.emit();
+  }
+
+  /**
+   * A request was not sent (completions off for this trigger or language).
+   */
+  skipped(): void {
+    this._skipped += 1;
+    this._changed.emit();
+  }
+
+  /**
+   * How many requests were sent, and how many were skipped, since the page loaded.
+   */
+  get counts(): { requests: number; skipped: number } {
+    return { requests: this._requests, skipped: this._skipped };
   }
 
   /**
@@ -156,6 +172,8 @@ export class StatusModel {
   private _connection: CompletionSocket.State = 'connecting';
   private _offlineDetail = '';
   private _active = new Set<number>();
+  private _requests = 0;
+  private _skipped = 0;
   private _changed = new Signal<this, void>(this);
 }
 
@@ -247,6 +265,10 @@ export class StatusWidget extends Widget {
   private _update(): void {
     const state = this._model.state;
     this.node.dataset.state = state;
+    // Counters let UI tests wait for a decision instead of waiting for time to pass.
+    const counts = this._model.counts;
+    this.node.dataset.requests = String(counts.requests);
+    this.node.dataset.skipped = String(counts.skipped);
     this._label.textContent = this._model.label;
     this.node.title = this._model.message;
     this.node.setAttribute('aria-label', this._model.message);

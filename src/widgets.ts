@@ -116,3 +116,31 @@ export function collectOpenDocuments(
   }
   return files;
 }
+
+/**
+ * The language of the kernel behind a notebook or console, from the notebook metadata or
+ * the kernel name ("python3" → "python"); used while the editor MIME type is still plain text
+ * (before the kernel has told its language).
+ */
+export function kernelLanguage(context: IInlineCompletionContext): string | null {
+  const widget = context.widget;
+  if (widget instanceof NotebookPanel && widget.model) {
+    const info = widget.model.getMetadata('language_info') as { name?: string } | undefined;
+    if (info?.name) {
+      return info.name.toLowerCase();
+    }
+    const spec = widget.model.getMetadata('kernelspec') as { language?: string } | undefined;
+    if (spec?.language) {
+      return spec.language.toLowerCase();
+    }
+  }
+  const preferred = (widget as unknown as {
+    sessionContext?: { kernelPreference?: { name?: string | null } };
+  }).sessionContext?.kernelPreference?.name;
+  const name = context.session?.kernel?.name ?? preferred;
+  if (name) {
+    const match = /^([a-z+#-]+?)[\d.]*$/i.exec(name);
+    return match ? match[1].toLowerCase() : name.toLowerCase();
+  }
+  return null;
+}

@@ -30,7 +30,13 @@ def upstream() -> Iterator[ScriptedUpstream]:
 
 @pytest.fixture
 def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
-    return {"backend": "openai", "base_url": upstream.base_url, "model": "test-coder", "style": "raw", "timeout": 5.0}
+    return {
+        "backend": "openai",
+        "base_url": upstream.base_url,
+        "model": "test-coder",
+        "style": "raw",
+        "timeout": 5.0,
+    }
 
 
 @pytest.fixture

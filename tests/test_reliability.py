@@ -25,7 +25,11 @@ FAULTS: list[dict[str, Any]] = [
     {"contains": "BADJSON", "completion": "never shown", "invalid_json": True},
     {"contains": "ERRBODY", "error_body": "model exploded"},
     {"contains": "HUGE", "completion": "y = 1\n", "repeat": 9_000_000 // 6},
-    {"contains": "LEAKKEY", "status": 401, "body": {"error": {"message": f"Incorrect API key provided: {SECRET}"}}},
+    {
+        "contains": "LEAKKEY",
+        "status": 401,
+        "body": {"error": {"message": f"Incorrect API key provided: {SECRET}"}},
+    },
     {"contains": "import num", "completion": "py as np\n"},
 ]
 
@@ -61,7 +65,9 @@ async def ok_after(socket: Socket, number: int) -> None:
         ("ERRBODY", "backend_error", None),
     ],
 )
-async def test_upstream_errors_become_replies(jp_ws_fetch: Any, marker: str, kind: str, retry_after: Any) -> None:
+async def test_upstream_errors_become_replies(
+    jp_ws_fetch: Any, marker: str, kind: str, retry_after: Any
+) -> None:
     socket = await open_socket(jp_ws_fetch)
     for stream in (False, True):
         n = 1 if not stream else 2
@@ -149,8 +155,18 @@ async def test_wrong_types_in_every_field(jp_ws_fetch: Any) -> None:
     socket = await open_socket(jp_ws_fetch)
     good = request(1, "import num")
     bad_values: dict[str, Any] = {
-        "number": "1", "prefix": 5, "suffix": [], "path": 3, "language": {}, "mime": 1.5, "stream": "no",
-        "cell_id": 9, "trigger": "sometimes", "cells_above": "x", "cells_below": [1], "files": {"a": "b"},
+        "number": "1",
+        "prefix": 5,
+        "suffix": [],
+        "path": 3,
+        "language": {},
+        "mime": 1.5,
+        "stream": "no",
+        "cell_id": 9,
+        "trigger": "sometimes",
+        "cells_above": "x",
+        "cells_below": [1],
+        "files": {"a": "b"},
         "type": "inline_completions",
     }
     for i, (field, value) in enumerate(bad_values.items(), start=10):
@@ -210,8 +226,14 @@ async def test_secrets_never_reach_the_client_or_logs(
     for path in ("models", "styles", "openapi.json"):
         r = await jp_fetch("api", "codecomplete", path)
         seen.append(r.body.decode())
-    r = await jp_fetch("api", "codecomplete", "completions", method="POST",
-                       body=json.dumps({"prompt": "LEAKKEY"}), raise_error=False)
+    r = await jp_fetch(
+        "api",
+        "codecomplete",
+        "completions",
+        method="POST",
+        body=json.dumps({"prompt": "LEAKKEY"}),
+        raise_error=False,
+    )
     seen.append(r.body.decode())
     # the upstream did get the key and the header (they are used), ...
     assert upstream.records[0].headers["authorization"] == f"Bearer {HEADER_SECRET}"
@@ -232,7 +254,10 @@ class TestDeniedUser:
     @pytest.fixture
     def jp_server_config(self, codecomplete_config: dict[str, Any]) -> dict[str, Any]:
         return {
-            "ServerApp": {"jpserver_extensions": {"jupyter_codecomplete": True}, "authorizer_class": DenyCodeComplete},
+            "ServerApp": {
+                "jpserver_extensions": {"jupyter_codecomplete": True},
+                "authorizer_class": DenyCodeComplete,
+            },
             "CodeCompleteApp": codecomplete_config,
         }
 
@@ -240,7 +265,12 @@ class TestDeniedUser:
         with pytest.raises(HTTPClientError) as err:
             await jp_ws_fetch("api", "codecomplete", "inline")
         assert err.value.code == 403
-        for endpoint, method in [("models", "GET"), ("styles", "GET"), ("prompt", "POST"), ("completions", "POST")]:
+        for endpoint, method in [
+            ("models", "GET"),
+            ("styles", "GET"),
+            ("prompt", "POST"),
+            ("completions", "POST"),
+        ]:
             kwargs = {"body": "{}"} if method == "POST" else {}
             with pytest.raises(HTTPClientError) as err:
                 await jp_fetch("api", "codecomplete", endpoint, method=method, **kwargs)

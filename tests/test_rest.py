@@ -14,9 +14,15 @@ from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 @pytest.fixture
 def codecomplete_config(upstream: ScriptedUpstream) -> dict[str, Any]:
     return {
-        "completion_model": {"backend": "openai", "base_url": upstream.base_url, "model": "qwen2.5-coder-1.5b",
-                              "timeout": 5.0},
-        "models": {"plain": {"backend": "openai", "base_url": upstream.base_url, "model": "test", "style": "raw"}},
+        "completion_model": {
+            "backend": "openai",
+            "base_url": upstream.base_url,
+            "model": "qwen2.5-coder-1.5b",
+            "timeout": 5.0,
+        },
+        "models": {
+            "plain": {"backend": "openai", "base_url": upstream.base_url, "model": "test", "style": "raw"}
+        },
     }
 
 
@@ -32,7 +38,11 @@ async def test_prompt_infill_qwen(jp_fetch: Any) -> None:
     assert out["style"] == "qwen2.5-coder"
     assert out["mode"] in {"infill", "repository_infill"}
     assert "<|fim_prefix|>" in out["prompt"] and out["prompt"].endswith("<|fim_middle|>")
-    assert out["prompt"].index("def f(x):") < out["prompt"].index("<|fim_suffix|>") < out["prompt"].index("print(f(2))")
+    assert (
+        out["prompt"].index("def f(x):")
+        < out["prompt"].index("<|fim_suffix|>")
+        < out["prompt"].index("print(f(2))")
+    )
     assert "<|endoftext|>" in out["stop"]
     assert out["model"]["name"] == "qwen2.5-coder-1.5b"
 
@@ -55,7 +65,9 @@ async def test_completions_openai_shape(jp_fetch: Any, upstream: ScriptedUpstrea
 
 
 async def test_completions_sse(jp_fetch: Any) -> None:
-    r = await post(jp_fetch, "completions", {"model": "plain", "prompt": "SLOW", "stream": True, "max_tokens": 9})
+    r = await post(
+        jp_fetch, "completions", {"model": "plain", "prompt": "SLOW", "stream": True, "max_tokens": 9}
+    )
     assert r.code == 200
     assert r.headers["Content-Type"].startswith("text/event-stream")
     events = [line[6:] for line in r.body.decode().split("\n") if line.startswith("data: ")]
@@ -108,8 +120,19 @@ async def test_openapi_document(jp_fetch: Any) -> None:
     assert doc["openapi"].startswith("3.")
     assert set(doc["paths"]) >= {"/api/codecomplete/prompt", "/api/codecomplete/completions"}
     props = doc["components"]["schemas"]["CompletionRequest"]["properties"]
-    assert {"model", "mode", "prompt", "suffix", "files", "repo_name", "file_path", "max_tokens", "temperature",
-            "stop", "stream"} <= set(props)
+    assert {
+        "model",
+        "mode",
+        "prompt",
+        "suffix",
+        "files",
+        "repo_name",
+        "file_path",
+        "max_tokens",
+        "temperature",
+        "stop",
+        "stream",
+    } <= set(props)
 
 
 @pytest.mark.parametrize("endpoint", ["prompt", "completions", "models", "styles", "openapi.json"])
@@ -117,5 +140,7 @@ async def test_rest_needs_a_token(jp_fetch: Any, endpoint: str) -> None:
     method = "POST" if endpoint in {"prompt", "completions"} else "GET"
     kwargs: dict[str, Any] = {"body": "{}"} if method == "POST" else {}
     with pytest.raises(HTTPClientError) as err:
-        await jp_fetch("api", "codecomplete", endpoint, method=method, headers={"Authorization": ""}, **kwargs)
+        await jp_fetch(
+            "api", "codecomplete", endpoint, method=method, headers={"Authorization": ""}, **kwargs
+        )
     assert err.value.code == 403

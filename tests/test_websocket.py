@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 import pytest
 from tornado.httpclient import HTTPClientError
+from wsclient import open_socket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-
-from wsclient import Socket, open_socket, request
 
 
 async def wait_for(predicate: Any, timeout: float = 5.0) -> None:
@@ -59,7 +59,7 @@ async def test_stream(jp_ws_fetch: Any) -> None:
     assert chunks[-1]["response"]["insertText"] == "py as np"
     texts = [c["response"]["insertText"] for c in chunks]
     # every update extends the previous one: the text is cumulative
-    assert all(b.startswith(a) for a, b in zip(texts, texts[1:], strict=False))
+    assert all(b.startswith(a) for a, b in itertools.pairwise(texts))
 
 
 async def test_stream_streams_progressively(jp_ws_fetch: Any) -> None:
@@ -162,8 +162,14 @@ async def test_upstream_http_error(jp_ws_fetch: Any) -> None:
 
 @pytest.fixture
 def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
-    return {"backend": "openai", "base_url": upstream.base_url, "model": "test-coder", "style": "raw",
-            "timeout": 1.0, "first_request_timeout": 1.0}
+    return {
+        "backend": "openai",
+        "base_url": upstream.base_url,
+        "model": "test-coder",
+        "style": "raw",
+        "timeout": 1.0,
+        "first_request_timeout": 1.0,
+    }
 
 
 async def test_timeout_gives_error_and_socket_survives(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:

@@ -51,5 +51,12 @@ async def open_socket(jp_ws_fetch: Any) -> Socket:
 
 
 def request(number: int, prefix: str, suffix: str = "", **kw: Any) -> dict[str, Any]:
-    return {"type": "inline_completion", "number": number, "prefix": prefix, "suffix": suffix,
-            "language": "python", "path": "test.ipynb", **kw}
+    return {
+        "type": "inline_completion",
+        "number": number,
+        "prefix": prefix,
+        "suffix": suffix,
+        "language": "python",
+        "path": "test.ipynb",
+        **kw,
+    }

@@ -10,6 +10,7 @@ module.exports = {
   retries: 0,
   use: {
     ...baseConfig.use,
+    baseURL: process.env.TARGET_URL || 'http://localhost:8888',
     video: 'off',
     trace: 'off',
     launchOptions: {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseLanguageModel
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
@@ -15,10 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 class BackendError(Exception):
     """A backend that cannot be built or reached; ``type`` is a stable machine name."""
 
-    def __init__(self, type: str, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, type: str, message: str, retry_after: float | None = None, status: int | None = None
+    ) -> None:
         super().__init__(message)
         self.type = type
         self.retry_after = retry_after
+        # The HTTP status the server answered, when there was one.
+        self.status = status
 
 
 # Where a provider's key is looked up when neither ``api_key`` nor ``api_key_env`` is set. The
@@ -139,5 +143,6 @@ def make_backend(config: ModelConfig) -> Backend:
         factory = _FACTORIES[config.backend]
     except KeyError:
         known = ", ".join(sorted(_FACTORIES))
-        raise BackendError("unknown_backend", f"Unknown backend {config.backend!r}; known: {known}.") from None
+        message = f"Unknown backend {config.backend!r}; known: {known}."
+        raise BackendError("unknown_backend", message) from None
     return factory(config)

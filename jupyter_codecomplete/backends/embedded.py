@@ -42,6 +42,7 @@ from langchain_core.outputs import GenerationChunk
 from pydantic import Field
 
 DEMO_MODEL_FILE = "codecomplete-demo.Q8_0.gguf"
+DEFAULT_MAX_CTX = 4096  # n_ctx=0 means the model's training context, at most this
 
 
 def is_available() -> bool:
@@ -57,8 +58,19 @@ def default_model_path() -> str:
 
 # ------------------------------------------------------------------------------------ GGUF metadata
 
-_GGUF_SCALARS: dict[int, str] = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?",
-                                 10: "<Q", 11: "<q", 12: "<d"}
+_GGUF_SCALARS: dict[int, str] = {
+    0: "<B",
+    1: "<b",
+    2: "<H",
+    3: "<h",
+    4: "<I",
+    5: "<i",
+    6: "<f",
+    7: "<?",
+    10: "<Q",
+    11: "<q",
+    12: "<d",
+}
 _GGUF_STRING, _GGUF_ARRAY = 8, 9
 _FIM_KEYS: dict[str, tuple[str, ...]] = {
     # current key names first, then the older ones
@@ -125,8 +137,13 @@ def read_gguf_info(path: str | os.PathLike[str]) -> dict[str, Any]:
     "eos_token", "fim": {"prefix", "suffix", "middle", "pad", "repo_name", "file_sep"}}``; a value is
     ``None`` (or absent from ``fim``) when the file does not declare it.
     """
-    wanted = {"general.name", "general.architecture", "tokenizer.ggml.tokens", "tokenizer.ggml.pre",
-              "tokenizer.ggml.eos_token_id"}
+    wanted = {
+        "general.name",
+        "general.architecture",
+        "tokenizer.ggml.tokens",
+        "tokenizer.ggml.pre",
+        "tokenizer.ggml.eos_token_id",
+    }
     wanted |= {k for keys in _FIM_KEYS.values() for k in keys}
     meta = read_gguf_metadata(path, lambda key: key in wanted or key.endswith(".context_length"))
     arch = meta.get("general.architecture")
@@ -255,13 +272,16 @@ class SharedLlama:
         self._llm: Any = None
         self._load_error: BaseException | None = None
         self._loaded = threading.Event()
-        self._busy = threading.Lock()  # held by the worker while a job runs
+        self._idle = threading.Condition()
+        self._pending = 0
         self._thread = threading.Thread(target=self._run, name=f"llama:{Path(model_path).name}", daemon=True)
         self._thread.start()
 
     # -- public API (any thread)
     def submit(self, prompt: str, params: GenerationParams, sink: Callable[[Event], None]) -> _Job:
         job = _Job(prompt, params, sink)
+        with self._idle:
+            self._pending += 1
         self._jobs.put(job)
         return job
 
@@ -278,23 +298,25 @@ class SharedLlama:
         return list(llm.tokenize(text.encode("utf-8"), add_bos=self._add_bos(llm), special=True))
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
-        """True once no job is queued or running (for tests and shutdown)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._jobs.empty() and self._busy.acquire(timeout=0.01):
-                empty = self._jobs.empty()
-                self._busy.release()
-                if empty:
-                    return True
-            time.sleep(0.01)
-        return False
+        """True once no job is queued or running (for tests and shutdown); False on timeout."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+    @property
+    def pending(self) -> int:
+        """Jobs queued or running."""
+        return self._pending
 
     # -- worker thread
     def _load(self) -> None:
         try:
             from llama_cpp import Llama
 
-            kwargs: dict[str, Any] = {"model_path": self.model_path, "n_ctx": self.n_ctx, "verbose": False}
+            n_ctx = self.n_ctx
+            if n_ctx <= 0:  # the model's own context, capped so a 32k-context model does not eat the RAM
+                trained = read_gguf_info(self.model_path).get("context_length")
+                n_ctx = min(int(trained), DEFAULT_MAX_CTX) if isinstance(trained, int) else DEFAULT_MAX_CTX
+            kwargs: dict[str, Any] = {"model_path": self.model_path, "n_ctx": n_ctx, "verbose": False}
             if self.n_threads:
                 kwargs["n_threads"] = self.n_threads
             self._llm = Llama(**kwargs)
@@ -307,23 +329,26 @@ class SharedLlama:
         self._load()
         while True:
             job = self._jobs.get()
-            with self._busy:
-                job.stats.queued_seconds = time.perf_counter() - job.submitted
-                try:
-                    if self._load_error is not None:
-                        job.emit(("error", self._load_error))
-                    elif job.cancelled:
-                        job.stats.finish_reason = "cancelled"
-                    else:
-                        self._generate(job)
-                except BaseException as exc:
+            job.stats.queued_seconds = time.perf_counter() - job.submitted
+            try:
+                if self._load_error is not None:
                     job.stats.finish_reason = "error"
-                    job.emit(("error", exc))
-                finally:
-                    job.stats.seconds = time.perf_counter() - job.submitted - job.stats.queued_seconds
-                    self.history.append(job.stats)
-                    job.done.set()
-                    job.emit(("end", None))
+                    job.emit(("error", self._load_error))
+                elif job.cancelled:
+                    job.stats.finish_reason = "cancelled"
+                else:
+                    self._generate(job)
+            except BaseException as exc:
+                job.stats.finish_reason = "error"
+                job.emit(("error", exc))
+            finally:
+                job.stats.seconds = time.perf_counter() - job.submitted - job.stats.queued_seconds
+                self.history.append(job.stats)
+                job.done.set()
+                job.emit(("end", None))
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
 
     @staticmethod
     def _add_bos(llm: Any) -> bool:
@@ -364,8 +389,15 @@ class SharedLlama:
         raw = b""
         sent = 0  # characters of the decoded text already sent
         finish = "length"
-        gen = llm.generate(tokens, top_k=40, top_p=p.top_p, min_p=0.05, temp=p.temperature,
-                           repeat_penalty=p.repeat_penalty, reset=True)
+        gen = llm.generate(
+            tokens,
+            top_k=40,
+            top_p=p.top_p,
+            min_p=0.05,
+            temp=p.temperature,
+            repeat_penalty=p.repeat_penalty,
+            reset=True,
+        )
         completion: list[int] = []
         try:
             for token in gen:
@@ -424,7 +456,7 @@ class EmbeddedLlamaLLM(LLM):
 
     model_path: str = Field(default_factory=default_model_path)
     n_ctx: int = 0
-    """Context window; 0 takes the model's own training context."""
+    """Context window in tokens; 0 takes the model's training context, at most ``DEFAULT_MAX_CTX``."""
     max_tokens: int = 64
     temperature: float = 0.2
     top_p: float = 0.95
@@ -438,8 +470,14 @@ class EmbeddedLlamaLLM(LLM):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model_path": self.model_path, "n_ctx": self.n_ctx, "max_tokens": self.max_tokens,
-                "temperature": self.temperature, "top_p": self.top_p, "repeat_penalty": self.repeat_penalty}
+        return {
+            "model_path": self.model_path,
+            "n_ctx": self.n_ctx,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "repeat_penalty": self.repeat_penalty,
+        }
 
     @property
     def shared(self) -> SharedLlama:
@@ -458,13 +496,22 @@ class EmbeddedLlamaLLM(LLM):
             stop=stops,
         )
 
-    def _call(self, prompt: str, stop: list[str] | None = None,
-              run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> str:
+    def _call(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> str:
         return "".join(chunk.text for chunk in self._stream(prompt, stop, run_manager, **kwargs))
 
-    def _stream(self, prompt: str, stop: list[str] | None = None,
-                run_manager: CallbackManagerForLLMRun | None = None,
-                **kwargs: Any) -> Iterator[GenerationChunk]:
+    def _stream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[GenerationChunk]:
         events: queue.Queue[Event] = queue.Queue()
         job = self.shared.submit(prompt, self._params(stop, kwargs), events.put)
         try:
@@ -481,9 +528,13 @@ class EmbeddedLlamaLLM(LLM):
         finally:
             job.cancel()  # a no-op when the job already ended
 
-    async def _astream(self, prompt: str, stop: list[str] | None = None,
-                       run_manager: AsyncCallbackManagerForLLMRun | None = None,
-                       **kwargs: Any) -> AsyncIterator[GenerationChunk]:
+    async def _astream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[GenerationChunk]:
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[Event] = asyncio.Queue()
 
@@ -506,8 +557,13 @@ class EmbeddedLlamaLLM(LLM):
             # Closed early (superseded request, cancelled task): stop spending compute on it.
             job.cancel()
 
-    async def _acall(self, prompt: str, stop: list[str] | None = None,
-                     run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> str:
+    async def _acall(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> str:
         parts: list[str] = []
         gen = self._astream(prompt, stop, run_manager, **kwargs)
         async with contextlib.aclosing(gen):

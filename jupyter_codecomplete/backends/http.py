@@ -36,7 +36,7 @@ from langchain_core.outputs import GenerationChunk
 from pydantic import Field, PrivateAttr, SecretStr
 
 from .base import BackendError, ModelConfig
-from .quirks import FieldMemory, Quirks, QuirkFilter
+from .quirks import FieldMemory, QuirkFilter, Quirks
 
 Format = Literal["sse", "ndjson", "json"]
 
@@ -99,7 +99,7 @@ def status_error(status: int, message: str, retry_after: float | None) -> Backen
         kind = "backend_unavailable"
     else:
         kind = "backend_error"
-    return BackendError(kind, f"HTTP {status}: {message}", retry_after)
+    return BackendError(kind, f"HTTP {status}: {message}", retry_after, status)
 
 
 class HttpStreamingLLM(LLM):
@@ -155,8 +155,12 @@ class HttpStreamingLLM(LLM):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"base_url": self.base_url, "model": self.model, "max_tokens": self.max_tokens,
-                "temperature": self.temperature}
+        return {
+            "base_url": self.base_url,
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+        }
 
     # -- subclass interface
     def _request(self, prompt: str, stop: list[str], kwargs: dict[str, Any]) -> Call:
@@ -201,14 +205,17 @@ class HttpStreamingLLM(LLM):
             text = text.replace(self.api_key.get_secret_value(), "***")
         return text
 
-    def _error(self, kind: str, message: str, retry_after: float | None = None) -> BackendError:
-        return BackendError(kind, self.scrub(message)[:2000], retry_after)
+    def _error(
+        self, kind: str, message: str, retry_after: float | None = None, status: int | None = None
+    ) -> BackendError:
+        return BackendError(kind, self.scrub(message)[:2000], retry_after, status)
 
     async def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 5.0) -> Any:
         """A small JSON request (model info); errors become :class:`BackendError`."""
         try:
-            resp = await self.client().request(method, self.url(path), json=body, headers=self.request_headers(),
-                                               timeout=timeout)
+            resp = await self.client().request(
+                method, self.url(path), json=body, headers=self.request_headers(), timeout=timeout
+            )
         except httpx.TimeoutException as exc:
             raise self._error("timeout", f"{self.url(path)} did not answer in {timeout:g} s") from exc
         except httpx.TransportError as exc:
@@ -219,8 +226,11 @@ class HttpStreamingLLM(LLM):
             data = None
         if resp.status_code >= 400:
             msg = error_message(data) or resp.text[:300] or resp.reason_phrase
-            raise self._error(status_error(resp.status_code, msg, None).type, f"HTTP {resp.status_code}: {msg}",
-                              parse_retry_after(resp.headers.get("retry-after")))
+            raise self._error(
+                status_error(resp.status_code, msg, None).type,
+                f"HTTP {resp.status_code}: {msg}",
+                parse_retry_after(resp.headers.get("retry-after")),
+            )
         return data
 
     async def events(self, call: Call) -> AsyncIterator[Any]:
@@ -242,8 +252,10 @@ class HttpStreamingLLM(LLM):
                             if dropped is not None:
                                 body = self.memory.apply(body)
                                 continue
-                        err = status_error(resp.status_code, msg, parse_retry_after(resp.headers.get("retry-after")))
-                        raise self._error(err.type, str(err), err.retry_after)
+                        err = status_error(
+                            resp.status_code, msg, parse_retry_after(resp.headers.get("retry-after"))
+                        )
+                        raise self._error(err.type, str(err), err.retry_after, err.status)
                     async for data in self._decode(resp, call.format):
                         msg = error_message(data)
                         if msg is not None:  # 200 with an error body, or an error inside the stream
@@ -251,20 +263,26 @@ class HttpStreamingLLM(LLM):
                         yield data
                     return
             except httpx.TimeoutException as exc:
-                raise self._error("timeout", f"{self.url(call.path)} timed out ({type(exc).__name__})") from exc
+                raise self._error(
+                    "timeout", f"{self.url(call.path)} timed out ({type(exc).__name__})"
+                ) from exc
             except httpx.RemoteProtocolError as exc:
                 raise self._error("backend_error", f"The model server closed the stream: {exc}") from exc
             except httpx.TransportError as exc:
-                raise self._error("backend_unreachable", f"Cannot reach {self.url(call.path)}: {exc}") from exc
+                raise self._error(
+                    "backend_unreachable", f"Cannot reach {self.url(call.path)}: {exc}"
+                ) from exc
 
     async def _decode(self, resp: httpx.Response, fmt: Format) -> AsyncIterator[Any]:
         ctype = resp.headers.get("content-type", "")
-        if fmt == "json" or ctype.startswith("application/json") and fmt == "sse":
+        if fmt == "json" or (ctype.startswith("application/json") and fmt == "sse"):
             raw = await resp.aread()
             try:
                 yield json.loads(raw)
             except ValueError as exc:
-                raise self._error("backend_error", f"Invalid JSON from the model server: {raw[:200]!r}") from exc
+                raise self._error(
+                    "backend_error", f"Invalid JSON from the model server: {raw[:200]!r}"
+                ) from exc
             return
         async for line in resp.aiter_lines():
             line = line.strip()
@@ -286,9 +304,13 @@ class HttpStreamingLLM(LLM):
         extra = kwargs.pop("stop", None) or []
         return list(dict.fromkeys(s for s in [*self.stop, *(stop or []), *extra] if s))
 
-    async def _astream(self, prompt: str, stop: list[str] | None = None,
-                       run_manager: AsyncCallbackManagerForLLMRun | None = None,
-                       **kwargs: Any) -> AsyncIterator[GenerationChunk]:
+    async def _astream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[GenerationChunk]:
         call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
         repair = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor)
         sent = False
@@ -309,8 +331,13 @@ class HttpStreamingLLM(LLM):
         if tail or not sent:  # LangChain wants at least one chunk, even for an empty completion
             yield GenerationChunk(text=tail)
 
-    async def _acall(self, prompt: str, stop: list[str] | None = None,
-                     run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> str:
+    async def _acall(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> str:
         parts: list[str] = []
         gen = self._astream(prompt, stop, run_manager, **kwargs)
         async with contextlib.aclosing(gen):
@@ -318,13 +345,22 @@ class HttpStreamingLLM(LLM):
                 parts.append(chunk.text)
         return "".join(parts)
 
-    def _call(self, prompt: str, stop: list[str] | None = None,
-              run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> str:
+    def _call(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> str:
         return "".join(c.text for c in self._stream(prompt, stop, run_manager, **kwargs))
 
-    def _stream(self, prompt: str, stop: list[str] | None = None,
-                run_manager: CallbackManagerForLLMRun | None = None,
-                **kwargs: Any) -> Iterator[GenerationChunk]:
+    def _stream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[GenerationChunk]:
         """Synchronous use (scripts): the async stream run on a private loop in a thread."""
         import queue
 

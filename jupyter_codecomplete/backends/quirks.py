@@ -39,8 +39,18 @@ class Quirks(BaseModel):
     retry_without_rejected: bool = True
     # Optional fields that may be dropped on a rejection (never the prompt or the model).
     optional_fields: list[str] = Field(
-        default_factory=lambda: ["suffix", "stop", "top_p", "keep_alive", "n_indent", "t_max_predict_ms",
-                                 "cache_prompt", "input_extra", "max_completion_tokens", "stream_options"]
+        default_factory=lambda: [
+            "suffix",
+            "stop",
+            "top_p",
+            "keep_alive",
+            "n_indent",
+            "t_max_predict_ms",
+            "cache_prompt",
+            "input_extra",
+            "max_completion_tokens",
+            "stream_options",
+        ]
     )
     notes: str = ""
 
@@ -147,7 +157,7 @@ class QuirkFilter:
             return buf
         self._echo_pending = False
         self._echo_buf = ""
-        return buf[len(self.prompt):] if buf.startswith(self.prompt) else buf
+        return buf[len(self.prompt) :] if buf.startswith(self.prompt) else buf
 
     def _strip_leading_space(self, text: str) -> str:
         if self._started or not text:

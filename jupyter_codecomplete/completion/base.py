@@ -68,10 +68,14 @@ def error_info_from(exc: BaseException, secrets: Sequence[str] = ()) -> ErrorInf
     elif isinstance(exc, PromptError):
         info = ErrorInfo(type=exc.type, title="Cannot build the prompt", message=str(exc))
     elif isinstance(exc, BackendError):
-        info = ErrorInfo(type=exc.type, title="Model backend error", message=str(exc), retry_after=exc.retry_after)
+        info = ErrorInfo(
+            type=exc.type, title="Model backend error", message=str(exc), retry_after=exc.retry_after
+        )
     elif isinstance(exc, TimeoutError | openai.APITimeoutError | httpx.TimeoutException):
         info = ErrorInfo(type="timeout", title="The model took too long", message=str(exc) or "Timed out.")
-    elif isinstance(exc, openai.APIConnectionError | httpx.ConnectError | httpx.RemoteProtocolError | OSError):
+    elif isinstance(
+        exc, openai.APIConnectionError | httpx.ConnectError | httpx.RemoteProtocolError | OSError
+    ):
         cause = exc.__cause__ or exc
         info = ErrorInfo(
             type="backend_unreachable",
@@ -80,7 +84,9 @@ def error_info_from(exc: BaseException, secrets: Sequence[str] = ()) -> ErrorInf
         )
     elif isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        kind = "rate_limited" if status == 429 else "backend_unavailable" if status == 503 else "backend_error"
+        kind = (
+            "rate_limited" if status == 429 else "backend_unavailable" if status == 503 else "backend_error"
+        )
         info = ErrorInfo(
             type=kind,
             title=f"The model server answered HTTP {status}",
@@ -91,7 +97,7 @@ def error_info_from(exc: BaseException, secrets: Sequence[str] = ()) -> ErrorInf
         info = ErrorInfo(
             type="backend_error",
             title="The model server returned no completion",
-            message="The response had no completion text (an empty stream, or an error body with status 200).",
+            message="The response had no completion text (an empty stream, or an error body with HTTP 200).",
         )
     elif isinstance(exc, openai.APIError):
         info = ErrorInfo(type="backend_error", title="The model server reported an error", message=str(exc))
@@ -104,7 +110,9 @@ def error_info_from(exc: BaseException, secrets: Sequence[str] = ()) -> ErrorInf
             retry_after=_retry_after(exc.response.headers),
         )
     else:
-        info = ErrorInfo(type="internal_error", title="Completion failed", message=f"{type(exc).__name__}: {exc}")
+        info = ErrorInfo(
+            type="internal_error", title="Completion failed", message=f"{type(exc).__name__}: {exc}"
+        )
     info.message = scrub(info.message, secrets)[:2000]
     info.title = scrub(info.title, secrets)
     return info
@@ -218,7 +226,9 @@ class BaseInlineCompletionHandler:
             notes=notes,
         )
 
-    async def handle_stream_request(self, request: InlineCompletionRequest) -> AsyncIterator[InlineCompletionStreamChunk]:
+    async def handle_stream_request(
+        self, request: InlineCompletionRequest
+    ) -> AsyncIterator[InlineCompletionStreamChunk]:
         notes: list[str] = []
         start = time.perf_counter()
         first: float | None = None

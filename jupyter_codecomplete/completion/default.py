@@ -173,7 +173,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         )
 
     def prepare(
-        self, request: InlineCompletionRequest, prompt_request: PromptRequest | None = None, key: str | None = None
+        self,
+        request: InlineCompletionRequest,
+        prompt_request: PromptRequest | None = None,
+        key: str | None = None,
     ) -> Prepared:
         key = key or self.route(request)
         backend = self.backend(key)
@@ -187,7 +190,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             Budget(context_window=cfg.context_window, max_new_tokens=max_tokens),
         )
         stop = list(dict.fromkeys([*built.stop, *cfg.stop]))
-        total = (cfg.timeout_single_line if single and cfg.timeout_single_line else cfg.timeout)
+        total = cfg.timeout_single_line if single and cfg.timeout_single_line else cfg.timeout
         first = total
         if key not in self._warm:
             first = total = max(total, cfg.first_request_timeout)
@@ -258,7 +261,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             yield tail
 
     # -- Runnable ---------------------------------------------------------------------------------
-    def invoke(self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any) -> str:
+    def invoke(
+        self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> str:
         return asyncio.run(self.ainvoke(input, config))
 
     async def ainvoke(

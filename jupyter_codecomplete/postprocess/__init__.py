@@ -7,8 +7,21 @@ Public interface (used by ``completion/``; keep these names and signatures):
   to show now), ``finish() -> str`` (the rest, at the end of the stream) and ``done`` (True once
   the suggestion has ended: the caller stops the upstream stream).
 - :func:`postprocess`: the whole pipeline over a list of chunks, returning the suggestion.
+
+The filters live in ``textfilters`` (character level), ``linefilters`` (per line), ``brackets``;
+the per-language rules are data in ``languages``. See docs/postprocessing.md.
 """
 
-from .pipeline import Pipeline, PostprocessContext, make_pipeline, postprocess
+from .languages import LANGUAGES, LanguageRules, rules_for
+from .pipeline import Pipeline, PostprocessContext, build_filters, make_pipeline, postprocess
 
-__all__ = ["Pipeline", "PostprocessContext", "make_pipeline", "postprocess"]
+__all__ = [
+    "LANGUAGES",
+    "LanguageRules",
+    "Pipeline",
+    "PostprocessContext",
+    "build_filters",
+    "make_pipeline",
+    "postprocess",
+    "rules_for",
+]

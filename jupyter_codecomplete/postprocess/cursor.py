@@ -48,16 +48,14 @@ def _code_part(rules: LanguageRules, line: str) -> str:
 def _opens(rules: LanguageRules, scanner: Scanner, line: str, start: int) -> bool:
     """Does the line (at ``start`` in the prefix) open a block or leave a bracket open?"""
     end = start + len(line)
-    for frame, at in zip(scanner.stack, scanner.opened_at):
+    for frame, at in zip(scanner.stack, scanner.opened_at, strict=True):
         if frame in OPENERS and start <= at < end:
             return True
     code = _code_part(rules, line).rstrip()
     return bool(rules.opener_re and code and rules.opener_re.search(code.strip()))
 
 
-def analyze(
-    language: str | None, prefix: str, suffix: str, multiline: bool | None = None
-) -> Cursor:
+def analyze(language: str | None, prefix: str, suffix: str, multiline: bool | None = None) -> Cursor:
     rules = rules_for(language, prefix)
     nl = prefix.rfind("\n")
     line_start = nl + 1

@@ -74,12 +74,21 @@ class Echo(Filter):
     echo starts at the start of a prefix line and runs to the cursor)."""
 
     MAX_LINES = 200
+    MAX_CHARS = 8000  # longer echoes (of a whole long file) are not looked for
 
     def __init__(self, prefix: str) -> None:
         super().__init__()
-        starts = [0] + [i + 1 for i, c in enumerate(prefix) if c == "\n"]
-        cands = {prefix[s:] for s in starts[-self.MAX_LINES :]}
-        self._cands = [c for c in cands if c.strip()]
+        cands: list[str] = []
+        end = len(prefix)
+        start = prefix.rfind("\n", 0, end) + 1
+        while len(cands) < self.MAX_LINES and len(prefix) - start <= self.MAX_CHARS:
+            tail = prefix[start:]
+            if tail.strip():
+                cands.append(tail)
+            if start == 0:
+                break
+            start = prefix.rfind("\n", 0, start - 1) + 1
+        self._cands = cands
         self._buf = ""
         self._decided = not self._cands
 

@@ -193,7 +193,7 @@ class Heal(Filter):
 
     def _decide(self, buf: str) -> str:
         k = 0
-        for a, b in zip(buf, self.heal):
+        for a, b in zip(buf, self.heal, strict=False):
             if a != b:
                 break
             k += 1

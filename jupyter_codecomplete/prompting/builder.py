@@ -77,7 +77,9 @@ class Budget(BaseModel):
 
     ``prefix_share`` of what is left for text goes to the prefix when a suffix is used (a side that
     needs less gives the rest to the other); other files get what prefix and suffix leave.
-    ``safety_tokens`` covers counts that do not add up exactly where pieces meet.
+    ``safety_tokens`` covers counts that do not add up exactly where pieces meet; ``verify``
+    recounts the finished prompt instead (slower). ``BuiltPrompt.prompt_tokens`` is the sum of the
+    parts' exact counts, or the recount with ``verify``.
     """
 
     context_window: int = Field(default=4096, gt=0)
@@ -85,6 +87,9 @@ class Budget(BaseModel):
     prefix_share: float = Field(default=0.75, ge=0.0, le=1.0)
     min_file_tokens: int = Field(default=32, ge=1)
     safety_tokens: int = Field(default=8, ge=0)
+    # count the finished prompt once more, exactly, and trim again if the parts did not add up
+    # (costs one more tokenization of the whole prompt)
+    verify: bool = False
 
 
 class BuiltPrompt(BaseModel):
@@ -451,16 +456,18 @@ def _build_with_budget(
     for _ in range(_FIT_ROUNDS):
         pre, suf = _fit_prefix_suffix(prefix_text, suffix_text, p_line, s_line, text_avail, budget, count)
         left = avail - pre.tokens - suf.tokens
-        blocks, used, dropped = _fit_files(style, files, fields, left, budget, count)
+        blocks, used, dropped, files_tokens = _fit_files(style, files, fields, left, budget, count)
         rendered = _render(style, plan, fields, pre.text, suf.text, blocks, repo_name)
+        # counted by parts (template, prefix, suffix, files): each part was counted exactly
+        total = overhead + pre.tokens + suf.tokens + files_tokens
+        if not budget.verify:
+            break
         total = count.count(rendered.prompt) + (count.count(rendered.suffix) if rendered.suffix else 0)
         if total <= window:
             break
         # pieces did not add up (tokens merging across joins): take the excess off the far ends
-        text_avail -= total - window + budget.safety_tokens
-        if text_avail < required:
-            text_avail = required
-    else:  # pragma: no cover - only with a counter whose counts are wildly non-additive
+        text_avail = max(required, text_avail - (total - window) - budget.safety_tokens)
+    else:
         raise PromptError("prompt_too_long", "The prompt could not be made to fit the context window.")
 
     truncated = cut_p or cut_s or not pre.complete or not suf.complete or bool(dropped)
@@ -510,17 +517,24 @@ def _fit_files(
     left: int,
     budget: Budget,
     count: TokenCounter,
-) -> tuple[list[str], list[str], list[str]]:
+) -> tuple[list[str], list[str], list[str], int]:
     blocks: list[str] = []
     used: list[str] = []
     dropped: list[str] = []
+    spent = 0
     for path, content in files:
         block = _file_block(style, path, content, fields)
-        cost = count.count(block) if left > 0 else left + 1
+        # a block longer than any tokenizer could pack into what is left is not counted at all
+        fits_maybe = 0 < left and len(block) <= left * _MAX_CHARS_PER_TOKEN
+        cost = count.count(block) if fits_maybe else left + 1
         if cost <= left:
             blocks.append(block)
             used.append(path)
             left -= cost
+            spent += cost
+            continue
+        if left < budget.min_file_tokens:
+            dropped.append(path)
             continue
         header_cost = count.count(_file_block(style, path, "", fields))
         room = left - header_cost
@@ -533,6 +547,7 @@ def _fit_files(
                     blocks.append(block)
                     used.append(path)
                     left -= cost
+                    spent += cost
                     continue
         dropped.append(path)
-    return blocks, used, dropped
+    return blocks, used, dropped, spent

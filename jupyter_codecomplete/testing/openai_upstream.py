@@ -51,6 +51,7 @@ class RequestRecord:
     client_closed: bool = False
     closed_at: float | None = None
     tokens_after_close: int = 0
+    token_times: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -124,12 +125,16 @@ class _CompletionBase(_Base):
         finally:
             record.finished = True
 
-    async def _answer(self, body: dict[str, Any], rule: dict[str, Any], prompt: str, rec: RequestRecord) -> None:
+    async def _answer(
+        self, body: dict[str, Any], rule: dict[str, Any], prompt: str, rec: RequestRecord
+    ) -> None:
         cfg = self.upstream.config
         for name in rule.get("reject_fields", []):
             if name in body:
                 self.set_status(400)
-                self.write({"error": {"message": f"Unrecognized request argument: {name}", "type": "invalid"}})
+                self.write(
+                    {"error": {"message": f"Unrecognized request argument: {name}", "type": "invalid"}}
+                )
                 return
         if "status" in rule:
             self.set_status(int(rule["status"]))
@@ -138,7 +143,7 @@ class _CompletionBase(_Base):
             self.write(rule.get("body", {"error": {"message": f"scripted status {rule['status']}"}}))
             return
         if rule.get("hang"):
-            while not rec.client_closed:
+            while not rec.client_closed:  # noqa: ASYNC110 - polls a flag set by tornado's callback
                 await asyncio.sleep(0.05)
             return
         if rule.get("error_body"):
@@ -224,6 +229,7 @@ class _CompletionBase(_Base):
                 rec.closed_at = rec.closed_at or time.monotonic()
                 return
             rec.tokens_sent += 1
+            rec.token_times.append(time.monotonic())
             if i + 1 < len(tokens) and tok_s:
                 await asyncio.sleep(tok_s)
         try:
@@ -236,7 +242,11 @@ class _CompletionBase(_Base):
 
     def _chunk(self, cid: str, model: str, text: str, finish: str | None) -> dict[str, Any]:
         if self.chat:
-            choice: dict[str, Any] = {"index": 0, "delta": {"content": text} if text else {}, "finish_reason": finish}
+            choice: dict[str, Any] = {
+                "index": 0,
+                "delta": {"content": text} if text else {},
+                "finish_reason": finish,
+            }
             obj = "chat.completion.chunk"
         else:
             choice = {"index": 0, "text": text, "finish_reason": finish, "logprobs": None}
@@ -345,7 +355,11 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.rules, encoding="utf-8") as f:
             rules = json.load(f)
     cfg = UpstreamConfig(
-        rules=rules, default=args.default, model=args.model, ttft_s=args.ttft_ms / 1000, token_s=args.token_ms / 1000
+        rules=rules,
+        default=args.default,
+        model=args.model,
+        ttft_s=args.ttft_ms / 1000,
+        token_s=args.token_ms / 1000,
     )
     up = ScriptedUpstream(cfg, port=args.port, host=args.host)
 

@@ -22,7 +22,10 @@ _ERROR = {
 
 def _errors(*codes: int) -> dict[str, Any]:
     return {
-        str(c): {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        str(c): {
+            "description": "error",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        }
         for c in codes
     }
 
@@ -44,7 +47,10 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "The prompt, stop sequences, style and model a request would use",
                     "requestBody": request_body,
                     "responses": {
-                        "200": {"description": "the prompt", "content": {"application/json": {"schema": obj}}},
+                        "200": {
+                            "description": "the prompt",
+                            "content": {"application/json": {"schema": obj}},
+                        },
                         **_errors(400, 403, 404, 413, 501),
                     },
                 }
@@ -56,7 +62,10 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {
                         "200": {
                             "description": "the completion",
-                            "content": {"application/json": {"schema": obj}, "text/event-stream": {"schema": {"type": "string"}}},
+                            "content": {
+                                "application/json": {"schema": obj},
+                                "text/event-stream": {"schema": {"type": "string"}},
+                            },
                         },
                         **_errors(400, 403, 404, 413, 501, 502, 504),
                     },
@@ -65,13 +74,19 @@ def openapi_document() -> dict[str, Any]:
             "/api/codecomplete/models": {
                 "get": {
                     "summary": "Configured models, their styles, capabilities and what the backend reports",
-                    "responses": {"200": {"description": "models", "content": {"application/json": {"schema": obj}}}, **_errors(403)},
+                    "responses": {
+                        "200": {"description": "models", "content": {"application/json": {"schema": obj}}},
+                        **_errors(403),
+                    },
                 }
             },
             "/api/codecomplete/styles": {
                 "get": {
                     "summary": "Built-in and user prompt styles",
-                    "responses": {"200": {"description": "styles", "content": {"application/json": {"schema": obj}}}, **_errors(403)},
+                    "responses": {
+                        "200": {"description": "styles", "content": {"application/json": {"schema": obj}}},
+                        **_errors(403),
+                    },
                 }
             },
         },

@@ -35,7 +35,9 @@ class CompletionRequestBody(BaseModel):
     model: str | None = Field(None, description="Name of a configured model (completion, chat or named).")
     mode: Literal["auto", "completion", "infill", "repository"] = "auto"
     prompt: Annotated[str, Field(max_length=MAX_TEXT)] = Field("", description="Text before the cursor.")
-    suffix: Annotated[str, Field(max_length=MAX_TEXT)] | None = Field(None, description="Text after the cursor.")
+    suffix: Annotated[str, Field(max_length=MAX_TEXT)] | None = Field(
+        None, description="Text after the cursor."
+    )
     files: dict[str, Annotated[str, Field(max_length=MAX_TEXT)]] | None = Field(
         None, description="Other files of the repository: path or name → content."
     )
@@ -86,13 +88,19 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
 
     def prepared(self, engine: DefaultInlineCompletionHandler, body: CompletionRequestBody) -> Any:
         if body.model is not None and body.model not in engine.models:
-            self.fail(404, "unknown_model", f"No model named {body.model!r}; configured: {sorted(engine.models)}.")
+            self.fail(
+                404, "unknown_model", f"No model named {body.model!r}; configured: {sorted(engine.models)}."
+            )
             return None
         if body.mode == "infill" and body.suffix is None:
             self.fail(400, "missing_suffix", "mode 'infill' needs a 'suffix'.")
             return None
         request = InlineCompletionRequest(
-            number=0, prefix=body.prompt, suffix=body.suffix or "", path=body.file_path, language=body.language
+            number=0,
+            prefix=body.prompt,
+            suffix=body.suffix or "",
+            path=body.file_path,
+            language=body.language,
         )
         prompt_request = PromptRequest(
             mode=body.mode,
@@ -111,7 +119,11 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             return None
         except Exception as exc:
             info = engine.error_info(exc)
-            self.fail(400 if info.type in {"unknown_style", "unknown_backend", "no_model"} else 502, info.type, info.message)
+            self.fail(
+                400 if info.type in {"unknown_style", "unknown_backend", "no_model"} else 502,
+                info.type,
+                info.message,
+            )
             return None
         if body.max_tokens is not None:
             prepared.max_tokens = body.max_tokens
@@ -145,7 +157,11 @@ class PromptHandler(_Base):
                 "notes": built.notes,
                 "prompt_tokens": built.prompt_tokens,
                 "max_tokens": prepared.max_tokens,
-                "model": {"name": prepared.backend.name, "backend": prepared.backend.kind, "key": prepared.key},
+                "model": {
+                    "name": prepared.backend.name,
+                    "backend": prepared.backend.kind,
+                    "key": prepared.key,
+                },
             }
         )
 
@@ -239,7 +255,13 @@ class ModelsHandler(_Base):
                     entry["error"] = handler.error_info(exc).model_dump()
                 out.append(entry)
         default = handler.model_info(None)
-        self.finish({"default": default.model_dump() if default else None, "models": out, "routes": getattr(handler, "routes", {})})
+        self.finish(
+            {
+                "default": default.model_dump() if default else None,
+                "models": out,
+                "routes": getattr(handler, "routes", {}),
+            }
+        )
 
 
 class StylesHandler(_Base):

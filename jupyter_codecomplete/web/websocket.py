@@ -85,7 +85,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
     def open(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         super().open(*args, **kwargs)
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        hello = HelloMessage(model=self.completion_handler.model_info(None), max_message_bytes=self.max_message_bytes)
+        hello = HelloMessage(
+            model=self.completion_handler.model_info(None), max_message_bytes=self.max_message_bytes
+        )
         self.send(hello)
 
     def send(self, message: BaseModel) -> None:
@@ -127,7 +129,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         for number in [n for n in self._tasks if n < msg.number]:
             self.cancel(number, "superseded")
         if msg.number in self._tasks:
-            self.reply_error(msg.number, "duplicate_number", "Duplicate request number", "Number already in use.")
+            self.reply_error(
+                msg.number, "duplicate_number", "Duplicate request number", "Number already in use."
+            )
             return
         task = asyncio.get_running_loop().create_task(self.serve(msg), name=f"codecomplete:{msg.number}")
         self._tasks[msg.number] = task
@@ -155,7 +159,11 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
                     InlineCompletionReply(
                         reply_to=request.number,
                         list=InlineCompletionList(
-                            items=[InlineCompletionItem(insertText="", isIncomplete=True, token=str(request.number))]
+                            items=[
+                                InlineCompletionItem(
+                                    insertText="", isIncomplete=True, token=str(request.number)
+                                )
+                            ]
                         ),
                         model=handler.model_info(request),
                     )

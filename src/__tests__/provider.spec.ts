@@ -146,7 +146,7 @@ describe('CodeCompleteProvider', () => {
   });
 
   it('asks nothing when disabled, for a disabled language, or when typing in manual mode', async () => {
-    const { client, provider, set } = setup({ enabled: false });
+    const { client, provider, set, activity } = setup({ enabled: false });
     expect(await provider.fetch(request('x'), auto)).toEqual({ items: [] });
     set({ enabled: true, disabledLanguages: ['Python', 'markdown'] });
     expect(await provider.fetch(request('x'), auto)).toEqual({ items: [] });
@@ -157,6 +157,7 @@ describe('CodeCompleteProvider', () => {
     set({ disabledLanguages: [], trigger: 'manual' });
     expect(await provider.fetch(request('x'), auto)).toEqual({ items: [] });
     expect(client.requests.length).toBe(0);
+    expect(activity).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
     void provider.fetch(request('x'), manual);
     await flush();
     expect(client.requests.length).toBe(1);

@@ -17,7 +17,9 @@ import httpx
 import pytest
 from wsclient import open_socket, request
 
-pytest.importorskip("llama_cpp.server", reason="install the [local] extra: pip install llama-cpp-python[server]")
+pytest.importorskip(
+    "llama_cpp.server", reason="install the [local] extra: pip install llama-cpp-python[server]"
+)
 
 MODELS = Path(__file__).resolve().parents[2] / "jupyter_codecomplete" / "models"
 N_CTX = 2048
@@ -55,9 +57,27 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
     log = tmp_path_factory.mktemp("llama") / "server.log"
     out = log.open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-m", "llama_cpp.server", "--model", str(demo_model()), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", str(N_CTX), "--model_alias", "codecomplete-demo", "--n_threads", "2"],
-        stdout=out, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "-u",
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(demo_model()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(N_CTX),
+            "--model_alias",
+            "codecomplete-demo",
+            "--n_threads",
+            "2",
+        ],
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     server = LlamaServer(proc, port, log)
     deadline = time.monotonic() + 120
@@ -82,8 +102,13 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
 
 @pytest.fixture
 def codecomplete_config(llama_server: LlamaServer) -> dict[str, Any]:
-    common = {"base_url": llama_server.base_url, "model": "codecomplete-demo", "temperature": 0.0,
-              "timeout": 60.0, "context_window": N_CTX}
+    common = {
+        "base_url": llama_server.base_url,
+        "model": "codecomplete-demo",
+        "temperature": 0.0,
+        "timeout": 60.0,
+        "context_window": N_CTX,
+    }
     return {
         "completion_model": {"backend": "openai", "style": "qwen2.5-coder", "max_tokens": 200, **common},
         "chat_model": {"backend": "openai-chat", "max_tokens": 16, **common},
@@ -96,7 +121,9 @@ SUFFIX = "\n\n\ndef main():\n    print(read_file('x'))\n"
 
 
 def direct(server: LlamaServer, body: dict[str, Any]) -> dict[str, Any]:
-    r = httpx.post(f"{server.base_url}/completions", json={"repeat_penalty": 1.0, "temperature": 0, **body}, timeout=60)
+    r = httpx.post(
+        f"{server.base_url}/completions", json={"repeat_penalty": 1.0, "temperature": 0, **body}, timeout=60
+    )
     r.raise_for_status()
     return r.json()
 
@@ -118,8 +145,9 @@ def test_fim_prompt_is_reproducible(llama_server: LlamaServer) -> None:
 
 
 async def test_infill_through_the_websocket(jp_ws_fetch: Any, jp_fetch: Any) -> None:
-    r = await jp_fetch("api", "codecomplete", "prompt", method="POST",
-                       body=json.dumps({"prompt": PREFIX, "suffix": SUFFIX}))
+    r = await jp_fetch(
+        "api", "codecomplete", "prompt", method="POST", body=json.dumps({"prompt": PREFIX, "suffix": SUFFIX})
+    )
     built = json.loads(r.body)
     assert built["style"] == "qwen2.5-coder" and "<|fim_middle|>" in built["prompt"]
     socket = await open_socket(jp_ws_fetch)

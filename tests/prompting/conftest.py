@@ -18,7 +18,9 @@ def bpe_counter() -> TokenizersCounter:
 
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-    names = "argparse json.decoder json.encoder textwrap inspect ast dataclasses enum functools logging pathlib"
+    names = (
+        "argparse json.decoder json.encoder textwrap inspect ast dataclasses enum functools logging pathlib"
+    )
     corpus = [inspect.getsource(importlib.import_module(n)) for n in names.split()]
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

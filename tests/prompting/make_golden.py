@@ -81,7 +81,14 @@ EXTRA_CASES: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "qwen2.5-coder--auto-repository-infill": (
         "qwen2.5-coder",
-        {**BASE, "mode": "auto", "prefix": PREFIX_HEAL, "suffix": SUFFIX, "files": FILES, "repo_name": "demo"},
+        {
+            **BASE,
+            "mode": "auto",
+            "prefix": PREFIX_HEAL,
+            "suffix": SUFFIX,
+            "files": FILES,
+            "repo_name": "demo",
+        },
     ),
     "qwen2.5-coder--heal-blank-lines": (
         "qwen2.5-coder",

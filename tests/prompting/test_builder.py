@@ -60,10 +60,13 @@ def test_completion_mode_ignores_the_suffix_and_says_so() -> None:
 
 
 def test_repository_with_infill_uses_repo_tokens_before_the_fim_prefix() -> None:
-    built = build(mode="auto", prefix="x = ", suffix="\ny", files={"a.py": "A = 1"}, repo_name="r", file_path="b.py")
+    built = build(
+        mode="auto", prefix="x = ", suffix="\ny", files={"a.py": "A = 1"}, repo_name="r", file_path="b.py"
+    )
     assert built.mode == "repository_infill"
     assert built.prompt == (
-        "<|repo_name|>r\n<|file_sep|>a.py\nA = 1\n<|file_sep|>b.py\n<|fim_prefix|>x = <|fim_suffix|>\ny<|fim_middle|>"
+        "<|repo_name|>r\n<|file_sep|>a.py\nA = 1\n<|file_sep|>b.py\n"
+        "<|fim_prefix|>x = <|fim_suffix|>\ny<|fim_middle|>"
     )
 
 

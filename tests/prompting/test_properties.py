@@ -59,7 +59,9 @@ style_names = st.sampled_from(sorted(BUILTIN_STYLES))
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(request=requests, style=style_names, budget=budgets, counter_i=st.integers(0, 1))
-def test_only_prompt_errors_escape(request: PromptRequest, style: str, budget: Budget | None, counter_i: int) -> None:
+def test_only_prompt_errors_escape(
+    request: PromptRequest, style: str, budget: Budget | None, counter_i: int
+) -> None:
     try:
         built = build_prompt(request, BUILTIN_STYLES[style], budget, COUNTERS[counter_i])
     except PromptError as e:
@@ -79,7 +81,9 @@ def test_only_prompt_errors_escape(request: PromptRequest, style: str, budget: B
     above=st.lists(st.text(alphabet="xyz =\n", max_size=80), max_size=6),
 )
 def test_text_nearest_the_cursor_is_always_kept(data: Any, style: str, window: int, above: list[str]) -> None:
-    prefix = data.draw(st.text(alphabet="abc =()\n    ", min_size=1, max_size=400).filter(lambda s: s.strip()))
+    prefix = data.draw(
+        st.text(alphabet="abc =()\n    ", min_size=1, max_size=400).filter(lambda s: s.strip())
+    )
     suffix = data.draw(st.text(alphabet="def =()\n    ", max_size=400))
     request = PromptRequest(prefix=prefix, suffix=suffix, cells_above=[ContextCell(source=s) for s in above])
     counter = COUNTERS[0]

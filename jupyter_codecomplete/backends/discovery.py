@@ -1,0 +1,178 @@
+"""Zero-configuration start: find a model server already running on this machine.
+
+:func:`discover_local_models` probes the default loopback ports of Ollama (11434), the llama.cpp
+server (8080; or llama-cpp-python's server, which has no ``/props``) and LM Studio (1234) with short
+timeouts, all at once, and returns a :class:`ModelConfig` for the best model found: one with
+fill-in-the-middle support (Ollama's ``insert`` capability, a working llama.cpp ``/infill``, or a
+model name whose prompt style has FIM tokens), a code model before a general one. ``None`` when
+nothing suitable answers (the caller then falls back to the embedded model).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from .base import ModelConfig
+
+DEFAULT_SERVERS: tuple[tuple[str, int], ...] = (("ollama", 11434), ("llamacpp", 8080), ("lmstudio", 1234))
+_CODE_WORDS = ("code", "coder", "starcoder", "codestral", "codegemma", "codellama", "codegeex", "granite")
+
+
+@dataclass
+class Candidate:
+    config: ModelConfig
+    fim: bool
+    code: bool
+    order: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def rank(self) -> tuple[int, int, int]:
+        return (int(self.fim), int(self.code), -self.order)
+
+
+def _style_has_fim(name: str) -> bool:
+    from ..prompting import StyleRegistry
+
+    try:
+        style = StyleRegistry().for_model(name)
+    except Exception:
+        return False
+    return style.fim is not None
+
+
+def _is_code(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in _CODE_WORDS)
+
+
+async def _json(client: httpx.AsyncClient, method: str, url: str, body: Any = None) -> Any:
+    resp = await client.request(method, url, json=body)
+    resp.raise_for_status()
+    return resp.json()
+
+
+async def _probe_ollama(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
+    tags = await _json(client, "GET", root + "/api/tags")
+    names = [
+        str(m.get("name") or m.get("model")) for m in (tags or {}).get("models") or [] if isinstance(m, dict)
+    ]
+    names = [n for n in names if n and "embed" not in n.lower()]
+    # code models first; ask /api/show about a few of them
+    names.sort(key=lambda n: not _is_code(n))
+    out = []
+    for name in names[:8]:
+        fim = False
+        with contextlib.suppress(Exception):
+            show = await _json(client, "POST", root + "/api/show", {"model": name})
+            caps = show.get("capabilities") or []
+            fim = "insert" in caps or ".Suffix" in str(show.get("template") or "")
+        cfg = ModelConfig(backend="ollama", base_url=root, model=name)
+        out.append(Candidate(cfg, fim or _style_has_fim(name), _is_code(name), order))
+    return out
+
+
+async def _probe_llamacpp(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
+    try:
+        props = await _json(client, "GET", root + "/props")
+    except (httpx.HTTPStatusError, ValueError):
+        props = None
+    models = await _json(client, "GET", root + "/v1/models")
+    ids = [str(m.get("id")) for m in (models or {}).get("data") or [] if isinstance(m, dict)]
+    if not isinstance(props, dict):  # llama-cpp-python's server: OpenAI routes only, `suffix` broken
+        return [
+            Candidate(
+                ModelConfig(backend="openai", base_url=root + "/v1", model=i, server="llama-cpp-python"),
+                _style_has_fim(i),
+                _is_code(i),
+                order,
+            )
+            for i in ids
+        ]
+    name = str(props.get("model_alias") or props.get("model_path") or (ids[0] if ids else "")).rsplit("/", 1)[
+        -1
+    ]
+    fim = False
+    with contextlib.suppress(Exception):
+        r = await client.post(
+            root + "/infill",
+            json={"input_prefix": "def f(", "input_suffix": ")\n", "n_predict": 1, "stream": False},
+        )
+        fim = r.status_code == 200
+    cfg = ModelConfig(backend="llamacpp", base_url=root, model=name)
+    return [Candidate(cfg, fim, _is_code(name), order)]
+
+
+async def _probe_lmstudio(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
+    models = await _json(client, "GET", root + "/v1/models")
+    ids = [str(m.get("id")) for m in (models or {}).get("data") or [] if isinstance(m, dict)]
+    return [
+        Candidate(
+            ModelConfig(backend="openai", base_url=root + "/v1", model=i, server="lmstudio"),
+            _style_has_fim(i),
+            _is_code(i),
+            order,
+        )
+        for i in ids
+        if "embed" not in i.lower()
+    ]
+
+
+_PROBES = {"ollama": _probe_ollama, "llamacpp": _probe_llamacpp, "lmstudio": _probe_lmstudio}
+
+
+async def probe_local_servers(
+    servers: Sequence[tuple[str, int]] = DEFAULT_SERVERS, host: str = "127.0.0.1", timeout: float = 0.5
+) -> list[Candidate]:
+    """Every model the servers report, best first (failures and silence are skipped)."""
+    async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+
+        async def one(order: int, kind: str, port: int) -> list[Candidate]:
+            try:
+                return await _PROBES[kind](client, f"http://{host}:{port}", order)
+            except Exception:
+                return []
+
+        results = await asyncio.gather(*(one(i, kind, port) for i, (kind, port) in enumerate(servers)))
+    found = [c for group in results for c in group]
+    found.sort(key=lambda c: c.rank, reverse=True)
+    return found
+
+
+async def adiscover_local_models(
+    servers: Sequence[tuple[str, int]] = DEFAULT_SERVERS,
+    host: str = "127.0.0.1",
+    timeout: float = 0.5,
+    require_fim: bool = True,
+) -> ModelConfig | None:
+    found = await probe_local_servers(servers, host, timeout)
+    for cand in found:
+        if cand.fim or not require_fim:
+            return cand.config
+    return None
+
+
+def discover_local_models(
+    servers: Sequence[tuple[str, int]] = DEFAULT_SERVERS,
+    host: str = "127.0.0.1",
+    timeout: float = 0.5,
+    require_fim: bool = True,
+) -> ModelConfig | None:
+    """The best local model with FIM support, or None. Safe to call with or without a running loop
+    (the probes run on a private loop in a thread); takes at most about ``timeout`` per request."""
+    result: list[ModelConfig | None] = [None]
+
+    def run() -> None:
+        result[0] = asyncio.run(adiscover_local_models(servers, host, timeout, require_fim))
+
+    thread = threading.Thread(target=run, name="codecomplete-discovery", daemon=True)
+    thread.start()
+    thread.join()
+    return result[0]

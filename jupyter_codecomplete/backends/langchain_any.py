@@ -1,0 +1,80 @@
+"""Any LangChain LLM or chat model, named by import path, with keyword arguments.
+
+::
+
+    c.CodeCompleteApp.completion_model = {
+        "backend": "langchain", "model": "qwen2.5-coder:1.5b",
+        "options": {"class": "langchain_ollama.OllamaLLM",
+                    "kwargs": {"model": "qwen2.5-coder:1.5b", "num_predict": 64}},
+    }
+
+The class must be a ``BaseLLM`` or a ``BaseChatModel`` subclass (chat models get the ``chat``
+prompt style). ``options.native_suffix`` says the class takes ``suffix`` as a call argument. The
+model config's key (``api_key``/``api_key_env``) is passed as ``api_key`` when the class has that field
+and the kwargs do not set it; nothing else is injected, since parameter names differ between classes.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel, BaseLanguageModel
+
+from .base import Backend, BackendError, ModelConfig, register_backend
+
+
+def load_class(path: str) -> type[Any]:
+    """``package.module.Class`` or ``package.module:Class``."""
+    module_name, sep, attr = path.partition(":")
+    if not sep:
+        module_name, _, attr = path.rpartition(".")
+    if not module_name or not attr:
+        raise BackendError("bad_config", f"options.class must be 'package.module.Class', not {path!r}.")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise BackendError("bad_config", f"Cannot import {path!r}: {exc}") from exc
+    if not isinstance(obj, type) or not issubclass(obj, BaseLanguageModel):
+        raise BackendError("bad_config", f"{path!r} is not a LangChain LLM or chat model class.")
+    return obj
+
+
+@register_backend("langchain")
+def langchain_backend(config: ModelConfig) -> Backend:
+    opts = dict(config.options)
+    path = opts.get("class")
+    if not isinstance(path, str):
+        raise BackendError("bad_config", "The langchain backend needs options.class (an import path).")
+    cls = load_class(path)
+    kwargs = dict(opts.get("kwargs") or {})
+    key = config.resolved_api_key()
+    fields = getattr(cls, "model_fields", {})
+    names = set(fields) | {getattr(f, "alias", None) for f in fields.values()}
+    if (
+        key
+        and "api_key" in names
+        and not ({"api_key"} | {n for n, f in fields.items() if f.alias == "api_key"}) & set(kwargs)
+    ):
+        kwargs["api_key"] = key
+    try:
+        llm = cls(**kwargs)
+    except Exception as exc:
+        message = str(exc)
+        for s in config.secrets():
+            message = message.replace(s, "***")
+        raise BackendError("bad_config", f"Cannot create {path}: {message}") from exc
+    chat = isinstance(llm, BaseChatModel)
+    extra: dict[str, Any] = {"class": path}
+    if opts.get("style_hint"):
+        extra["style_hint"] = opts["style_hint"]
+    return Backend(
+        config=config,
+        llm=llm,
+        kind="langchain",
+        chat=chat,
+        native_suffix=bool(opts.get("native_suffix", False)),
+        extra=extra,
+    )

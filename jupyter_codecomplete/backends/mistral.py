@@ -1,0 +1,88 @@
+"""Mistral's fill-in-the-middle API: ``POST /v1/fim/completions`` (Codestral).
+
+The body takes ``prompt`` (text before the cursor) and ``suffix`` (after it) natively; the answer
+has the chat-completion shape (``choices[0].message.content``, streamed as ``delta.content``
+server-sent events ending with ``[DONE]``). The key comes from ``api_key``/``api_key_env`` or,
+for Mistral's own hosts, ``MISTRAL_API_KEY``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Backend, ModelConfig, register_backend
+from .http import Call, Event, HttpStreamingLLM
+from .quirks import resolve_quirks
+
+DEFAULT_URL = "https://api.mistral.ai/v1"
+DEFAULT_MODEL = "codestral-latest"
+
+
+class MistralFimLLM(HttpStreamingLLM):
+    """Codestral FIM: ``prompt`` + ``suffix`` → the middle."""
+
+    min_tokens: int | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "mistral-fim"
+
+    def _request(self, prompt: str, stop: list[str], kwargs: dict[str, Any]) -> Call:
+        body: dict[str, Any] = {
+            "model": self.model or DEFAULT_MODEL,
+            "prompt": prompt,
+            "max_tokens": int(kwargs.pop("max_tokens", self.max_tokens)),
+            "temperature": float(kwargs.pop("temperature", self.temperature)),
+            "stream": self.streaming,
+        }
+        suffix = kwargs.pop("suffix", None)
+        if suffix is not None:
+            body["suffix"] = suffix
+        top_p = kwargs.pop("top_p", self.top_p)
+        if top_p is not None:
+            body["top_p"] = top_p
+        if stop:
+            body["stop"] = stop
+        if self.min_tokens is not None:
+            body["min_tokens"] = self.min_tokens
+        return Call("/fim/completions", body, "sse" if self.streaming else "json", before_cursor=prompt)
+
+    def _read_event(self, data: Any) -> Event:
+        if not isinstance(data, dict):
+            return Event()
+        choices = data.get("choices") or []
+        choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+        part = choice.get("delta") or choice.get("message") or {}
+        text = part.get("content") if isinstance(part, dict) else None
+        finish = choice.get("finish_reason")
+        # Non-streamed answers end with their one event; a stream ends with [DONE] or its end.
+        return Event(
+            text=str(text or ""), done=not self.streaming, model=data.get("model"), finish_reason=finish
+        )
+
+
+@register_backend("mistral")
+def mistral_backend(config: ModelConfig) -> Backend:
+    quirks = resolve_quirks("mistral", config.server, config.quirks)
+    opts = dict(config.options)
+    kwargs = MistralFimLLM.config_kwargs(config, quirks)
+    kwargs["model"] = kwargs["model"] or DEFAULT_MODEL
+    llm = MistralFimLLM(
+        base_url=(config.base_url or DEFAULT_URL).rstrip("/"), min_tokens=opts.get("min_tokens"), **kwargs
+    )
+    native = opts.get("native_suffix", quirks.native_suffix)
+    backend = Backend(
+        config=config,
+        llm=llm,
+        kind="mistral",
+        native_suffix=True if native is None else bool(native),
+        extra={"style_hint": "codestral"},
+    )
+
+    async def describe() -> str | None:
+        data = await llm.get_json("/models")
+        ids = [str(m.get("id")) for m in (data or {}).get("data") or [] if isinstance(m, dict)]
+        return llm.model if llm.model in ids else (ids[0] if ids else None)
+
+    backend.describe = describe
+    return backend

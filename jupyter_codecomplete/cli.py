@@ -1,0 +1,266 @@
+"""``jupyter codecomplete ...`` commands (the ``jupyter-codecomplete`` executable).
+
+``jupyter codecomplete check`` reads the configuration the way the server does (the
+``jupyter_server_config`` files on the Jupyter config path, ``CodeCompleteApp`` traits, the
+``CODECOMPLETE_*`` environment fallback), contacts each configured model and prints, for each:
+whether it is reachable (and why not), the model it serves, the prompt style chosen, its
+fill-in-the-middle support, and the time to first token and tokens per second of one short
+completion. With nothing configured it reports what zero-configuration discovery would pick. The
+exit status is non-zero when a model fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import glob
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from traitlets.config import Config
+from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader
+
+CONFIG_NAME = "jupyter_server_config"
+SAMPLE_PREFIX = "def fibonacci(n):\n    "
+SAMPLE_SUFFIX = "\n\nprint(fibonacci(10))\n"
+
+
+def load_server_config(config_dirs: Sequence[str] | None = None, config_file: str | None = None) -> Config:
+    """The merged server configuration: ``jupyter_server_config.d/*.json``, then ``.json``, then ``.py``
+    in each config directory (lowest priority first, as jupyter_server reads them), then ``config_file``."""
+    from jupyter_core.paths import jupyter_config_path
+
+    dirs = list(config_dirs) if config_dirs is not None else jupyter_config_path()
+    merged = Config()
+    for directory in reversed(dirs):  # jupyter_config_path() lists the highest priority first
+        for path in sorted(glob.glob(os.path.join(directory, CONFIG_NAME + ".d", "*.json"))):
+            merged.merge(JSONFileConfigLoader(os.path.basename(path), os.path.dirname(path)).load_config())
+        for ext, loader in ((".json", JSONFileConfigLoader), (".py", PyFileConfigLoader)):
+            if os.path.isfile(os.path.join(directory, CONFIG_NAME + ext)):
+                merged.merge(loader(CONFIG_NAME + ext, directory).load_config())
+    if config_file:
+        directory, name = os.path.split(os.path.abspath(config_file))
+        loader_cls = JSONFileConfigLoader if name.endswith(".json") else PyFileConfigLoader
+        merged.merge(loader_cls(name, directory).load_config())
+    return merged
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.0f} ms"
+
+
+async def check_model(key: str, handler: Any, timeout: float, sample: bool = True) -> dict[str, Any]:
+    """Contact one configured model through the completion engine; a report dict (``ok`` says it passed)."""
+    from .backends import BackendError
+    from .completion.base import error_info_from
+    from .protocol import InlineCompletionRequest
+
+    cfg = handler.models[key]
+    report: dict[str, Any] = {
+        "name": key,
+        "backend": cfg.backend,
+        "base_url": cfg.base_url,
+        "model": cfg.api_model or cfg.model,
+        "ok": False,
+    }
+    secrets = cfg.secrets()
+    try:
+        backend = handler.backend(key)
+    except Exception as exc:
+        report["error"] = error_info_from(exc, secrets).message
+        return report
+    reported = None
+    if backend.describe is not None:
+        try:
+            reported = await asyncio.wait_for(backend.describe(), timeout)
+            report["reachable"] = True
+        except Exception as exc:
+            info = error_info_from(
+                exc if not isinstance(exc, asyncio.TimeoutError) else TimeoutError(), secrets
+            )
+            report["reachable"] = False
+            report["error"] = (
+                info.message if not isinstance(exc, asyncio.TimeoutError) else f"no answer in {timeout:g} s"
+            )
+            if isinstance(exc, BackendError) and exc.type not in ("backend_unreachable", "timeout"):
+                report["reachable"] = True  # it answered, with an error
+            if not report["reachable"]:
+                return report
+    report["serves"] = reported
+    handler._reported[key] = reported  # what the server says, for the style choice and the reply
+    style = handler.style_for(backend)
+    report["style"] = style.name
+    report["fim"] = {
+        "style_tokens": style.fim is not None,
+        "native_suffix": backend.native_suffix,
+        "chat": backend.chat,
+        "reported": backend.extra.get("fim"),
+    }
+    report["fim_supported"] = bool(style.supports_infill or backend.native_suffix)
+    if not sample:
+        report["ok"] = report.get("reachable", True)
+        return report
+    request = InlineCompletionRequest(
+        number=0, path="check.py", language="python", prefix=SAMPLE_PREFIX, suffix=SAMPLE_SUFFIX
+    )
+    chunks = 0
+    text = ""
+    start = time.perf_counter()
+    first = last = None
+    try:
+        prepared = handler.prepare(request, key=key)
+        prepared.max_tokens = min(prepared.max_tokens, 32)
+        stream = handler.raw_stream(prepared)
+
+        async def consume() -> None:
+            nonlocal chunks, text, first, last
+            try:
+                async for piece in stream:
+                    now = time.perf_counter()
+                    if piece:
+                        chunks += 1
+                        text += piece
+                        first = first if first is not None else now
+                        last = now
+            finally:
+                await stream.aclose()
+
+        await asyncio.wait_for(consume(), timeout)
+    except Exception as exc:
+        report["reachable"] = report.get("reachable", not isinstance(exc, OSError))
+        report["error"] = error_info_from(
+            exc
+            if not isinstance(exc, asyncio.TimeoutError)
+            else TimeoutError(f"the completion did not finish in {timeout:g} s"),
+            secrets,
+        ).message
+        return report
+    report["reachable"] = True
+    report["first_token_s"] = None if first is None else first - start
+    report["tokens"] = chunks
+    if first is not None and last is not None and chunks > 1 and last > first:
+        report["tokens_per_s"] = (chunks - 1) / (last - first)
+    else:
+        report["tokens_per_s"] = None
+    report["sample"] = text
+    report["serves"] = report["serves"] or getattr(backend.llm, "reported_model", None)
+    report["ok"] = True
+    return report
+
+
+def format_report(r: dict[str, Any]) -> str:
+    lines = [f"{r['name']}: {r['backend']} {r.get('base_url') or '(default URL)'} model {r['model'] or '-'}"]
+
+    def row(label: str, value: Any) -> None:
+        lines.append(f"  {label + ':':<15} {value}")
+
+    if "reachable" in r:
+        row("reachable", "yes" if r["reachable"] else f"no ({r.get('error', 'unknown error')})")
+    if r.get("error") and r.get("reachable", True):
+        row("error", r["error"])
+    if "serves" in r:
+        row("serves", r["serves"] or "(not reported)")
+    if "style" in r:
+        row("prompt style", r["style"])
+    if "fim" in r:
+        fim = r["fim"]
+        how = (
+            "native suffix"
+            if fim["native_suffix"]
+            else "style tokens"
+            if fim["style_tokens"]
+            else ("chat prompt" if fim["chat"] else "")
+        )
+        row("FIM", f"yes ({how})" if r["fim_supported"] else "no (completion only)")
+    if "first_token_s" in r:
+        row("first token", _ms(r["first_token_s"]))
+        tps = r.get("tokens_per_s")
+        row("speed", f"{tps:.1f} tokens/s ({r['tokens']} tokens)" if tps else f"- ({r['tokens']} tokens)")
+        row("sample", repr(r.get("sample", ""))[:80])
+    row("result", "OK" if r["ok"] else "FAILED")
+    return "\n".join(lines)
+
+
+async def run_check(args: argparse.Namespace) -> int:
+    from .backends.discovery import adiscover_local_models
+    from .completion import DefaultInlineCompletionHandler
+    from .extension import CodeCompleteApp
+    from .prompting import StyleRegistry
+
+    config = load_server_config(args.config_dir or None, args.config)
+    app = CodeCompleteApp(config=config)
+    models = app.model_configs()
+    notes: list[str] = []
+    if not models:
+        found = await adiscover_local_models(timeout=min(args.timeout, 1.0))
+        if found is None:
+            msg = (
+                "No model is configured (c.CodeCompleteApp.completion_model) and no local model server "
+                "(Ollama, llama.cpp server, LM Studio) answered on its default port."
+            )
+            print(json.dumps({"ok": False, "models": [], "error": msg}) if args.json else msg)
+            return 1
+        models = {"completion": found}
+        notes.append(f"Nothing is configured; discovered {found.backend} {found.base_url} {found.model}.")
+    if args.model:
+        models = {k: v for k, v in models.items() if k in args.model}
+    handler = DefaultInlineCompletionHandler(
+        settings={
+            "models": models,
+            "routes": dict(app.routes),
+            "styles": StyleRegistry(app.prompt_styles),
+            "repo_name": "check",
+        }
+    )
+    reports = []
+    try:
+        for key in handler.models:
+            reports.append(await check_model(key, handler, args.timeout, sample=not args.no_completion))
+    finally:
+        for b in handler._backends.values():
+            closer = getattr(b.llm, "aclose", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    await closer()
+        with contextlib.suppress(Exception):
+            await handler.close()
+    ok = all(r["ok"] for r in reports)
+    if args.json:
+        print(json.dumps({"ok": ok, "notes": notes, "models": reports}, indent=2, default=str))
+    else:
+        for n in notes:
+            print(n)
+        for r in reports:
+            print(format_report(r))
+    return 0 if ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jupyter codecomplete", description="jupyter_codecomplete commands")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="contact each configured model and report on it")
+    check.add_argument("--config", help="an extra config file (.py or .json) read after the usual ones")
+    check.add_argument(
+        "--config-dir", action="append", help="read config from this directory only (repeatable)"
+    )
+    check.add_argument("--model", action="append", help="check only this configured model (repeatable)")
+    check.add_argument("--timeout", type=float, default=30.0, help="seconds per model (default 30)")
+    check.add_argument("--no-completion", action="store_true", help="do not run the sample completion")
+    check.add_argument("--json", action="store_true", help="print a JSON report")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
+    if args.command == "check":
+        return asyncio.run(run_check(args))
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

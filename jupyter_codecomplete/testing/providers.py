@@ -1,0 +1,511 @@
+"""Scripted model servers for the native provider APIs: Ollama, llama.cpp server, Mistral FIM.
+
+Real HTTP servers on loopback ports (tornado, on their own thread), built on
+:class:`~jupyter_codecomplete.testing.openai_upstream.ScriptedUpstream`: they keep its OpenAI routes
+(Ollama, llama.cpp and Mistral all serve ``/v1`` too), its request records and its *rules*, and add
+each provider's documented native routes with their own framing:
+
+* :class:`OllamaUpstream`: ``POST /api/generate`` (NDJSON stream, ``done``/``done_reason`` last line,
+  ``{"error": ...}`` lines), ``POST /api/show`` (``template``, ``capabilities``, ``details``,
+  ``model_info``), ``GET /api/tags``, ``GET /api/version``;
+* :class:`LlamaCppUpstream`: ``POST /infill`` and ``POST /completion`` (server-sent events
+  ``{"content", "stop"}``, the last with ``stop: true``), ``GET /props``, ``GET /health``;
+* :class:`MistralUpstream`: ``POST /v1/fim/completions`` (chat-completion shaped chunks, ``[DONE]``),
+  an ``Authorization: Bearer`` check when ``api_key`` is set.
+
+Rules (first whose ``contains`` is in prompt + suffix wins) take the same fault keys as the OpenAI
+server — ``status`` (+ ``body``, ``retry_after``), ``hang``, ``error_body``, ``echo_prompt``,
+``literal_newlines``, ``leading_space``, ``reject_fields``, ``close_after``, ``no_finish_reason``,
+``ttft_s``, ``token_s``, ``model`` — plus ``stream_error`` (an error event after N tokens).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from typing import Any
+
+from tornado import iostream, web
+
+from .openai_upstream import RequestRecord, ScriptedUpstream, UpstreamConfig, _Base, split_tokens
+
+
+class _NativeHandler(_Base):
+    """One native completion route: parse, pick the rule, script the fault, stream the frames."""
+
+    stream_default = True
+    content_type = "text/event-stream"
+
+    # -- provider specifics
+    def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def stops_of(self, body: dict[str, Any]) -> list[str]:
+        stops = body.get("stop") or []
+        return [stops] if isinstance(stops, str) else list(stops)
+
+    def limit_of(self, body: dict[str, Any]) -> int | None:
+        return None
+
+    def error_payload(self, status: int, message: str) -> dict[str, Any]:
+        return {"error": {"code": status, "message": message, "type": "invalid_request_error"}}
+
+    def frame(self, text: str, model: str) -> str:
+        raise NotImplementedError
+
+    def final(self, text: str, finish: str, model: str, n: int) -> str:
+        raise NotImplementedError
+
+    def whole(self, text: str, finish: str, model: str, n: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def error_frame(self, message: str) -> str:
+        return "data: " + json.dumps({"error": {"message": message, "type": "server_error"}}) + "\n\n"
+
+    def authorized(self) -> bool:
+        return True
+
+    # -- the route
+    async def post(self) -> None:
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except json.JSONDecodeError:
+            self.set_status(400)
+            self.write(self.error_payload(400, "invalid JSON body"))
+            return
+        record = RequestRecord(
+            path=self.request.path, body=body, headers={k.lower(): v for k, v in self.request.headers.items()}
+        )
+        self.record = record
+        self.upstream.records.append(record)
+        try:
+            if not self.authorized():
+                self.set_status(401)
+                self.write({"message": "Unauthorized", "request_id": uuid.uuid4().hex})
+                return
+            prompt, suffix = self.prompt_of(body)
+            rule: dict[str, Any] = {}
+            for r in self.upstream.config.rules:
+                if str(r.get("contains", "")) in prompt + suffix:
+                    rule = r
+                    break
+            await self._answer(body, rule, prompt, record)
+        finally:
+            record.finished = True
+
+    async def _answer(
+        self, body: dict[str, Any], rule: dict[str, Any], prompt: str, rec: RequestRecord
+    ) -> None:
+        cfg = self.upstream.config
+        for name in rule.get("reject_fields", []):
+            if name in body:
+                self.set_status(400)
+                self.write(self.error_payload(400, f"Unrecognized request argument supplied: {name}"))
+                return
+        if "status" in rule:
+            status = int(rule["status"])
+            self.set_status(status)
+            if "retry_after" in rule:
+                self.set_header("Retry-After", str(rule["retry_after"]))
+            self.write(rule.get("body", self.error_payload(status, f"scripted status {status}")))
+            return
+        if rule.get("hang"):
+            while not rec.client_closed:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+            return
+        if rule.get("error_body"):
+            self.write(self.error_payload(500, str(rule["error_body"])))  # with status 200
+            return
+        text = str(rule.get("completion", cfg.default)) * int(rule.get("repeat", 1))
+        if rule.get("echo_prompt"):
+            text = prompt + text
+        if rule.get("leading_space"):
+            text = " " + text
+        if rule.get("literal_newlines"):
+            text = text.replace("\n", "\\n")
+        finish = "stop"
+        for s in self.stops_of(body):
+            i = text.find(s) if s else -1
+            if i != -1:
+                text = text[:i]
+        tokens = split_tokens(text)
+        limit = self.limit_of(body)
+        if isinstance(limit, int) and 0 <= limit < len(tokens):
+            tokens, finish = tokens[:limit], "length"
+        model = str(rule.get("model", cfg.model))
+        ttft = float(rule.get("ttft_s", cfg.ttft_s))
+        tok_s = float(rule.get("token_s", cfg.token_s))
+        if ttft:
+            await asyncio.sleep(ttft)
+        if not body.get("stream", self.stream_default):
+            rec.tokens_sent = len(tokens)
+            self.set_header("Content-Type", "application/json")
+            self.write(self.whole("".join(tokens), finish, model, len(tokens)))
+            return
+        self.set_header("Content-Type", self.content_type)
+        self.set_header("Cache-Control", "no-cache")
+        close_after = rule.get("close_after")
+        stream_error = rule.get("stream_error")
+        for i, tok in enumerate(tokens):
+            if close_after is not None and i >= int(close_after):
+                self.request.connection.close()  # type: ignore[union-attr]
+                return
+            payload = self.frame(tok, model)
+            if stream_error is not None and i >= int(stream_error):
+                payload = self.error_frame("scripted stream error")
+            if rec.client_closed:
+                rec.tokens_after_close += 1
+                if rec.tokens_after_close > 50:
+                    return
+            try:
+                self.write(payload)
+                await self.flush()
+            except iostream.StreamClosedError:
+                rec.client_closed = True
+                rec.closed_at = rec.closed_at or time.monotonic()
+                return
+            if stream_error is not None and i >= int(stream_error):
+                return
+            rec.tokens_sent += 1
+            if i + 1 < len(tokens) and tok_s:
+                await asyncio.sleep(tok_s)
+        try:
+            if not rule.get("no_finish_reason"):
+                self.write(self.final("".join(tokens), finish, model, len(tokens)))
+                await self.flush()
+        except iostream.StreamClosedError:
+            rec.client_closed = True
+
+
+# ------------------------------------------------------------------------------------------ Ollama
+
+
+class OllamaGenerateHandler(_NativeHandler):
+    content_type = "application/x-ndjson"
+
+    def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
+        return str(body.get("prompt", "")), str(body.get("suffix") or "")
+
+    def stops_of(self, body: dict[str, Any]) -> list[str]:
+        stops = (body.get("options") or {}).get("stop") or []
+        return [stops] if isinstance(stops, str) else list(stops)
+
+    def limit_of(self, body: dict[str, Any]) -> int | None:
+        n = (body.get("options") or {}).get("num_predict")
+        return n if isinstance(n, int) and n >= 0 else None
+
+    def error_payload(self, status: int, message: str) -> dict[str, Any]:
+        return {"error": message}
+
+    def error_frame(self, message: str) -> str:
+        return json.dumps({"error": message}) + "\n"
+
+    def _now(self) -> str:
+        return time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime())
+
+    def frame(self, text: str, model: str) -> str:
+        return json.dumps({"model": model, "created_at": self._now(), "response": text, "done": False}) + "\n"
+
+    def final(self, text: str, finish: str, model: str, n: int) -> str:
+        return json.dumps(self.whole("", finish, model, n)) + "\n"
+
+    def whole(self, text: str, finish: str, model: str, n: int) -> dict[str, Any]:
+        return {
+            "model": model,
+            "created_at": self._now(),
+            "response": text,
+            "done": True,
+            "done_reason": finish,
+            "total_duration": 1000,
+            "eval_count": n,
+        }
+
+    async def post(self) -> None:
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except json.JSONDecodeError:
+            body = {}
+        name = body.get("model")
+        if isinstance(self.upstream, OllamaUpstream) and name not in self.upstream.model_names():
+            self.set_status(404)
+            self.write({"error": f"model '{name}' not found"})
+            return
+        await super().post()
+
+
+class OllamaShowHandler(_Base):
+    def post(self) -> None:
+        body = json.loads(self.request.body or b"{}")
+        up = self.upstream
+        assert isinstance(up, OllamaUpstream)
+        name = body.get("model") or body.get("name")
+        model = up.models.get(str(name))
+        if model is None:
+            self.set_status(404)
+            self.write({"error": f"model '{name}' not found"})
+            return
+        self.write(
+            {
+                "modelfile": f"FROM {name}",
+                "parameters": "",
+                "template": model.get("template", "{{ .Prompt }}"),
+                "details": {
+                    "family": model.get("family", "llama"),
+                    "parameter_size": "1.5B",
+                    "quantization_level": "Q4_K_M",
+                    "format": "gguf",
+                },
+                "model_info": {
+                    f"{model.get('family', 'llama')}.context_length": model.get("context_length", 32768)
+                },
+                "capabilities": model.get("capabilities", ["completion"]),
+            }
+        )
+
+
+class OllamaTagsHandler(_Base):
+    def get(self) -> None:
+        up = self.upstream
+        assert isinstance(up, OllamaUpstream)
+        self.write(
+            {
+                "models": [
+                    {
+                        "name": name,
+                        "model": name,
+                        "size": 1000,
+                        "details": {"family": m.get("family", "llama")},
+                    }
+                    for name, m in up.models.items()
+                ]
+            }
+        )
+
+
+class OllamaVersionHandler(_Base):
+    def get(self) -> None:
+        self.write({"version": "0.12.0"})
+
+
+FIM_TEMPLATE = (
+    "{{- if .Suffix }}<|fim_prefix|>{{ .Prompt }}<|fim_suffix|>{{ .Suffix }}<|fim_middle|>"
+    "{{- else }}{{ .Prompt }}{{- end }}"
+)
+
+
+class OllamaUpstream(ScriptedUpstream):
+    """``models``: name → ``{"capabilities": [...], "template": str, "family": str}``."""
+
+    def __init__(
+        self,
+        config: UpstreamConfig | None = None,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        models: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        super().__init__(config, port, host)
+        self.models: dict[str, dict[str, Any]] = (
+            models
+            if models is not None
+            else {
+                self.config.model: {
+                    "capabilities": ["completion", "insert"],
+                    "template": FIM_TEMPLATE,
+                    "family": "qwen2",
+                },
+            }
+        )
+
+    def model_names(self) -> list[str]:
+        return list(self.models)
+
+    @property
+    def root_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def make_app(self) -> web.Application:
+        app = super().make_app()
+        args = {"upstream": self}
+        app.add_handlers(
+            r".*",
+            [
+                (r"/api/generate", OllamaGenerateHandler, args),
+                (r"/api/show", OllamaShowHandler, args),
+                (r"/api/tags", OllamaTagsHandler, args),
+                (r"/api/version", OllamaVersionHandler, args),
+                (r"/", _OllamaRoot, args),
+            ],
+        )
+        return app
+
+
+class _OllamaRoot(_Base):
+    def get(self) -> None:
+        self.write("Ollama is running")
+
+
+# --------------------------------------------------------------------------------------- llama.cpp
+
+
+class _LlamaCppHandler(_NativeHandler):
+    def limit_of(self, body: dict[str, Any]) -> int | None:
+        n = body.get("n_predict")
+        return n if isinstance(n, int) and n >= 0 else None
+
+    def frame(self, text: str, model: str) -> str:
+        return "data: " + json.dumps({"content": text, "stop": False, "index": 0}) + "\n\n"
+
+    def final(self, text: str, finish: str, model: str, n: int) -> str:
+        return "data: " + json.dumps(self.whole("", finish, model, n)) + "\n\n"
+
+    def whole(self, text: str, finish: str, model: str, n: int) -> dict[str, Any]:
+        return {
+            "content": text,
+            "stop": True,
+            "model": model,
+            "stop_type": "eos" if finish == "stop" else "limit",
+            "tokens_predicted": n,
+            "timings": {"predicted_n": n},
+        }
+
+
+class LlamaCppInfillHandler(_LlamaCppHandler):
+    def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
+        extra = "".join(str(c.get("text", "")) for c in body.get("input_extra") or [] if isinstance(c, dict))
+        return extra + str(body.get("input_prefix", "")) + str(body.get("prompt", "")), str(
+            body.get("input_suffix", "")
+        )
+
+    async def post(self) -> None:
+        up = self.upstream
+        if isinstance(up, LlamaCppUpstream) and not up.fim:
+            self.set_status(501)
+            self.write(
+                self.error_payload(501, "Infill is not supported by this model: prefix token is missing.")
+            )
+            return
+        await super().post()
+
+
+class LlamaCppCompletionHandler(_LlamaCppHandler):
+    def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
+        prompt = body.get("prompt", "")
+        return (prompt if isinstance(prompt, str) else json.dumps(prompt)), ""
+
+
+class LlamaCppPropsHandler(_Base):
+    def get(self) -> None:
+        up = self.upstream
+        self.write(
+            {
+                "default_generation_settings": {"n_ctx": 8192, "params": {"n_predict": -1}},
+                "total_slots": 1,
+                "model_path": f"/models/{up.config.model}.gguf",
+                "chat_template": "",
+                "build_info": "b6000-test",
+            }
+        )
+
+
+class LlamaCppHealthHandler(_Base):
+    def get(self) -> None:
+        self.write({"status": "ok"})
+
+
+class LlamaCppUpstream(ScriptedUpstream):
+    """``fim``: whether the loaded model has FIM tokens (else ``/infill`` answers 501)."""
+
+    def __init__(
+        self, config: UpstreamConfig | None = None, port: int = 0, host: str = "127.0.0.1", fim: bool = True
+    ) -> None:
+        super().__init__(config, port, host)
+        self.fim = fim
+
+    @property
+    def root_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def make_app(self) -> web.Application:
+        app = super().make_app()
+        args = {"upstream": self}
+        app.add_handlers(
+            r".*",
+            [
+                (r"/infill", LlamaCppInfillHandler, args),
+                (r"/completion", LlamaCppCompletionHandler, args),
+                (r"/props", LlamaCppPropsHandler, args),
+                (r"/health", LlamaCppHealthHandler, args),
+            ],
+        )
+        return app
+
+
+# ----------------------------------------------------------------------------------------- Mistral
+
+
+class MistralFimHandler(_NativeHandler):
+    stream_default = False
+
+    def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
+        return str(body.get("prompt", "")), str(body.get("suffix") or "")
+
+    def limit_of(self, body: dict[str, Any]) -> int | None:
+        n = body.get("max_tokens")
+        return n if isinstance(n, int) and n >= 0 else None
+
+    def error_payload(self, status: int, message: str) -> dict[str, Any]:
+        return {"object": "error", "message": message, "type": "invalid_request_error", "code": status}
+
+    def error_frame(self, message: str) -> str:
+        return "data: " + json.dumps({"object": "error", "message": message, "type": "server_error"}) + "\n\n"
+
+    def authorized(self) -> bool:
+        up = self.upstream
+        key = getattr(up, "api_key", None)
+        return key is None or self.request.headers.get("Authorization") == f"Bearer {key}"
+
+    def _chunk(self, text: str, finish: str | None, model: str) -> dict[str, Any]:
+        return {
+            "id": "cmpl-" + uuid.uuid4().hex[:12],
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}],
+        }
+
+    def frame(self, text: str, model: str) -> str:
+        return "data: " + json.dumps(self._chunk(text, None, model)) + "\n\n"
+
+    def final(self, text: str, finish: str, model: str, n: int) -> str:
+        return "data: " + json.dumps(self._chunk("", finish, model)) + "\n\ndata: [DONE]\n\n"
+
+    def whole(self, text: str, finish: str, model: str, n: int) -> dict[str, Any]:
+        return {
+            "id": "cmpl-" + uuid.uuid4().hex[:12],
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "usage": {"prompt_tokens": 1, "completion_tokens": n, "total_tokens": n + 1},
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
+            ],
+        }
+
+
+class MistralUpstream(ScriptedUpstream):
+    def __init__(
+        self,
+        config: UpstreamConfig | None = None,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        api_key: str | None = None,
+    ) -> None:
+        super().__init__(config or UpstreamConfig(model="codestral-latest"), port, host)
+        self.api_key = api_key
+
+    def make_app(self) -> web.Application:
+        app = super().make_app()
+        app.add_handlers(r".*", [(r"/v1/fim/completions", MistralFimHandler, {"upstream": self})])
+        return app

@@ -1,0 +1,39 @@
+import type { Page } from '@playwright/test';
+
+export const STATUS = '.jp-CodeComplete-status';
+export const GHOST = '.jp-GhostText';
+export const SHOTS = '../docs/screenshots';
+
+/**
+ * The request/skip counters of the status item, to wait for a decision deterministically.
+ */
+export async function counters(page: Page): Promise<{ requests: number; skipped: number }> {
+  const node = page.locator(STATUS).first();
+  return {
+    requests: Number(await node.getAttribute('data-requests')),
+    skipped: Number(await node.getAttribute('data-skipped'))
+  };
+}
+
+/**
+ * Record every text the ghost text shows (to see a stream arrive progressively).
+ */
+export async function recordGhostTexts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as any).__ghostTexts = seen;
+    const observer = new MutationObserver(() => {
+      document.querySelectorAll('.jp-GhostText').forEach(node => {
+        const text = node.textContent ?? '';
+        if (text && seen[seen.length - 1] !== text) {
+          seen.push(text);
+        }
+      });
+    });
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+export async function ghostTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as any).__ghostTexts ?? []);
+}

@@ -1,0 +1,60 @@
+/**
+ * Notebook 7 (same server, same labextension): ghost text, Tab, and the toolbar item that
+ * replaces the status bar item.
+ */
+import { expect, test } from '@playwright/test';
+
+import { GHOST, SHOTS } from './helpers';
+
+const NOTEBOOK = {
+  cells: [
+    {
+      cell_type: 'code',
+      execution_count: null,
+      metadata: {},
+      outputs: [],
+      source: ''
+    }
+  ],
+  metadata: {
+    kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' },
+    language_info: { name: 'python' }
+  },
+  nbformat: 4,
+  nbformat_minor: 5
+};
+
+test('Notebook 7: ghost text, Tab, and the toolbar item', async ({ page, request }) => {
+  const name = `nb7-${Date.now()}.ipynb`;
+  const created = await request.put(`/api/contents/${name}`, {
+    data: { type: 'notebook', format: 'json', content: NOTEBOOK }
+  });
+  expect(created.ok()).toBe(true);
+
+  await page.goto(`/notebooks/${name}`);
+  const item = page.locator('.jp-NotebookPanel-toolbar .jp-CodeComplete-status');
+  await expect(item).toBeVisible({ timeout: 60000 });
+  await expect(item).toHaveAttribute('data-state', 'idle');
+
+  const editor = page.locator('.jp-Cell .cm-content').first();
+  await editor.click();
+  await page.keyboard.type('def add(a, b):');
+  await expect(page.locator(GHOST)).toContainText('return a + b');
+  await page.screenshot({ path: `${SHOTS}/notebook7-ghost-text.png` });
+  await page.keyboard.press('Tab');
+  await expect(editor).toContainText('return a + b');
+
+  await item.click();
+  const menu = page.locator('.jp-CodeComplete-menu');
+  await expect(menu).toBeVisible();
+  await expect(menu).toContainText('Disable Code Completions for Python');
+  await page.screenshot({ path: `${SHOTS}/notebook7-toolbar-menu.png` });
+  await menu.getByText('Disable Code Completions', { exact: true }).click();
+  await expect(item).toHaveAttribute('data-state', 'disabled');
+  // Switch back on so the setting does not leak into other tests.
+  await item.click();
+  await menu.getByText('Enable Code Completions', { exact: true }).click();
+  await expect(item).toHaveAttribute('data-state', 'idle');
+
+  await request.delete(`/api/contents/${name}`);
+});
