@@ -219,8 +219,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
     };
 
     const currentLanguage = (): string | null => {
-      const mime = currentEditorMime(app.shell.currentWidget);
-      return (mime ? resolveLanguage(mime) : null) ?? provider.lastLanguage;
+      const widget = app.shell.currentWidget;
+      const mime = currentEditorMime(widget);
+      const context = widget
+        ? ({ widget, triggerKind: 1 } as IInlineCompletionContext)
+        : undefined;
+      return (mime ? resolveLanguage(mime, context) : null) ?? provider.lastLanguage;
     };
 
     // Commands.

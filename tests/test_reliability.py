@@ -204,10 +204,24 @@ async def test_disconnect_mid_stream_cancels_upstream(jp_ws_fetch: Any, upstream
     assert record.tokens_sent < 400
 
 
-async def test_cross_origin_websocket_is_refused(jp_ws_fetch: Any) -> None:
+async def test_cross_origin_websocket_is_refused(
+    jp_ws_fetch: Any, jp_fetch: Any, jp_serverapp: Any, jp_http_port: int
+) -> None:
+    # A browser authenticates the socket with its login cookie (a token-authenticated request skips
+    # the origin check, as a foreign page cannot know the token): log in through the URL token.
+    token = jp_serverapp.identity_provider.token
+    host = f"localhost:{jp_http_port}"
+    r = await jp_fetch("api", "status", params={"token": token}, headers={"Authorization": "", "Host": host})
+    cookies = [c.split(";", 1)[0] for c in r.headers.get_list("Set-Cookie") if c.startswith("username-")]
+    assert cookies, r.headers
+    cookie = {"Authorization": "", "Cookie": "; ".join(cookies), "Host": host}
     with pytest.raises(HTTPClientError) as err:
-        await jp_ws_fetch("api", "codecomplete", "inline", headers={"Origin": "http://evil.example.com"})
+        await jp_ws_fetch("api", "codecomplete", "inline", headers={**cookie, "Origin": "http://evil.example.com"})
     assert err.value.code == 403
+    ws = await jp_ws_fetch("api", "codecomplete", "inline", headers={**cookie, "Origin": f"http://{host}"})
+    hello = json.loads(await ws.read_message())
+    assert hello["type"] == "hello"
+    ws.close()
 
 
 async def test_secrets_never_reach_the_client_or_logs(

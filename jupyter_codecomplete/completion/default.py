@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -48,6 +48,7 @@ class Prepared:
     stop: list[str]
     first_timeout: float
     total_timeout: float
+    bind: dict[str, Any] = field(default_factory=dict)
 
 
 class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[InlineCompletionRequest, str]):
@@ -173,10 +174,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         )
 
     def prepare(
-        self,
-        request: InlineCompletionRequest,
-        prompt_request: PromptRequest | None = None,
-        key: str | None = None,
+        self, request: InlineCompletionRequest, prompt_request: PromptRequest | None = None, key: str | None = None
     ) -> Prepared:
         key = key or self.route(request)
         backend = self.backend(key)
@@ -184,10 +182,21 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         style = self.style_for(backend)
         single = is_single_line(request.prefix, request.suffix)
         max_tokens = cfg.max_tokens_single_line if single else cfg.max_tokens
+        preq = prompt_request or self.prompt_request(request)
+        updates: dict[str, Any] = {}
+        if preq.native_suffix is None:
+            updates["native_suffix"] = backend.native_suffix
+        extra_files: dict[str, str] = {}
+        if backend.extra.get("input_extra") and preq.files:
+            # the server renders other files itself (llama.cpp /infill input_extra)
+            extra_files, updates["files"] = dict(preq.files), {}
+        if updates:
+            preq = preq.model_copy(update=updates)
         built = build_prompt(
-            prompt_request or self.prompt_request(request),
+            preq,
             style,
             Budget(context_window=cfg.context_window, max_new_tokens=max_tokens),
+            self.token_counter(backend),
         )
         stop = list(dict.fromkeys([*built.stop, *cfg.stop]))
         total = cfg.timeout_single_line if single and cfg.timeout_single_line else cfg.timeout
@@ -199,11 +208,20 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             prefix=request.prefix,
             suffix=request.suffix,
             stop=stop,
-            leftovers=list(style.leftovers),
+            leftovers=list(getattr(built, "leftovers", None) or style.leftovers),
             heal=built.heal,
             multiline=None if not single else False,
         )
-        return Prepared(key, backend, style, built, pp, max_tokens, stop, first, total)
+        bind: dict[str, Any] = {}
+        if extra_files:
+            from ..backends.llamacpp import files_as_input_extra
+
+            bind["input_extra"] = files_as_input_extra(extra_files)
+        return Prepared(key, backend, style, built, pp, max_tokens, stop, first, total, bind)
+
+    def token_counter(self, backend: Backend) -> Any:
+        """The model's own tokenizer when one is at hand (embedded model), else None: estimate."""
+        return backend.extra.get("token_counter")
 
     def model_input(self, prepared: Prepared) -> Any:
         built = prepared.built
@@ -219,7 +237,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     def raw_chain(self, prepared: Prepared) -> Runnable[Prepared, str]:
         """prompt | model | output parsing, for one prepared request."""
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = dict(prepared.bind)
         if prepared.backend.config.send_stop and prepared.stop:
             kwargs["stop"] = prepared.stop
         if prepared.backend.chat:
@@ -286,7 +304,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         for task in list(self._tasks):
             task.cancel()
         for backend in self._backends.values():
-            closer = getattr(backend.llm, "async_client", None)
             with contextlib.suppress(Exception):
-                if closer is not None and hasattr(closer, "_client"):
-                    await closer._client.close()
+                aclose = getattr(backend.llm, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+                client = getattr(backend.llm, "async_client", None)
+                if client is not None and hasattr(client, "_client"):
+                    await client._client.close()

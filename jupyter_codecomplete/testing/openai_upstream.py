@@ -299,12 +299,13 @@ class ScriptedUpstream:
 
     def start(self) -> ScriptedUpstream:
         def run() -> None:
-            self._loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(self._loop)
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
             self._bind()
             self._ready.set()
-            self._loop.run_forever()
-            self._loop.close()
+            loop.run_forever()
+            loop.close()
 
         self._thread = threading.Thread(target=run, name="scripted-upstream", daemon=True)
         self._thread.start()

@@ -127,6 +127,8 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             return None
         if body.max_tokens is not None:
             prepared.max_tokens = body.max_tokens
+        if body.temperature is not None:
+            prepared.bind["temperature"] = body.temperature
         if body.stop:
             prepared.stop = list(dict.fromkeys([*prepared.stop, *body.stop]))
             prepared.postprocess.stop = prepared.stop

@@ -119,7 +119,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             self.reply_error(-1, "bad_json", "Malformed JSON", f"The message is not valid JSON: {exc}")
             return
         try:
-            msg = client_message_adapter.validate_python(data)
+            msg = client_message_adapter.validate_python(data, strict=True)
         except ValidationError as exc:
             self.reply_error(request_number(data), "bad_request", "Invalid request", validation_message(exc))
             return

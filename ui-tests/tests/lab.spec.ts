@@ -37,6 +37,7 @@ test.describe('notebook', () => {
 
   test('the status menu switches the current language off and on', async ({ page }) => {
     await page.notebook.createNew('switch.ipynb');
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
     const status = page.locator(`.jp-StatusBar-Widget ${STATUS}`);
     await page.notebook.enterCellEditingMode(0);
     await page.keyboard.type('x = 1');
