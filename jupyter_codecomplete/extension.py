@@ -88,6 +88,13 @@ class CodeCompleteApp(ExtensionApp):
         False, config=True, help="Measure the event loop's lag (reported by api/codecomplete/stats)."
     )
 
+    discover_local_servers = Bool(
+        True,
+        config=True,
+        help="With no completion_model configured, look for Ollama, llama.cpp server or LM Studio on their "
+        "default loopback ports and use a code model found there; else use the embedded model.",
+    )
+
     completion_handler = Instance(BaseInlineCompletionHandler, allow_none=True)
     lag_monitor: Any = None
 
@@ -95,10 +102,39 @@ class CodeCompleteApp(ExtensionApp):
     def _default_completion_model(self) -> dict[str, Any]:
         return model_from_env()
 
+    def default_completion_model(self) -> ModelConfig | None:
+        """No model configured: a local model server if one is found, else the embedded model."""
+        if self.discover_local_servers:
+            from .backends.discovery import discover_local_models
+
+            try:
+                found = discover_local_models()
+            except Exception as exc:
+                self.log.warning("jupyter_codecomplete: looking for local model servers failed: %s", exc)
+                found = None
+            if found is not None:
+                self.log.info(
+                    "jupyter_codecomplete: no model configured; found %s at %s serving %r",
+                    found.backend,
+                    found.base_url,
+                    found.model,
+                )
+                return found
+        from .backends.embedded import is_available
+
+        if is_available():
+            self.log.info("jupyter_codecomplete: no model configured; using the embedded demo model")
+            return ModelConfig(backend="embedded")
+        return None
+
     def model_configs(self) -> dict[str, ModelConfig]:
         configs: dict[str, ModelConfig] = {}
         if self.completion_model:
             configs["completion"] = ModelConfig.model_validate(self.completion_model)
+        else:
+            default_model = self.default_completion_model()
+            if default_model is not None:
+                configs["completion"] = default_model
         if self.chat_model:
             chat = dict(self.chat_model)
             chat.setdefault("backend", "openai-chat")

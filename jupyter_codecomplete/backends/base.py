@@ -75,6 +75,8 @@ class ModelConfig(BaseModel):
     server: str | None = None
     # Overrides of the quirks record, e.g. {"literal_newlines": false, "unsupported_fields": ["stop"]}.
     quirks: dict[str, Any] = Field(default_factory=dict)
+    # a GGUF file for the in-process ("embedded") backend; None: the bundled demo model
+    model_path: str | None = None
     # backend-specific extras (e.g. the import path and kwargs of a LangChain class)
     options: dict[str, Any] = Field(default_factory=dict)
 
@@ -137,7 +139,7 @@ def register_backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
 
 def make_backend(config: ModelConfig) -> Backend:
     # import the modules that register the built-in kinds
-    from . import langchain_any, llamacpp, mistral, ollama, openai_compat  # noqa: F401
+    from . import inprocess, langchain_any, llamacpp, mistral, ollama, openai_compat  # noqa: F401
 
     try:
         factory = _FACTORIES[config.backend]

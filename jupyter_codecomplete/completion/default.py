@@ -98,6 +98,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         cfg = backend.config
         if cfg.style:
             return self.styles.get(cfg.style)
+        own = backend.extra.get("style")
+        if isinstance(own, PromptStyle):
+            return own
         hint = backend.extra.get("style_hint")
         if isinstance(hint, str):
             with contextlib.suppress(Exception):
@@ -166,7 +169,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             prefix=request.prefix,
             suffix=request.suffix,
             files={f.path: f.content for f in request.files},
-            repo_name=self.repo_name or os.path.basename(os.getcwd()),
+            # the repository's name only goes with other files (a repository-level prompt)
+            repo_name=(self.repo_name or os.path.basename(os.getcwd())) if request.files else None,
             file_path=request.path,
             language=request.language,
             cells_above=request.cells_above,
@@ -221,7 +225,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     def token_counter(self, backend: Backend) -> Any:
         """The model's own tokenizer when one is at hand (embedded model), else None: estimate."""
-        return backend.extra.get("token_counter")
+        factory = backend.extra.get("token_counter_factory")
+        return factory() if callable(factory) else backend.extra.get("token_counter")
 
     def model_input(self, prepared: Prepared) -> Any:
         built = prepared.built

@@ -107,7 +107,7 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             prefix=body.prompt,
             suffix=body.suffix or "",
             files=body.files or {},
-            repo_name=body.repo_name or engine.repo_name,
+            repo_name=body.repo_name or (engine.repo_name if body.files else None),
             file_path=body.file_path,
             language=body.language,
         )

@@ -1,0 +1,98 @@
+"""The ``embedded`` backend kind: a GGUF model run inside the server by llama-cpp-python.
+
+One line of config serves a real local code model with no model server::
+
+    c.CodeCompleteApp.completion_model = {"backend": "embedded", "model_path": "/models/qwen2.5-coder-1.5b-q4_k_m.gguf"}
+
+Without ``model_path`` the bundled demo model serves (a tiny model that shows the mechanics).
+The prompt style comes from the GGUF's name (``general.name``, else the file name) matched against
+the style records; when nothing matches but the file declares FIM tokens, a style is made from them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..prompting import FimSpec, PromptStyle, RepoSpec, StyleRegistry
+from ..prompting.tokens import make_counter
+from .base import Backend, BackendError, ModelConfig, register_backend
+
+DEMO_NAME = "codecomplete-demo"
+
+
+def style_from_gguf(info: dict[str, Any], registry: StyleRegistry | None = None) -> PromptStyle | str | None:
+    """A style name matching the model's name or file name, else a style built from its FIM tokens."""
+    registry = registry or StyleRegistry()
+    for name in (info.get("name"), info.get("file_name")):
+        if not name:
+            continue
+        style = registry.for_model(str(name))
+        if style.name != "raw" and style.patterns:
+            return style.name
+    fim = info.get("fim") or {}
+    if {"prefix", "suffix", "middle"} <= set(fim):
+        stops = [t for t in (info.get("eos_token"), fim.get("file_sep"), fim.get("prefix")) if t]
+        repo = None
+        if fim.get("repo_name") and fim.get("file_sep"):
+            repo = RepoSpec(repo_name=fim["repo_name"], file_sep=fim["file_sep"])
+        return PromptStyle(
+            name=f"gguf:{info.get('name') or info.get('file_name')}",
+            description="Made from the FIM tokens declared in the GGUF file.",
+            fim=FimSpec(prefix=fim["prefix"], suffix=fim["suffix"], middle=fim["middle"], pad=fim.get("pad")),
+            repo=repo,
+            stop=list(dict.fromkeys(stops)),
+            eot=[info["eos_token"]] if info.get("eos_token") else [],
+        )
+    return None
+
+
+@register_backend("embedded")
+def embedded(config: ModelConfig) -> Backend:
+    from . import embedded as emb
+
+    if not emb.is_available():
+        raise BackendError(
+            "backend_unavailable",
+            "The embedded model needs llama-cpp-python: pip install 'jupyter_codecomplete[local]'.",
+        )
+    demo = config.model_path is None
+    path = config.model_path or emb.default_model_path()
+    if not os.path.isfile(path):
+        raise BackendError("backend_unavailable", f"No GGUF model file at {path!r}.")
+    info = emb.read_gguf_info(path)
+    if "context_window" not in config.model_fields_set and info.get("context_length"):
+        config = config.model_copy(update={"context_window": min(config.context_window, int(info["context_length"]))})
+    n_ctx = config.context_window
+    llm = emb.EmbeddedLlamaLLM(
+        model_path=path,
+        n_ctx=n_ctx,
+        max_tokens=config.max_tokens,
+        temperature=config.temperature,
+        top_p=config.top_p if config.top_p is not None else 0.95,
+        n_threads=config.options.get("n_threads"),
+        repeat_penalty=float(config.options.get("repeat_penalty", 1.0)),
+    )
+    if not config.model:
+        config = config.model_copy(update={"model": DEMO_NAME if demo else (info.get("name") or os.path.basename(path))})
+    extra: dict[str, Any] = {"gguf": info, "model_path": path}
+    hint = style_from_gguf(info)
+    if isinstance(hint, PromptStyle):
+        extra["style"] = hint
+    elif hint:
+        extra["style_hint"] = hint
+
+    async def describe() -> str | None:
+        return str(info.get("name") or os.path.basename(path))
+
+    counter = make_counter(llm.shared.tokenize)
+
+    def counter_when_loaded() -> Any:
+        try:  # never wait for a model that is still loading: estimate meanwhile
+            llm.shared.llama(timeout=0)
+        except Exception:
+            return None
+        return counter
+
+    extra["token_counter_factory"] = counter_when_loaded
+    return Backend(config=config, llm=llm, kind="embedded", demo=demo, describe=describe, extra=extra)

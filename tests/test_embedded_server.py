@@ -1,0 +1,37 @@
+"""The embedded demo model serving completions through a running server (no model server at all)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from wsclient import open_socket, request
+
+pytest.importorskip("llama_cpp", reason="install the [local] extra")
+pytestmark = pytest.mark.llamacpp
+
+
+@pytest.fixture
+def codecomplete_config() -> dict[str, Any]:
+    # nothing configured and no local model server to find: the embedded demo model serves
+    return {"discover_local_servers": False}
+
+
+async def test_zero_config_serves_the_demo_model(jp_ws_fetch: Any, jp_fetch: Any) -> None:
+    socket = await open_socket(jp_ws_fetch)
+    assert socket.hello is not None
+    model = socket.hello["model"]
+    assert model["backend"] == "embedded" and model["demo"] is True
+    assert model["name"] == "codecomplete-demo"
+    await socket.send(request(1, "import os\nimport sys\n\n\ndef main():\n    ", "", stream=True))
+    msgs = await socket.until_done(1)
+    assert msgs[-1]["done"] is True and msgs[-1]["error"] is None, msgs[-1]
+    r = await jp_fetch("api", "codecomplete", "prompt", method="POST",
+                       body=json.dumps({"prompt": "def f(x):\n    return ", "suffix": "\n\nf(1)\n"}))
+    built = json.loads(r.body)
+    assert built["prompt"].startswith("<|fim_prefix|>") and built["prompt"].endswith("<|fim_middle|>")
+    assert "<|endoftext|>" in built["stop"]
+    r = await jp_fetch("api", "codecomplete", "models")
+    [entry] = json.loads(r.body)["models"]
+    assert entry["demo"] is True and entry["capabilities"]["infill"] is True
