@@ -141,7 +141,7 @@ def test_fim_prompt_is_reproducible(llama_server: LlamaServer) -> None:
     a = direct(llama_server, {"prompt": prompt, "max_tokens": 16})
     b = direct(llama_server, {"prompt": prompt, "max_tokens": 16})
     assert a["choices"][0]["text"] == b["choices"][0]["text"]
-    assert a["usage"]["completion_tokens"] >= 1
+    assert a["choices"][0]["finish_reason"] in {"stop", "length"}
 
 
 async def test_infill_through_the_websocket(jp_ws_fetch: Any, jp_fetch: Any) -> None:
@@ -185,8 +185,9 @@ async def test_cancel_stops_generation_on_the_server(jp_ws_fetch: Any, llama_ser
     await socket.send({"type": "cancel", "number": 1})
     while True:
         msg = await socket.recv()
-        if msg["type"] == "error" and msg["reply_to"] == 1:
+        if msg["reply_to"] == 1 and (msg["type"] == "error" or msg.get("done")):
             break
+    assert msg["type"] == "error", "the generation ended before the cancel reached it"
     assert msg["error"]["type"] == "cancelled"
     for _ in range(600):
         if llama_server.output().count("disconnected") > before:
@@ -196,4 +197,4 @@ async def test_cancel_stops_generation_on_the_server(jp_ws_fetch: Any, llama_ser
     # and the server serves the next request
     await socket.send(request(2, "import os\n", ""))
     [reply] = await socket.until_done(2)
-    assert reply["error"] is None
+    assert reply["error"] is None, llama_server.output()[-3000:]
