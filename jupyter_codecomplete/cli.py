@@ -252,6 +252,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=float, default=30.0, help="seconds per model (default 30)")
     check.add_argument("--no-completion", action="store_true", help="do not run the sample completion")
     check.add_argument("--json", action="store_true", help="print a JSON report")
+    ev = sub.add_parser("eval", help="score configured models on completion tasks sampled from a folder")
+    ev.add_argument("folder", help="a folder of .py files and .ipynb notebooks")
+    ev.add_argument("--config", action="append", help="a jupyter_server_config file (.py/.json); repeatable")
+    ev.add_argument("--model-json", action="append", help='[NAME=]{"backend": ...} a model; repeatable')
+    ev.add_argument(
+        "--variant", action="append", help="NAME=key:value[,...] a variant of the first configuration, "
+        "e.g. no-nb=notebook_context:off or raw=style:raw; repeatable"
+    )
+    ev.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    ev.add_argument("--samples", type=int, default=20, help="tasks per kind (default 20)")
+    ev.add_argument("--kinds", default="next_line,span,block", help="task kinds (default all three)")
+    ev.add_argument("--json", help="write the full report (every task and suggestion) to this file")
+    ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return parser
 
 
@@ -259,6 +272,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     if args.command == "check":
         return asyncio.run(run_check(args))
+    if args.command == "eval":
+        from .evaluation.command import run_command
+
+        return asyncio.run(run_command(args))
     return 2
 
 

@@ -51,16 +51,28 @@ export class StatusModel {
    * The short text: the serving model's name.
    */
   get label(): string {
-    return this._model?.name ?? this._trans.__('Code Completion');
+    if (!this._model) {
+      return this._trans.__('Code Completion');
+    }
+    return this._model.demo
+      ? this._trans.__('%1 (demo)', this._model.name)
+      : this._model.name;
   }
 
   /**
    * The hover text.
    */
   get message(): string {
-    const model = this._model
+    let model = this._model
       ? this._trans.__('Model: %1 (%2)', this._model.name, this._model.backend)
       : this._trans.__('Model: not known yet');
+    if (this._model?.demo) {
+      model +=
+        '\n' +
+        this._trans.__(
+          'This is the tiny bundled demo model: it shows the mechanics, not useful suggestions. Configure a real code model (see the documentation).'
+        );
+    }
     switch (this.state) {
       case 'disabled':
         return this._trans.__('Code completions are disabled. Click to enable.');

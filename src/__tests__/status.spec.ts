@@ -62,6 +62,13 @@ describe('StatusModel', () => {
     model.enabled = false;
     expect(model.state).toBe('disabled');
   });
+
+  it('labels the bundled demo model honestly', () => {
+    const model = new StatusModel();
+    model.model = { name: 'codecomplete-demo', backend: 'embedded', demo: true };
+    expect(model.label).toBe('codecomplete-demo (demo)');
+    expect(model.message).toContain('demo model');
+  });
 });
 
 describe('StatusWidget', () => {

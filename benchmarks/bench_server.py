@@ -1,0 +1,785 @@
+"""Benchmark the completion server end to end: latency, cancellation, loop lag, memory, a soak.
+
+Starts two processes on loopback ports: the scripted OpenAI-format upstream
+(``jupyter_codecomplete.testing.openai_upstream``, a fixed time to first token and time between
+tokens) and ``jupyter server`` with this extension pointed at it (isolated config/data/runtime
+dirs in a temp dir). The benchmark process is the client: websockets to
+``api/codecomplete/inline`` and, for comparison in the same run, plain streaming HTTP requests
+straight to the upstream with the very body the server sends.
+
+    python benchmarks/bench_server.py                      # about 2.5 minutes, 60 s soak
+    python benchmarks/bench_server.py --soak-seconds 600   # the 10-minute soak
+    python benchmarks/bench_server.py --quick              # a smoke run (~40 s)
+
+"First chunk" is the first ``stream`` message whose ``insertText`` is not empty (through the
+server) and the first server-sent event carrying text (direct). The scripted completions start
+with a plain identifier after ``total = ``, which the post-processor passes on at once, so both
+sides measure the same first token. Prints one markdown table (measure, value, target, met);
+``--json PATH`` also writes every number. Never part of the pass/fail tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tornado.websocket import WebSocketClientConnection, websocket_connect
+
+now = time.monotonic  # CLOCK_MONOTONIC: comparable with the upstream process's records
+
+LAT, TYPE, LONG = "#@LAT@", "#@TYPE@", "#@LONG@"
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi".split()
+# one line of code: the post-processor streams it word by word (it ends the suggestion at "\n")
+LAT_TEXT = "alpha + beta\n"
+TYPE_TEXT = " + ".join(WORDS[:10]) + "\n"  # 39 tokens: ~215 ms at 5 ms/token
+LONG_TEXT = " + ".join((WORDS * 3)[:40]) + "\n"  # capped by max_tokens (64 tokens)
+PREFIX_TAIL = "\ndef f(alpha, beta):\n    total = "
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100); nan for no values."""
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, int(round(q / 100 * len(s) + 0.5)) - 1))
+    return s[k]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Req:
+    """One completion request as the client saw it (times are time.monotonic())."""
+
+    number: int
+    marker: str
+    t_send: float = 0.0
+    t_first: float | None = None
+    first_text: str = ""
+    t_done: float | None = None
+    error: str | None = None
+    t_superseded: float | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def first_ms(self) -> float | None:
+        return None if self.t_first is None else (self.t_first - self.t_send) * 1000
+
+
+class Markers:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, kind: str) -> str:
+        self.n += 1
+        return f"{kind} id{self.n:07d}x"
+
+
+class WsClient:
+    """A completion websocket with a reader that files every message under its request."""
+
+    def __init__(self, conn: WebSocketClientConnection) -> None:
+        self.conn = conn
+        self.reqs: dict[int, Req] = {}
+        self.number = 0
+        self.closed = asyncio.Event()
+        self.reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def connect(cls, url: str) -> WsClient:
+        conn = await websocket_connect(url, max_message_size=64 * 1024 * 1024)
+        hello = await conn.read_message()
+        assert isinstance(hello, str) and json.loads(hello)["type"] == "hello", hello
+        client = cls(conn)
+        client.reader = asyncio.get_running_loop().create_task(client._read())
+        return client
+
+    def send(self, marker: str, **extra: Any) -> Req:
+        self.number += 1
+        req = Req(self.number, marker)
+        t = now()
+        for old in self.reqs.values():  # the server supersedes every older request in flight
+            if old.t_done is None and old.t_superseded is None:
+                old.t_superseded = t
+        self.reqs[req.number] = req
+        msg = {
+            "type": "inline_completion",
+            "number": req.number,
+            "prefix": f"# {marker}{PREFIX_TAIL}",
+            "suffix": "",
+            "language": "python",
+            "path": "bench.ipynb",
+            "stream": True,
+            **extra,
+        }
+        data = json.dumps(msg)
+        req.t_send = now()
+        self.conn.write_message(data)
+        return req
+
+    async def _read(self) -> None:
+        while True:
+            raw = await self.conn.read_message()
+            t = now()
+            if raw is None:
+                break
+            msg = json.loads(raw)
+            req = self.reqs.get(msg.get("reply_to", -1))
+            if req is None:
+                continue
+            kind = msg["type"]
+            if kind == "stream":
+                text = msg["response"]["insertText"]
+                if text and req.t_first is None:
+                    req.t_first, req.first_text = t, text
+                if msg["done"]:
+                    req.error = (msg.get("error") or {}).get("type")
+                    self._finish(req, t)
+            elif kind == "error":
+                req.error = msg["error"]["type"]
+                self._finish(req, t)
+            elif kind == "inline_completion" and msg.get("error"):
+                req.error = msg["error"]["type"]
+                self._finish(req, t)
+        self.closed.set()
+        for req in self.reqs.values():
+            req.done.set()
+
+    def _finish(self, req: Req, t: float) -> None:
+        req.t_done = t
+        req.done.set()
+        # forget finished requests, except the recent ones (bounded memory in long soaks)
+        if len(self.reqs) > 64:
+            for n in [n for n, r in self.reqs.items() if r.t_done is not None][:32]:
+                self.reqs.pop(n, None)
+
+    async def close(self) -> None:
+        self.conn.close()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.closed.wait(), 5)
+        if self.reader is not None:
+            self.reader.cancel()
+
+
+class Direct:
+    """Streaming requests straight to the upstream, with the body the server sends."""
+
+    def __init__(self, base_url: str, body: dict[str, Any], marker: str) -> None:
+        self.url = base_url + "/completions"
+        self.body = body
+        self.template_marker = marker
+        self.client = httpx.AsyncClient(timeout=30)
+
+    async def request(self, req: Req) -> None:
+        body = dict(self.body)
+        body["prompt"] = str(body["prompt"]).replace(self.template_marker, req.marker)
+        if req.marker.split()[0] != self.template_marker.split()[0]:
+            body["prompt"] = body["prompt"].replace(self.template_marker.split()[0], req.marker.split()[0])
+        req.t_send = now()
+        try:
+            async with self.client.stream("POST", self.url, json=body) as resp:
+                async for line in resp.aiter_lines():
+                    if not line.startswith("data: "):
+                        continue
+                    data = line[6:]
+                    if data == "[DONE]":
+                        break
+                    text = json.loads(data)["choices"][0]["text"]
+                    if text and req.t_first is None:
+                        req.t_first, req.first_text = now(), text
+        finally:
+            req.t_done = now()
+            req.done.set()
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+class Servers:
+    """The upstream and the Jupyter server, as subprocesses in a temp dir."""
+
+    def __init__(self, ttft_ms: float, token_ms: float, keep: bool) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="bench-codecomplete-"))
+        self.keep = keep
+        self.ttft_ms, self.token_ms = ttft_ms, token_ms
+        self.up_port, self.port = free_port(), free_port()
+        self.token = "bench-" + os.urandom(8).hex()
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.http = httpx.AsyncClient(timeout=30)
+
+    @property
+    def up_url(self) -> str:
+        return f"http://127.0.0.1:{self.up_port}/v1"
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/api/codecomplete/inline?token={self.token}"
+
+    def _spawn(self, args: list[str], log: str, env: dict[str, str]) -> None:
+        out = open(self.tmp / log, "wb")  # noqa: SIM115 - lives as long as the process
+        self.procs.append(subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env))
+
+    async def start(self) -> None:
+        rules = [
+            {"contains": LAT, "completion": LAT_TEXT},
+            {"contains": TYPE, "completion": TYPE_TEXT},
+            {"contains": LONG, "completion": LONG_TEXT},
+        ]
+        (self.tmp / "rules.json").write_text(json.dumps(rules))
+        env = dict(os.environ)
+        for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
+            d = self.tmp / name.lower()
+            d.mkdir()
+            env[name] = str(d)
+        env.pop("JUPYTER_TOKEN", None)
+        model = {
+            "backend": "openai",
+            "base_url": self.up_url,
+            "model": "bench",
+            "style": "raw",
+            "max_tokens": 64,
+        }
+        (self.tmp / "jupyter_config_dir" / "jupyter_server_config.py").write_text(
+            f"c.CodeCompleteApp.completion_model = {model!r}\n"
+            "c.CodeCompleteApp.monitor_event_loop = True\n"
+            "c.CodeCompleteApp.discover_local_servers = False\n"
+        )
+        root = self.tmp / "root"
+        root.mkdir()
+        py = sys.executable
+        self._spawn(
+            [
+                py, "-m", "jupyter_codecomplete.testing.openai_upstream", "--port", str(self.up_port),
+                "--rules", str(self.tmp / "rules.json"), "--ttft-ms", str(self.ttft_ms),
+                "--token-ms", str(self.token_ms), "--model", "bench",
+            ],
+            "upstream.log",
+            env,
+        )  # fmt: skip
+        self._spawn(
+            [
+                py, "-m", "jupyter_server", "--ip=127.0.0.1", f"--port={self.port}",
+                "--port-retries=0", f"--ServerApp.token={self.token}", "--ServerApp.open_browser=False",
+                "--ServerApp.jpserver_extensions={'jupyter_codecomplete': True}",
+                f"--ServerApp.root_dir={root}", "--ServerApp.log_level=WARN",
+            ],
+            "server.log",
+            env,
+        )  # fmt: skip
+        deadline = now() + 90
+        for url in (self.up_url + "/models", f"{self.base}/api/codecomplete/stats?token={self.token}"):
+            while True:
+                if any(p.poll() is not None for p in self.procs):
+                    raise RuntimeError(f"a process exited early; logs in {self.tmp}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await self.http.get(url)).status_code == 200:
+                        break
+                if now() > deadline:
+                    raise RuntimeError(f"{url} did not come up; logs in {self.tmp}")
+                await asyncio.sleep(0.2)
+
+    async def stats(self, reset: bool = False, gc: bool = False) -> dict[str, Any]:
+        q = "&reset=1" if reset else ""
+        q += "&gc=1" if gc else ""
+        r = await self.http.get(f"{self.base}/api/codecomplete/stats?token={self.token}{q}")
+        r.raise_for_status()
+        return dict(r.json())
+
+    async def upstream_records(self) -> list[dict[str, Any]]:
+        r = await self.http.get(self.up_url.rsplit("/v1", 1)[0] + "/_stats")
+        return list(r.json()["requests"])
+
+    def server_pid(self) -> int:
+        return self.procs[1].pid
+
+    async def stop(self) -> None:
+        await self.http.aclose()
+        for p in reversed(self.procs):
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if not self.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def by_marker(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        prompt = str(rec.get("body", {}).get("prompt", ""))
+        i = prompt.find(" id")
+        if i != -1:
+            out[prompt[i + 1 : i + 11]] = rec
+    return out
+
+
+def marker_id(marker: str) -> str:
+    return marker.split()[1]
+
+
+@dataclass
+class CancelStats:
+    close_ms: list[float] = field(default_factory=list)
+    tokens_after: list[int] = field(default_factory=list)
+    finished_first: int = 0  # the upstream had sent everything before the newer request came
+    never_sent: int = 0  # cancelled before the upstream request was made
+    not_closed: int = 0  # the upstream never saw the hang-up (a failure)
+
+
+def cancel_stats(reqs: list[Req], records: list[dict[str, Any]]) -> CancelStats:
+    recs = by_marker(records)
+    out = CancelStats()
+    for req in reqs:
+        if req.t_superseded is None:
+            continue
+        rec = recs.get(marker_id(req.marker))
+        if rec is None:
+            out.never_sent += 1
+            continue
+        if rec["finished"] and not rec["client_closed"]:
+            out.finished_first += 1
+            continue
+        if rec["closed_at"] is None:
+            out.not_closed += 1
+            continue
+        out.close_ms.append((rec["closed_at"] - req.t_superseded) * 1000)
+        after = sum(1 for t in rec["token_times"] if t > req.t_superseded)
+        out.tokens_after.append(after + int(rec["tokens_after_close"]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------- phases
+async def warm_up(srv: Servers, markers: Markers) -> Direct:
+    ws = await WsClient.connect(srv.ws_url)
+    for _ in range(20):
+        req = ws.send(markers(LAT))
+        await asyncio.wait_for(req.done.wait(), 30)
+        assert req.error is None and req.first_text, (req.error, req.first_text)
+    recs = by_marker(await srv.upstream_records())
+    body = recs[marker_id(req.marker)]["body"]
+    await ws.close()
+    return Direct(srv.up_url, body, req.marker)
+
+
+async def idle_sockets(srv: Servers, n: int) -> dict[str, Any]:
+    before = await srv.stats(gc=True)
+    socks = [await WsClient.connect(srv.ws_url) for _ in range(n)]
+    await asyncio.sleep(1.0)
+    after = await srv.stats(gc=True)
+    for s in socks:
+        await s.close()
+    extra = after["rss_bytes"] - before["rss_bytes"]
+    return {"sockets": n, "rss_before": before["rss_bytes"], "extra_bytes": extra}
+
+
+async def one_client(srv: Servers, direct: Direct, markers: Markers, pairs: int) -> dict[str, Any]:
+    ws = await WsClient.connect(srv.ws_url)
+    via: list[Req] = []
+    dir_: list[Req] = []
+    first_texts: set[str] = set()
+    for i in range(pairs):
+        order = (0, 1) if i % 2 == 0 else (1, 0)
+        for which in order:
+            if which == 0:
+                req = ws.send(markers(LAT))
+                await asyncio.wait_for(req.done.wait(), 30)
+                via.append(req)
+                first_texts.add(req.first_text)
+            else:
+                req = Req(0, markers(LAT))
+                await asyncio.wait_for(direct.request(req), 30)
+                dir_.append(req)
+            await asyncio.sleep(0.01)
+    await ws.close()
+    v = [r.first_ms for r in via if r.first_ms is not None]
+    d = [r.first_ms for r in dir_ if r.first_ms is not None]
+    return {
+        "server_ms": v,
+        "direct_ms": d,
+        "errors": sum(1 for r in via if r.error),
+        "first_texts": sorted(first_texts),
+        "direct_first_texts": sorted({r.first_text for r in dir_}),
+    }
+
+
+async def typing(
+    clients: int, seconds: float, send: Callable[[int, str], Awaitable[Req]], gap: tuple[float, float]
+) -> list[Req]:
+    """``clients`` users typing: a request every ``gap`` seconds (uniform), each superseding the last."""
+    out: list[Req] = []
+    end = now() + seconds
+
+    async def user(k: int, rng: random.Random) -> None:
+        await asyncio.sleep(rng.uniform(0, gap[1]))
+        while now() < end:
+            out.append(await send(k, TYPE))
+            await asyncio.sleep(rng.uniform(*gap))
+
+    await asyncio.gather(*(user(k, random.Random(k * 7919 + int(seconds))) for k in range(clients)))
+    await asyncio.sleep(0.5)  # let the last streams end
+    return out
+
+
+async def load(
+    srv: Servers, direct: Direct, markers: Markers, clients: int, seconds: float, rounds: int
+) -> dict[str, Any]:
+    """Alternate phases through the server and direct, ``rounds`` of each, same typing pattern."""
+    gap = (0.15, 0.35)
+    via: list[Req] = []
+    dir_: list[Req] = []
+    lags: list[float] = []
+    per = seconds / rounds
+    for _ in range(rounds):
+        socks = [await WsClient.connect(srv.ws_url) for _ in range(clients)]
+        await srv.stats(reset=True)
+
+        async def send_ws(k: int, kind: str, socks: list[WsClient] = socks) -> Req:
+            return socks[k].send(markers(kind))
+
+        via += await typing(clients, per, send_ws, gap)
+        lags.append(float((await srv.stats())["max_loop_lag_ms"]))
+        for s in socks:
+            await s.close()
+
+        running: dict[int, tuple[Req, asyncio.Task[None]]] = {}
+        tasks: list[asyncio.Task[None]] = []
+
+        async def send_direct(k: int, kind: str) -> Req:
+            req = Req(0, markers(kind))
+            prev = running.get(k)
+            if prev is not None and not prev[1].done():
+                prev[0].t_superseded = now()
+                prev[1].cancel()  # closes the HTTP stream, as the server does
+            task = asyncio.get_running_loop().create_task(direct.request(req))
+            running[k] = (req, task)
+            tasks.append(task)
+            return req
+
+        dir_ += await typing(clients, per, send_direct, gap)
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    records = await srv.upstream_records()
+    cs = cancel_stats(via, records)
+    return {
+        "server_ms": [r.first_ms for r in via if r.first_ms is not None],
+        "direct_ms": [r.first_ms for r in dir_ if r.first_ms is not None],
+        "requests": len(via),
+        "direct_requests": len(dir_),
+        "no_first_chunk": sum(1 for r in via if r.first_ms is None and r.t_superseded is None),
+        "superseded_before_first": sum(1 for r in via if r.first_ms is None and r.t_superseded is not None),
+        "errors": sum(1 for r in via if r.error not in (None, "superseded")),
+        "max_loop_lag_ms": max(lags),
+        "cancel": cs.__dict__,
+    }
+
+
+async def supersede(srv: Servers, markers: Markers, n: int) -> dict[str, Any]:
+    """Start a long stream, and while it streams send a newer request; when did the upstream see
+    the hang-up, and how many tokens did it make after the newer request was sent?"""
+    ws = await WsClient.connect(srv.ws_url)
+    rng = random.Random(3)
+    olds: list[Req] = []
+    for _ in range(n):
+        old = ws.send(markers(LONG))
+        while old.t_first is None and not old.done.is_set():
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(rng.uniform(0, 0.05))
+        new = ws.send(markers(LAT))
+        await asyncio.wait_for(asyncio.gather(old.done.wait(), new.done.wait()), 30)
+        assert old.error == "superseded", old.error
+        olds.append(old)
+        await asyncio.sleep(0.05)
+    await ws.close()
+    await asyncio.sleep(0.2)
+    return cancel_stats(olds, await srv.upstream_records()).__dict__
+
+
+async def soak(srv: Servers, markers: Markers, seconds: float, rate: float, warmup: float) -> dict[str, Any]:
+    """``rate`` requests/s from 4 sockets (each reconnects every 100 requests); memory and tasks."""
+    n_clients = 4
+    interval = n_clients / rate
+    cells = [
+        {"cell_type": "code", "language": "python", "source": f"x{i} = load({i})\nprint(x{i})\n"}
+        for i in range(5)
+    ]
+    baseline = await srv.stats(gc=True)
+    samples: list[tuple[float, int]] = []
+    sent = [0]
+    errors: dict[str, int] = {}
+    rss_start: list[int] = []
+
+    async def client(k: int, end: float, t0: float) -> None:
+        ws = await WsClient.connect(srv.ws_url)
+        i = 0
+        try:
+            while True:
+                due = t0 + k * interval / n_clients + i * interval
+                if due >= end:
+                    break
+                await asyncio.sleep(max(0.0, due - now()))
+                ws.send(markers(TYPE), cells_above=cells[: i % 6])
+                sent[0] += 1
+                i += 1
+                if i % 100 == 0:
+                    await asyncio.sleep(0.3)
+                    for r in ws.reqs.values():
+                        if r.error not in (None, "superseded"):
+                            errors[r.error] = errors.get(r.error, 0) + 1
+                    await ws.close()
+                    ws = await WsClient.connect(srv.ws_url)
+            await asyncio.sleep(0.5)
+            for r in ws.reqs.values():
+                if r.error not in (None, "superseded"):
+                    errors[r.error] = errors.get(r.error, 0) + 1
+        finally:
+            await ws.close()
+
+    async def sampler(end: float) -> None:
+        while now() < end:
+            await asyncio.sleep(min(10.0, max(0.0, end - now())))
+            st = await srv.stats()
+            samples.append((now(), int(st["rss_bytes"])))
+
+    t0 = now()
+    end = t0 + warmup + seconds
+
+    async def mark_start() -> None:
+        await asyncio.sleep(warmup)
+        rss_start.append(int((await srv.stats(gc=True))["rss_bytes"]))
+
+    await asyncio.gather(
+        *(client(k, end, t0) for k in range(n_clients)), sampler(end), mark_start()
+    )
+    elapsed = now() - t0
+    await asyncio.sleep(1.0)
+    final = await srv.stats(gc=True)
+    return {
+        "seconds": seconds,
+        "warmup_s": warmup,
+        "sent": sent[0],
+        "rate": sent[0] / elapsed,
+        "rss_start": rss_start[0],
+        "rss_end": final["rss_bytes"],
+        "growth_pct": (final["rss_bytes"] - rss_start[0]) / rss_start[0] * 100,
+        "rss_samples": [s for _, s in samples],
+        "tasks_before": baseline["tasks"],
+        "tasks_after": final["tasks"],
+        "codecomplete_tasks_after": final["codecomplete_tasks"],
+        "leaked_tasks": max(0, final["tasks"] - baseline["tasks"]) + final["codecomplete_tasks"],
+        "errors": errors,
+    }
+
+
+# ----------------------------------------------------------------------------------------- report
+def prompt_p50(path: str | None) -> tuple[float | None, str]:
+    """The p50 of 'end of notebook, completion' with the exact tokenizer from bench_prompt output."""
+    if not path or not os.path.exists(path):
+        return None, "run benchmarks/bench_prompt.py"
+    best: float | None = None
+    for line in Path(path).read_text().splitlines():
+        parts = line.split()
+        if len(parts) > 8 and parts[0] == "4096" and "bpe" in line and "+verify" not in line:
+            v = float(parts[-4])
+            best = v if best is None else max(best, v)
+    return best, "bench_prompt.py, window 4096, worst case"
+
+
+def rows(res: dict[str, Any]) -> Iterator[tuple[str, str, str, bool | None]]:
+    one = res["one_client"]
+    sp50 = percentile(one["server_ms"], 50) - percentile(one["direct_ms"], 50)
+    sp99 = percentile(one["server_ms"], 99) - percentile(one["direct_ms"], 99)
+    yield (
+        "added latency to first chunk, 1 client, p50 / p99",
+        f"{sp50:.2f} / {sp99:.2f} ms",
+        "≤ 2 / ≤ 10 ms",
+        sp50 <= 2 and sp99 <= 10,
+    )
+    ld = res["load"]
+    lp99 = percentile(ld["server_ms"], 99) - percentile(ld["direct_ms"], 99)
+    yield (
+        f"added latency to first chunk, {res['args']['clients']} clients typing, p99",
+        f"{lp99:.2f} ms",
+        "≤ 25 ms",
+        lp99 <= 25,
+    )
+    sup = res["supersede"]
+    c99 = percentile(sup["close_ms"], 99)
+    yield (
+        "superseded: upstream closed after the newer request, p99 (1 client)",
+        f"{c99:.2f} ms (n={len(sup['close_ms'])})",
+        "≤ 20 ms",
+        c99 <= 20 and sup["not_closed"] == 0,
+    )
+    lc = ld["cancel"]
+    l99 = percentile(lc["close_ms"], 99)
+    yield (
+        "superseded under the typing load, p99",
+        f"{l99:.2f} ms (n={len(lc['close_ms'])})",
+        "≤ 20 ms",
+        l99 <= 20 and lc["not_closed"] == 0,
+    )
+    toks = sup["tokens_after"] + lc["tokens_after"]
+    tmax = max(toks) if toks else 0
+    tmean = statistics.mean(toks) if toks else 0.0
+    yield (
+        "upstream tokens after supersede, max (mean)",
+        f"{tmax} ({tmean:.2f})",
+        "≤ 2 per request",
+        tmax <= 2,
+    )
+    lag = ld["max_loop_lag_ms"]
+    yield ("event-loop lag under the typing load, max", f"{lag:.1f} ms", "≤ 20 ms", lag <= 20)
+    pp, how = res["prompt"]
+    yield (
+        "prompt, 1,000-cell notebook (2 MB), exact tokenizer, p50",
+        f"{pp:.2f} ms ({how})" if pp is not None else how,
+        "≤ 20 ms",
+        None if pp is None else pp <= 20,
+    )
+    idle = res["idle"]
+    mb = idle["extra_bytes"] / 2**20
+    yield (f"{idle['sockets']} idle sockets, extra memory", f"{mb:.2f} MB", "≤ 10 MB", mb <= 10)
+    sk = res["soak"]
+    yield (
+        f"soak {sk['seconds']:.0f} s at {sk['rate']:.1f} req/s: memory growth, leaked tasks",
+        f"{sk['growth_pct']:+.2f} %, {sk['leaked_tasks']}",
+        "≤ 5 %, 0",
+        sk["growth_pct"] <= 5 and sk["leaked_tasks"] == 0,
+    )
+
+
+def print_report(res: dict[str, Any]) -> None:
+    a = res["args"]
+    print()
+    print(
+        f"# bench_server: {res['date']}, {res['machine']}; upstream TTFT {a['ttft_ms']} ms, "
+        f"{a['token_ms']} ms/token"
+    )
+    print()
+    print("| measure | value | target | met |")
+    print("|---|---|---|---|")
+    for name, value, target, met in rows(res):
+        mark = "—" if met is None else ("yes" if met else "**no**")
+        print(f"| {name} | {value} | {target} | {mark} |")
+    one, ld, sup, lc = res["one_client"], res["load"], res["supersede"], res["load"]["cancel"]
+
+    def dist(v: list[float]) -> str:
+        return f"p50 {percentile(v, 50):.2f} p90 {percentile(v, 90):.2f} p99 {percentile(v, 99):.2f} ms"
+
+    print()
+    print("Details:")
+    print(f"- 1 client, first chunk: server {dist(one['server_ms'])} (n={len(one['server_ms'])})")
+    print(f"  direct {dist(one['direct_ms'])} (n={len(one['direct_ms'])}); errors {one['errors']}")
+    print(f"  first chunk text: server {one['first_texts']}, direct {one['direct_first_texts']}")
+    print(f"- {a['clients']} clients typing, first chunk: server {dist(ld['server_ms'])} (n={len(ld['server_ms'])})")
+    print(f"  direct {dist(ld['direct_ms'])} (n={len(ld['direct_ms'])})")
+    print(
+        f"  requests {ld['requests']}, superseded before their first chunk "
+        f"{ld['superseded_before_first']}, without a first chunk {ld['no_first_chunk']}, errors {ld['errors']}"
+    )
+    for label, c in (("1 client", sup), ("typing load", lc)):
+        print(
+            f"- supersede ({label}): close {dist(c['close_ms'])}; upstream had finished "
+            f"{c['finished_first']}, never reached upstream {c['never_sent']}, not closed {c['not_closed']}"
+        )
+    sk = res["soak"]
+    print(
+        f"- soak: {sk['sent']} requests, rss {sk['rss_start'] / 2**20:.1f} → {sk['rss_end'] / 2**20:.1f} MB "
+        f"(after {sk['warmup_s']:.0f} s warm-up), samples "
+        f"{[round(s / 2**20, 1) for s in sk['rss_samples']]} MB; tasks {sk['tasks_before']} → "
+        f"{sk['tasks_after']}, codecomplete tasks left {sk['codecomplete_tasks_after']}; errors {sk['errors']}"
+    )
+    idle = res["idle"]
+    print(f"- idle sockets: rss before {idle['rss_before'] / 2**20:.1f} MB")
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    srv = Servers(args.ttft_ms, args.token_ms, args.keep)
+    markers = Markers()
+    res: dict[str, Any] = {
+        "args": vars(args),
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "machine": f"{platform.node()}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
+    }
+    try:
+        print(f"starting servers in {srv.tmp} ...", flush=True)
+        await srv.start()
+        direct = await warm_up(srv, markers)
+        steps: list[tuple[str, Callable[[], Awaitable[dict[str, Any]]]]] = [
+            ("idle", lambda: idle_sockets(srv, args.idle_sockets)),
+            ("one_client", lambda: one_client(srv, direct, markers, args.pairs)),
+            ("load", lambda: load(srv, direct, markers, args.clients, args.load_seconds, args.rounds)),
+            ("supersede", lambda: supersede(srv, markers, args.supersedes)),
+            ("soak", lambda: soak(srv, markers, args.soak_seconds, args.soak_rate, args.soak_warmup)),
+        ]
+        for name, step in steps:
+            t = now()
+            print(f"{name} ...", end=" ", flush=True)
+            res[name] = await step()
+            print(f"{now() - t:.1f} s", flush=True)
+        await direct.close()
+    finally:
+        await srv.stop()
+    res["prompt"] = prompt_p50(args.prompt_output)
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--ttft-ms", type=float, default=20.0, help="upstream time to first token")
+    ap.add_argument("--token-ms", type=float, default=5.0, help="upstream time between tokens")
+    ap.add_argument("--pairs", type=int, default=200, help="1 client: server/direct request pairs")
+    ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--load-seconds", type=float, default=20.0, help="typing load, per side (server/direct)")
+    ap.add_argument("--rounds", type=int, default=2, help="alternations of server and direct under load")
+    ap.add_argument("--supersedes", type=int, default=60)
+    ap.add_argument("--idle-sockets", type=int, default=64)
+    ap.add_argument("--soak-seconds", type=float, default=60.0)
+    ap.add_argument("--soak-rate", type=float, default=20.0)
+    ap.add_argument("--soak-warmup", type=float, default=10.0)
+    ap.add_argument("--prompt-output", help="a saved output of bench_prompt.py to take the prompt row from")
+    ap.add_argument("--json", help="write every number here")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir (server and upstream logs)")
+    ap.add_argument("--quick", action="store_true", help="a short smoke run")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.pairs, args.load_seconds, args.supersedes = 40, 6.0, 15
+        args.soak_seconds, args.soak_warmup = 10.0, 3.0
+    res = asyncio.run(run(args))
+    print_report(res)
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""The ``jupyter codecomplete eval`` command: arguments in, table and JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .runner import EvalConfig, apply_variant, config_from_file, config_from_json, format_table, run_eval
+from .tasks import KINDS, find_documents, sample_tasks
+
+
+def configurations(args: argparse.Namespace) -> list[EvalConfig]:
+    """``--config`` files and ``--model-json`` models in the order given (else the server's own
+    configuration), then each ``--variant`` of the first one."""
+    configs: list[EvalConfig] = [config_from_file(p) for p in args.config or []]
+    configs += [config_from_json(s) for s in args.model_json or []]
+    if not configs:
+        from ..cli import load_server_config
+        from ..extension import CodeCompleteApp
+
+        app = CodeCompleteApp(config=load_server_config())
+        models = app.model_configs()
+        if not models:
+            raise ValueError("no completion model is configured; pass --config or --model-json")
+        configs.append(EvalConfig("server", models, dict(app.routes), dict(app.prompt_styles)))
+    configs += [apply_variant(configs[0], v) for v in args.variant or []]
+    seen: dict[str, int] = {}
+    for c in configs:  # unique names
+        seen[c.name] = seen.get(c.name, 0) + 1
+        if seen[c.name] > 1:
+            c.name = f"{c.name}-{seen[c.name]}"
+    return configs
+
+
+def parse_kinds(text: str) -> list[str]:
+    kinds = [k.strip() for k in text.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"--kinds takes a comma-separated list of {', '.join(KINDS)}")
+    return kinds
+
+
+async def run_command(args: argparse.Namespace) -> int:
+    try:
+        kinds = parse_kinds(args.kinds)
+        configs = configurations(args)
+    except (ValueError, OSError) as exc:
+        print(f"jupyter codecomplete eval: {exc}", file=sys.stderr)
+        return 2
+    documents = find_documents(args.folder)
+    tasks = sample_tasks(documents, args.samples, args.seed, kinds)
+    if not tasks:
+        print(
+            f"jupyter codecomplete eval: no tasks found in {args.folder} (.py files, .ipynb notebooks)",
+            file=sys.stderr,
+        )
+        return 2
+
+    def progress(msg: str) -> None:
+        if not args.quiet:
+            print(msg, file=sys.stderr, flush=True)
+
+    report: dict[str, Any] = {
+        "folder": args.folder,
+        "seed": args.seed,
+        "samples_per_kind": args.samples,
+        "kinds": kinds,
+        "documents": len(documents),
+        **await run_eval(configs, tasks, progress=progress),
+    }
+    print(format_table(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    failed = any(
+        r["summary"]["all"]["errors"] == r["summary"]["all"]["tasks"] for r in report["configurations"]
+    )
+    return 1 if failed else 0
