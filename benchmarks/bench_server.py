@@ -58,7 +58,7 @@ def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
     s = sorted(values)
-    k = max(0, min(len(s) - 1, int(round(q / 100 * len(s) + 0.5)) - 1))
+    k = max(0, min(len(s) - 1, round(q / 100 * len(s) + 0.5) - 1))
     return s[k]
 
 
@@ -81,6 +81,7 @@ class Req:
     error: str | None = None
     t_superseded: float | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    first: asyncio.Event = field(default_factory=asyncio.Event)  # set with t_first, or when done
 
     @property
     def first_ms(self) -> float | None:
@@ -153,6 +154,7 @@ class WsClient:
                 text = msg["response"]["insertText"]
                 if text and req.t_first is None:
                     req.t_first, req.first_text = t, text
+                    req.first.set()
                 if msg["done"]:
                     req.error = (msg.get("error") or {}).get("type")
                     self._finish(req, t)
@@ -169,6 +171,7 @@ class WsClient:
     def _finish(self, req: Req, t: float) -> None:
         req.t_done = t
         req.done.set()
+        req.first.set()
         # forget finished requests, except the recent ones (bounded memory in long soaks)
         if len(self.reqs) > 64:
             for n in [n for n, r in self.reqs.items() if r.t_done is not None][:32]:
@@ -194,8 +197,6 @@ class Direct:
     async def request(self, req: Req) -> None:
         body = dict(self.body)
         body["prompt"] = str(body["prompt"]).replace(self.template_marker, req.marker)
-        if req.marker.split()[0] != self.template_marker.split()[0]:
-            body["prompt"] = body["prompt"].replace(self.template_marker.split()[0], req.marker.split()[0])
         req.t_send = now()
         try:
             async with self.client.stream("POST", self.url, json=body) as resp:
@@ -241,7 +242,7 @@ class Servers:
         return f"ws://127.0.0.1:{self.port}/api/codecomplete/inline?token={self.token}"
 
     def _spawn(self, args: list[str], log: str, env: dict[str, str]) -> None:
-        out = open(self.tmp / log, "wb")  # noqa: SIM115 - lives as long as the process
+        out = open(self.tmp / log, "wb")  # lives as long as the process
         self.procs.append(subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env))
 
     async def start(self) -> None:
@@ -286,7 +287,7 @@ class Servers:
                 py, "-m", "jupyter_server", "--ip=127.0.0.1", f"--port={self.port}",
                 "--port-retries=0", f"--ServerApp.token={self.token}", "--ServerApp.open_browser=False",
                 "--ServerApp.jpserver_extensions={'jupyter_codecomplete': True}",
-                f"--ServerApp.root_dir={root}", "--ServerApp.log_level=WARN",
+                f"--ServerApp.root_dir={root}", "--ServerApp.log_level=WARN", "--allow-root",
             ],
             "server.log",
             env,
@@ -471,7 +472,12 @@ async def load(
         running: dict[int, tuple[Req, asyncio.Task[None]]] = {}
         tasks: list[asyncio.Task[None]] = []
 
-        async def send_direct(k: int, kind: str) -> Req:
+        async def send_direct(
+            k: int,
+            kind: str,
+            running: dict[int, tuple[Req, asyncio.Task[None]]] = running,
+            tasks: list[asyncio.Task[None]] = tasks,
+        ) -> Req:
             req = Req(0, markers(kind))
             prev = running.get(k)
             if prev is not None and not prev[1].done():
@@ -509,8 +515,7 @@ async def supersede(srv: Servers, markers: Markers, n: int) -> dict[str, Any]:
     olds: list[Req] = []
     for _ in range(n):
         old = ws.send(markers(LONG))
-        while old.t_first is None and not old.done.is_set():
-            await asyncio.sleep(0.001)
+        await asyncio.wait_for(old.first.wait(), 30)
         await asyncio.sleep(rng.uniform(0, 0.05))
         new = ws.send(markers(LAT))
         await asyncio.wait_for(asyncio.gather(old.done.wait(), new.done.wait()), 30)
@@ -575,9 +580,7 @@ async def soak(srv: Servers, markers: Markers, seconds: float, rate: float, warm
         await asyncio.sleep(warmup)
         rss_start.append(int((await srv.stats(gc=True))["rss_bytes"]))
 
-    await asyncio.gather(
-        *(client(k, end, t0) for k in range(n_clients)), sampler(end), mark_start()
-    )
+    await asyncio.gather(*(client(k, end, t0) for k in range(n_clients)), sampler(end), mark_start())
     elapsed = now() - t0
     await asyncio.sleep(1.0)
     final = await srv.stats(gc=True)
@@ -699,11 +702,13 @@ def print_report(res: dict[str, Any]) -> None:
     print(f"- 1 client, first chunk: server {dist(one['server_ms'])} (n={len(one['server_ms'])})")
     print(f"  direct {dist(one['direct_ms'])} (n={len(one['direct_ms'])}); errors {one['errors']}")
     print(f"  first chunk text: server {one['first_texts']}, direct {one['direct_first_texts']}")
-    print(f"- {a['clients']} clients typing, first chunk: server {dist(ld['server_ms'])} (n={len(ld['server_ms'])})")
+    n = len(ld["server_ms"])
+    print(f"- {a['clients']} clients typing, first chunk: server {dist(ld['server_ms'])} (n={n})")
     print(f"  direct {dist(ld['direct_ms'])} (n={len(ld['direct_ms'])})")
     print(
         f"  requests {ld['requests']}, superseded before their first chunk "
-        f"{ld['superseded_before_first']}, without a first chunk {ld['no_first_chunk']}, errors {ld['errors']}"
+        f"{ld['superseded_before_first']}, without a first chunk {ld['no_first_chunk']}, "
+        f"errors {ld['errors']}"
     )
     for label, c in (("1 client", sup), ("typing load", lc)):
         print(
@@ -715,7 +720,8 @@ def print_report(res: dict[str, Any]) -> None:
         f"- soak: {sk['sent']} requests, rss {sk['rss_start'] / 2**20:.1f} → {sk['rss_end'] / 2**20:.1f} MB "
         f"(after {sk['warmup_s']:.0f} s warm-up), samples "
         f"{[round(s / 2**20, 1) for s in sk['rss_samples']]} MB; tasks {sk['tasks_before']} → "
-        f"{sk['tasks_after']}, codecomplete tasks left {sk['codecomplete_tasks_after']}; errors {sk['errors']}"
+        f"{sk['tasks_after']}, codecomplete tasks left {sk['codecomplete_tasks_after']}; "
+        f"errors {sk['errors']}"
     )
     idle = res["idle"]
     print(f"- idle sockets: rss before {idle['rss_before'] / 2**20:.1f} MB")

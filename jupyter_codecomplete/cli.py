@@ -275,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "eval":
         from .evaluation.command import run_command
 
-        return asyncio.run(run_command(args))
+        return run_command(args)
     return 2
 
 

@@ -27,8 +27,13 @@ async def test_zero_config_serves_the_demo_model(jp_ws_fetch: Any, jp_fetch: Any
     await socket.send(request(1, "import os\nimport sys\n\n\ndef main():\n    ", "", stream=True))
     msgs = await socket.until_done(1)
     assert msgs[-1]["done"] is True and msgs[-1]["error"] is None, msgs[-1]
-    r = await jp_fetch("api", "codecomplete", "prompt", method="POST",
-                       body=json.dumps({"prompt": "def f(x):\n    return ", "suffix": "\n\nf(1)\n"}))
+    r = await jp_fetch(
+        "api",
+        "codecomplete",
+        "prompt",
+        method="POST",
+        body=json.dumps({"prompt": "def f(x):\n    return ", "suffix": "\n\nf(1)\n"}),
+    )
     built = json.loads(r.body)
     assert built["prompt"].startswith("<|fim_prefix|>") and built["prompt"].endswith("<|fim_middle|>")
     assert "<|endoftext|>" in built["stop"]

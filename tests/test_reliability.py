@@ -216,7 +216,9 @@ async def test_cross_origin_websocket_is_refused(
     assert cookies, r.headers
     cookie = {"Authorization": "", "Cookie": "; ".join(cookies), "Host": host}
     with pytest.raises(HTTPClientError) as err:
-        await jp_ws_fetch("api", "codecomplete", "inline", headers={**cookie, "Origin": "http://evil.example.com"})
+        await jp_ws_fetch(
+            "api", "codecomplete", "inline", headers={**cookie, "Origin": "http://evil.example.com"}
+        )
     assert err.value.code == 403
     ws = await jp_ws_fetch("api", "codecomplete", "inline", headers={**cookie, "Origin": f"http://{host}"})
     hello = json.loads(await ws.read_message())

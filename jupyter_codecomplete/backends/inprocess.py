@@ -2,7 +2,7 @@
 
 One line of config serves a real local code model with no model server::
 
-    c.CodeCompleteApp.completion_model = {"backend": "embedded", "model_path": "/models/qwen2.5-coder-1.5b-q4_k_m.gguf"}
+    c.CodeCompleteApp.completion_model = {"backend": "embedded", "model_path": "/models/qwen-coder.gguf"}
 
 Without ``model_path`` the bundled demo model serves (a tiny model that shows the mechanics).
 The prompt style comes from the GGUF's name (``general.name``, else the file name) matched against
@@ -62,7 +62,9 @@ def embedded(config: ModelConfig) -> Backend:
         raise BackendError("backend_unavailable", f"No GGUF model file at {path!r}.")
     info = emb.read_gguf_info(path)
     if "context_window" not in config.model_fields_set and info.get("context_length"):
-        config = config.model_copy(update={"context_window": min(config.context_window, int(info["context_length"]))})
+        config = config.model_copy(
+            update={"context_window": min(config.context_window, int(info["context_length"]))}
+        )
     n_ctx = config.context_window
     llm = emb.EmbeddedLlamaLLM(
         model_path=path,
@@ -74,7 +76,9 @@ def embedded(config: ModelConfig) -> Backend:
         repeat_penalty=float(config.options.get("repeat_penalty", 1.0)),
     )
     if not config.model:
-        config = config.model_copy(update={"model": DEMO_NAME if demo else (info.get("name") or os.path.basename(path))})
+        config = config.model_copy(
+            update={"model": DEMO_NAME if demo else (info.get("name") or os.path.basename(path))}
+        )
     extra: dict[str, Any] = {"gguf": info, "model_path": path}
     hint = style_from_gguf(info)
     if isinstance(hint, PromptStyle):

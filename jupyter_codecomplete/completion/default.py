@@ -178,7 +178,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         )
 
     def prepare(
-        self, request: InlineCompletionRequest, prompt_request: PromptRequest | None = None, key: str | None = None
+        self,
+        request: InlineCompletionRequest,
+        prompt_request: PromptRequest | None = None,
+        key: str | None = None,
     ) -> Prepared:
         key = key or self.route(request)
         backend = self.backend(key)

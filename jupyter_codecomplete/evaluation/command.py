@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -43,7 +44,8 @@ def parse_kinds(text: str) -> list[str]:
     return kinds
 
 
-async def run_command(args: argparse.Namespace) -> int:
+def run_command(args: argparse.Namespace) -> int:
+    """Sample, run, print the table, write the JSON; the exit status (1: a configuration only failed)."""
     try:
         kinds = parse_kinds(args.kinds)
         configs = configurations(args)
@@ -69,7 +71,7 @@ async def run_command(args: argparse.Namespace) -> int:
         "samples_per_kind": args.samples,
         "kinds": kinds,
         "documents": len(documents),
-        **await run_eval(configs, tasks, progress=progress),
+        **asyncio.run(run_eval(configs, tasks, progress=progress)),
     }
     print(format_table(report))
     if args.json:
