@@ -80,7 +80,8 @@ def folder(tmp_path: Path) -> Path:
             ("code", "import statistics\nnumbers = [3, 1, 4, 1, 5, 9, 2, 6]\n"),
             (
                 "code",
-                "def total(values):\n    result = 0\n    for v in values:\n        result += v\n    return result\n",
+                "def total(values):\n    result = 0\n    for v in values:\n"
+                "        result += v\n    return result\n",
             ),
             ("code", "print(total(numbers), statistics.mean(numbers))\n"),
         )
@@ -116,7 +117,9 @@ def test_tasks_cut_the_real_text_at_the_cursor(folder: Path) -> None:
     assert {t.kind for t in tasks} == {"next_line", "span", "block"}
     for t in tasks:
         assert t.prefix + t.target + t.suffix == docs[t.path].text
-        assert t.target.strip() and t.target == t.target.strip()
+        assert t.target.strip()
+        if t.kind != "span":  # a span may start or end at a space
+            assert t.target == t.target.strip()
         line_start = t.prefix.rfind("\n") + 1
         line = docs[t.path].text[line_start:].split("\n", 1)[0]
         assert t.column == len(t.prefix) - line_start
