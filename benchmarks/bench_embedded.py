@@ -25,7 +25,8 @@ from jupyter_codecomplete.backends.embedded import EmbeddedLlamaLLM, default_mod
 
 PROMPTS = [
     "import os\nimport sys\n\n\ndef main():\n    ",
-    "<|fim_prefix|>def read(path):\n    with open(path) as f:\n        <|fim_suffix|>\n\n\nprint(read('x'))\n<|fim_middle|>",
+    "<|fim_prefix|>def read(path):\n    with open(path) as f:\n        "
+    "<|fim_suffix|>\n\n\nprint(read('x'))\n<|fim_middle|>",
     "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        ",
     "def parse_args(argv):\n    parser = argparse.ArgumentParser()\n    parser.add_argument(",
 ]

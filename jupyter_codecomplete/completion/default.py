@@ -279,10 +279,11 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     async def raw_stream(self, prepared: Prepared) -> AsyncIterator[str]:
         """The model's own text, as it streams (no cleaning)."""
-        stream = self.raw_chain(prepared).astream(prepared)
+        chain = self.raw_chain(prepared)
+        stream = chain.middle[0].astream(self.model_input(prepared))  # EXPERIMENT
         try:
             async for piece in stream:
-                yield piece
+                yield chunk_text(piece)
         except ValueError as exc:
             # LangChain's astream raises this when the model ended without any text (e.g. an
             # immediate end-of-text): that is an empty suggestion, not an error.
