@@ -18,6 +18,6 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 python -m pip install -q "jupyterlab>=4.6,<5" "notebook>=7.6,<8" "jupyter-builder>=1.2,<2" \
   "hatchling>=1.5" "hatch-jupyter-builder>=0.5" "hatch-nodejs-version>=0.3.2" editables
 python -m pip install -q "llama-cpp-python[server]>=0.3.9"
-python -m pip install -q --no-build-isolation -e ".[test,local]"
+python -m pip install -q --no-build-isolation -e ".[test,local,docs]"
 jupyter labextension develop . --overwrite >/dev/null 2>&1 || jupyter-builder develop . --overwrite
 jupyter server extension enable jupyter_codecomplete --sys-prefix >/dev/null

@@ -17,7 +17,11 @@ status=0
 step() { echo; echo "=== $1"; shift; "$@" || { echo "=== FAILED: $*"; status=1; }; }
 
 export TOKENIZERS_PARALLELISM=false
-step "ruff" ruff check jupyter_codecomplete tests benchmarks
+step "ruff" ruff check jupyter_codecomplete tests benchmarks docs/_ext examples
+step "docs (warnings are errors)" sphinx-build -W -q -b html docs docs/_build/html
+step "eval (embedded model)" jupyter codecomplete eval jupyter_codecomplete/evaluation \
+  --model-json '{"backend": "embedded", "max_tokens": 32}' --variant no-notebook=notebook_context:off \
+  --samples 2 --json "${TMPDIR:-/tmp}/codecomplete-eval.json"
 step "pytest" python -m pytest -p no:cacheprovider -q
 step "jest" jlpm test
 step "ui-tests" bash -c 'cd ui-tests && jlpm install && jlpm test'

@@ -279,11 +279,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     async def raw_stream(self, prepared: Prepared) -> AsyncIterator[str]:
         """The model's own text, as it streams (no cleaning)."""
-        chain = self.raw_chain(prepared)
-        stream = chain.middle[0].astream(self.model_input(prepared))  # EXPERIMENT
+        stream = self.raw_chain(prepared).astream(prepared)
         try:
             async for piece in stream:
-                yield chunk_text(piece)
+                yield piece
         except ValueError as exc:
             # LangChain's astream raises this when the model ended without any text (e.g. an
             # immediate end-of-text): that is an empty suggestion, not an error.
