@@ -20,6 +20,14 @@ _ERROR = {
 }
 
 
+# one server-sent event: `data` is a JSON text_completion chunk, or "[DONE]" at the end
+_SSE_EVENT = {
+    "type": "object",
+    "properties": {"event": {"type": "string"}, "data": {"type": "string"}},
+    "required": ["data"],
+}
+
+
 def _errors(*codes: int) -> dict[str, Any]:
     return {
         str(c): {
@@ -64,7 +72,7 @@ def openapi_document() -> dict[str, Any]:
                             "description": "the completion",
                             "content": {
                                 "application/json": {"schema": obj},
-                                "text/event-stream": {"schema": {"type": "string"}},
+                                "text/event-stream": {"schema": _SSE_EVENT},
                             },
                         },
                         **_errors(400, 403, 404, 413, 501, 502, 504),
