@@ -66,6 +66,13 @@ export class StatusModel {
     let model = this._model
       ? this._trans.__('Model: %1 (%2)', this._model.name, this._model.backend)
       : this._trans.__('Model: not known yet');
+    if (this._model?.reported && this._model.reported !== this._model.name) {
+      model +=
+        '\n' + this._trans.__('The server reports: %1', this._model.reported);
+    }
+    if (this._model?.style) {
+      model += '\n' + this._trans.__('Prompt style: %1', this._model.style);
+    }
     if (this._model?.demo) {
       model +=
         '\n' +

@@ -69,6 +69,18 @@ describe('StatusModel', () => {
     expect(model.label).toBe('codecomplete-demo (demo)');
     expect(model.message).toContain('demo model');
   });
+
+  it('shows what the backend reports and the prompt style', () => {
+    const model = new StatusModel();
+    model.model = {
+      name: 'coder',
+      backend: 'openai',
+      reported: 'Qwen/Qwen2.5-Coder-7B',
+      style: 'qwen2.5-coder'
+    };
+    expect(model.message).toContain('The server reports: Qwen/Qwen2.5-Coder-7B');
+    expect(model.message).toContain('Prompt style: qwen2.5-coder');
+  });
 });
 
 describe('StatusWidget', () => {
