@@ -215,7 +215,7 @@ class _Job:
 
     def cancel(self) -> None:
         with self._lock:
-            if not self._cancelled.is_set():
+            if not self._cancelled.is_set() and not self.done.is_set():
                 self.stats.tokens_at_cancel = self.stats.tokens
                 self._cancelled.set()
 

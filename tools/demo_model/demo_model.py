@@ -654,6 +654,14 @@ def evaluate(s: Settings, model_path: Path) -> dict[str, Any]:
     return results
 
 
+NOTES = [
+    "Token healing: drop only the indentation a prompt ends with (spaces/tabs after the last newline); "
+    "with the Qwen2 pre-tokenizer a prompt ending right after the newline is tokenized as in training.",
+    "Infill works mechanically (FIM tokens, stops) but this demo model did not learn where the cursor is; "
+    "completion (prefix-only) prompts give it better text. Real code models do both.",
+]
+
+
 def write_card(s: Settings, results: dict[str, Any]) -> None:
     info = json.loads((WORK / "train_info.json").read_text()) if (WORK / "train_info.json").exists() else {}
     path = MODELS / GGUF_NAME
@@ -680,6 +688,7 @@ def write_card(s: Settings, results: dict[str, Any]) -> None:
             "empty); *_healed_all: every trailing whitespace character, newlines included, the same way",
             **results,
         },
+        "notes": NOTES,
         "retrain": "python tools/demo_model/demo_model.py all",
     }
     (MODELS / CARD_NAME).write_text(json.dumps(card, indent=1) + "\n")
