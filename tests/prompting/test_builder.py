@@ -164,9 +164,9 @@ def test_notebook_path_is_shown_as_a_script_of_its_language() -> None:
 @pytest.mark.parametrize(
     ("prefix", "kept", "heal"),
     [
-        ("def f():\n    ", "def f():", "\n    "),
-        ("x = 1\n", "x = 1", "\n"),
-        ("x = 1\n\n\t", "x = 1", "\n\n\t"),
+        ("def f():\n    ", "def f():\n", "    "),
+        ("x = 1\n", "x = 1\n", ""),
+        ("x = 1\n\n\t", "x = 1\n\n", "\t"),
         ("    ", "", "    "),
         ("x = ", "x = ", ""),
         ("x", "x", ""),
@@ -181,13 +181,13 @@ def test_healing_moves_trailing_indentation_out_of_the_prompt(prefix: str, kept:
 
 def test_healing_in_fim_heals_the_text_right_before_the_middle() -> None:
     built = build(mode="infill", prefix="if x:\n    ", suffix="\nelse:\n    pass")
-    assert built.prompt == "<|fim_prefix|>if x:<|fim_suffix|>\nelse:\n    pass<|fim_middle|>"
-    assert built.heal == "\n    "
+    assert built.prompt == "<|fim_prefix|>if x:\n<|fim_suffix|>\nelse:\n    pass<|fim_middle|>"
+    assert built.heal == "    "
 
 
 def test_healing_with_native_suffix() -> None:
     built = build("codestral", prefix="if x:\n    ", suffix="\nelse:\n    pass")
-    assert (built.prompt, built.heal) == ("if x:", "\n    ")
+    assert (built.prompt, built.heal) == ("if x:\n", "    ")
 
 
 # --- bad input ---------------------------------------------------------------------------------
