@@ -78,3 +78,10 @@ c.CodeCompleteApp.completion_model = {  # noqa: F821
     "model": "test-coder",
     "style": "raw",
 }
+
+# The embedded demo model (in-process llama.cpp, no model server) serves R files, so one UI test
+# sees real model output end to end. Greedy decoding keeps its suggestion reproducible.
+c.CodeCompleteApp.models = {  # noqa: F821
+    "demo": {"backend": "embedded", "max_tokens": 24, "temperature": 0.0},
+}
+c.CodeCompleteApp.routes = {"r": "demo", "text/x-rsrc": "demo"}  # noqa: F821

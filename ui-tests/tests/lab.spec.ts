@@ -145,6 +145,19 @@ test('file editor: ghost text and Tab', async ({ page, tmpPath }) => {
   await expect(editor).toContainText('return a + b');
 });
 
+test('the embedded demo model completes in a file editor', async ({ page, tmpPath }) => {
+  // R files are routed to the in-process demo model (see jupyter_server_test_config.py); with
+  // greedy decoding it answers "values <- " with "1".
+  await page.contents.uploadContent('', 'text', `${tmpPath}/demo.R`);
+  await page.filebrowser.open('demo.R');
+  const editor = page.locator('.jp-FileEditor .cm-content');
+  await editor.click();
+  await page.keyboard.type('values <- ');
+  await expect(page.locator(GHOST)).toHaveText('1');
+  await page.keyboard.press('Tab');
+  await expect(editor).toHaveText('values <- 1');
+});
+
 test('console: ghost text and Tab', async ({ page }) => {
   await page.evaluate(() =>
     (window as any).jupyterapp.commands.execute('console:create', {
