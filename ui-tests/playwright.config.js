@@ -7,7 +7,9 @@ module.exports = {
   ...baseConfig,
   timeout: 90000,
   workers: 1,
-  retries: 0,
+  // one retry under CI: a browser test that fails twice is a failure; one that passes on retry is
+  // reported as flaky in the output
+  retries: process.env.CI ? 1 : 0,
   use: {
     ...baseConfig.use,
     baseURL: process.env.TARGET_URL || 'http://localhost:8888',

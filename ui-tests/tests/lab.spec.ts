@@ -122,9 +122,21 @@ test.describe('manual trigger', () => {
     await page.notebook.enterCellEditingMode(0);
     const before = await counters(page);
     await page.keyboard.type('def multiply(a, b):');
+    // The inline completer debounces typing: wait until the (skipped) fetch of the last keystroke
+    // has happened, i.e. the skip counter has moved and then stays put, or that late automatic
+    // fetch would replace the explicit request's suggestion.
+    let last = -1;
     await expect
-      .poll(async () => (await counters(page)).skipped)
-      .toBeGreaterThan(before.skipped);
+      .poll(
+        async () => {
+          const skipped = (await counters(page)).skipped;
+          const settled = skipped > before.skipped && skipped === last;
+          last = skipped;
+          return settled;
+        },
+        { intervals: [500] }
+      )
+      .toBe(true);
     await expect(page.locator(GHOST)).toHaveCount(0);
     await page.keyboard.press('Alt+\\');
     await expect(page.locator(GHOST)).toContainText('return a * b');
