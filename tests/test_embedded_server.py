@@ -40,3 +40,4 @@ async def test_zero_config_serves_the_demo_model(jp_ws_fetch: Any, jp_fetch: Any
     r = await jp_fetch("api", "codecomplete", "models")
     [entry] = json.loads(r.body)["models"]
     assert entry["demo"] is True and entry["capabilities"]["infill"] is True
+    assert entry["model"] == "codecomplete-demo" and entry["reported"] == "codecomplete-demo"

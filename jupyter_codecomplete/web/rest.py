@@ -243,6 +243,7 @@ class ModelsHandler(_Base):
                     backend = handler.backend(key)
                     style = handler.style_for(backend)
                     entry.update(
+                        model=backend.name,
                         style=style.name,
                         demo=backend.demo,
                         capabilities={
