@@ -21,31 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-# Help for ModelConfig fields that have neither a description nor a comment in the source.
-FIELD_HELP: dict[str, str] = {
-    "backend": "The kind of endpoint: `openai`, `openai-chat`, `ollama`, `llamacpp`, `mistral`, "
-    "`langchain`, `embedded` (see the backend recipes).",
-    "base_url": "Where the server is (for OpenAI-compatible servers the URL ending in `/v1`). "
-    "`None`: the provider's default.",
-    "model": "The model's real name: it picks the prompt style and is sent unless `api_model` is set.",
-    "api_key": "The API key itself (prefer `api_key_env`). Never sent to the browser or logged.",
-    "api_key_env": "The environment variable that holds the API key.",
-    "style": "Force a prompt style by name (default: chosen from the model name).",
-    "stop": "Extra stop sequences, added to the prompt style's own.",
-    "send_stop": "Send the stop sequences to the server (`False` for servers that reject `stop`; they "
-    "are still applied to the stream).",
-    "max_tokens": "Most tokens of a multi-line suggestion.",
-    "max_tokens_single_line": "Most tokens when the cursor is inside a line (a single-line suggestion).",
-    "temperature": "Sampling temperature.",
-    "top_p": "Nucleus sampling (`None`: the server's default).",
-    "timeout": "Seconds a suggestion may take (first token and whole stream).",
-    "timeout_single_line": "Seconds for a single-line suggestion (`None`: `timeout`).",
-    "first_request_timeout": "Seconds for the first request to a model (it may load the model).",
-    "context_window": "The model's context window in tokens: the prompt plus `max_tokens` fit in it.",
-    "streaming": "Stream the completion (ghost text appears as the model writes).",
-    "headers": "Extra HTTP headers sent with every request (values that look like credentials are "
-    "scrubbed from messages).",
-}
+# ModelConfig fields document themselves (Field descriptions, else a comment above the field).
+FIELD_HELP: dict[str, str] = {}
 
 
 def _md_escape_cell(text: str) -> str:

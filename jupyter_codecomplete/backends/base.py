@@ -48,26 +48,69 @@ class ModelConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    backend: str = "openai"
-    base_url: str | None = None
-    model: str = ""
+    backend: str = Field(
+        "openai",
+        description=(
+            "The kind of endpoint: `openai`, `openai-chat`, `ollama`, `llamacpp`, `mistral`, "
+            "`langchain`, `embedded` (see the backend recipes)."
+        ),
+    )
+    base_url: str | None = Field(
+        None,
+        description=(
+            "Where the server is (for OpenAI-compatible servers the URL ending in `/v1`). `None`: the "
+            "provider's default."
+        ),
+    )
+    model: str = Field(
+        "",
+        description="The model's real name: it picks the prompt style and is sent unless `api_model` is set.",
+    )
     # The model name to *send*; it may differ from the real model (e.g. an alias on a proxy).
     api_model: str | None = None
-    api_key: SecretStr | None = None
-    api_key_env: str | None = None
-    style: str | None = None
-    stop: list[str] = Field(default_factory=list)
-    send_stop: bool = True
-    max_tokens: int = 256
-    max_tokens_single_line: int = 64
-    temperature: float = 0.2
-    top_p: float | None = None
-    timeout: float = 20.0
-    timeout_single_line: float | None = None
-    first_request_timeout: float = 120.0
-    context_window: int = 4096
-    streaming: bool = True
-    headers: dict[str, str] = Field(default_factory=dict)
+    api_key: SecretStr | None = Field(
+        None, description="The API key itself (prefer `api_key_env`). Never sent to the browser or logged."
+    )
+    api_key_env: str | None = Field(None, description="The environment variable that holds the API key.")
+    style: str | None = Field(
+        None, description="Force a prompt style by name (default: chosen from the model name)."
+    )
+    stop: list[str] = Field(
+        default_factory=list, description="Extra stop sequences, added to the prompt style's own."
+    )
+    send_stop: bool = Field(
+        True,
+        description=(
+            "Send the stop sequences to the server (`False` for servers that reject `stop`; they are "
+            "still applied to the stream)."
+        ),
+    )
+    max_tokens: int = Field(256, description="Most tokens of a multi-line suggestion.")
+    max_tokens_single_line: int = Field(
+        64, description="Most tokens when the cursor is inside a line (a single-line suggestion)."
+    )
+    temperature: float = Field(0.2, description="Sampling temperature.")
+    top_p: float | None = Field(None, description="Nucleus sampling (`None`: the server's default).")
+    timeout: float = Field(20.0, description="Seconds a suggestion may take (first token and whole stream).")
+    timeout_single_line: float | None = Field(
+        None, description="Seconds for a single-line suggestion (`None`: `timeout`)."
+    )
+    first_request_timeout: float = Field(
+        120.0, description="Seconds for the first request to a model (it may load the model)."
+    )
+    context_window: int = Field(
+        4096, description="The model's context window in tokens: the prompt plus `max_tokens` fit in it."
+    )
+    streaming: bool = Field(
+        True, description="Stream the completion (ghost text appears as the model writes)."
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Extra HTTP headers sent with every request (values that look like credentials are scrubbed "
+            "from messages)."
+        ),
+    )
     # Ollama: how long the server keeps the model loaded after a request ("5m", "1h", -1, 0).
     keep_alive: str | int | None = None
     # The server software behind an OpenAI-compatible URL ("llama-cpp-python", "vllm", "tgi",
