@@ -36,7 +36,7 @@ from langchain_core.outputs import GenerationChunk
 from pydantic import Field, PrivateAttr, SecretStr
 
 from .base import BackendError, ModelConfig
-from .quirks import FieldMemory, QuirkFilter, Quirks
+from .quirks import QuirkFilter, Quirks, QuirkState
 
 Format = Literal["sse", "ndjson", "json"]
 
@@ -102,7 +102,7 @@ def status_error(status: int, message: str, retry_after: float | None) -> Backen
     return BackendError(kind, f"HTTP {status}: {message}", retry_after, status)
 
 
-class HttpStreamingLLM(LLM):
+class HttpStreamingLLM(QuirkState, LLM):
     """A completion model behind a native HTTP API, streamed with httpx."""
 
     base_url: str
@@ -116,12 +116,8 @@ class HttpStreamingLLM(LLM):
     top_p: float | None = None
     stop: list[str] = Field(default_factory=list)
     streaming: bool = True
-    quirks: Quirks = Field(default_factory=Quirks)
-    secrets: list[str] = Field(default_factory=list, exclude=True, repr=False)
 
-    _memory: FieldMemory | None = PrivateAttr(default=None)
     _clients: dict[int, httpx.AsyncClient] = PrivateAttr(default_factory=dict)
-    _reported: str | None = PrivateAttr(default=None)
 
     # -- configuration
     @classmethod
@@ -141,17 +137,6 @@ class HttpStreamingLLM(LLM):
         if key:
             kwargs["api_key"] = SecretStr(key)
         return kwargs
-
-    @property
-    def memory(self) -> FieldMemory:
-        if self._memory is None:
-            self._memory = FieldMemory(self.quirks)
-        return self._memory
-
-    @property
-    def reported_model(self) -> str | None:
-        """The model name the server put in its last answer."""
-        return self._reported
 
     @property
     def _identifying_params(self) -> dict[str, Any]:

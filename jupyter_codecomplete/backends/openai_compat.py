@@ -29,11 +29,10 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_openai import ChatOpenAI, OpenAI
-from pydantic import Field, PrivateAttr
 
 from .base import Backend, BackendError, ModelConfig, register_backend
 from .http import error_message, parse_retry_after, status_error
-from .quirks import FieldMemory, QuirkFilter, Quirks, resolve_quirks
+from .quirks import QuirkFilter, Quirks, QuirkState, resolve_quirks
 
 # langchain-openai insists on a key; local servers need none.
 _NO_KEY = "not-needed"
@@ -113,23 +112,8 @@ async def _raw_events(stream: Any) -> AsyncIterator[Any]:
             raise BackendError("backend_error", "The model server sent an event that is not JSON.") from None
 
 
-class CompatOpenAI(OpenAI):
+class CompatOpenAI(QuirkState, OpenAI):
     """Legacy completions with streaming cancellation, error mapping and quirk repairs."""
-
-    quirks: Quirks = Field(default_factory=Quirks)
-    secrets: list[str] = Field(default_factory=list, exclude=True, repr=False)
-    _memory: FieldMemory | None = PrivateAttr(default=None)
-    _reported: str | None = PrivateAttr(default=None)
-
-    @property
-    def memory(self) -> FieldMemory:
-        if self._memory is None:
-            self._memory = FieldMemory(self.quirks)
-        return self._memory
-
-    @property
-    def reported_model(self) -> str | None:
-        return self._reported
 
     def _params(self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
         params = self.memory.apply({**self._invocation_params, **kwargs, "stop": stop})
@@ -212,18 +196,8 @@ class CompatOpenAI(OpenAI):
         return str(choices[0].get("text") or "")
 
 
-class CompatChatOpenAI(ChatOpenAI):
+class CompatChatOpenAI(QuirkState, ChatOpenAI):
     """Chat completions with error mapping and the rejected-``stop`` retry."""
-
-    quirks: Quirks = Field(default_factory=Quirks)
-    secrets: list[str] = Field(default_factory=list, exclude=True, repr=False)
-    _memory: FieldMemory | None = PrivateAttr(default=None)
-
-    @property
-    def memory(self) -> FieldMemory:
-        if self._memory is None:
-            self._memory = FieldMemory(self.quirks)
-        return self._memory
 
     async def _astream(
         self,

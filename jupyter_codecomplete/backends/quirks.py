@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
 class Quirks(BaseModel):
@@ -229,3 +229,25 @@ class QuirkFilter:
             tail = self._unescape(self._strip_leading_space(tail)) if tail else ""
         held, self._held = self._held, ""
         return tail + held
+
+
+class QuirkState(BaseModel):
+    """What a backend's LangChain model carries about its server (a mixin of those models): the
+    declared quirks, the secrets to scrub from errors, the fields the server was seen to reject,
+    and the model name it reported in its last answer."""
+
+    quirks: Quirks = Field(default_factory=Quirks)
+    secrets: list[str] = Field(default_factory=list, exclude=True, repr=False)
+    _memory: FieldMemory | None = PrivateAttr(default=None)
+    _reported: str | None = PrivateAttr(default=None)
+
+    @property
+    def memory(self) -> FieldMemory:
+        if self._memory is None:
+            self._memory = FieldMemory(self.quirks)
+        return self._memory
+
+    @property
+    def reported_model(self) -> str | None:
+        """The model name the server put in its last answer."""
+        return self._reported
