@@ -87,15 +87,7 @@ async def _probe_llamacpp(client: httpx.AsyncClient, root: str, order: int) -> l
     models = await _json(client, "GET", root + "/v1/models")
     ids = [str(m.get("id")) for m in (models or {}).get("data") or [] if isinstance(m, dict)]
     if not isinstance(props, dict):  # llama-cpp-python's server: OpenAI routes only, `suffix` broken
-        return [
-            Candidate(
-                ModelConfig(backend="openai", base_url=root + "/v1", model=i, server="llama-cpp-python"),
-                _style_has_fim(i),
-                _is_code(i),
-                order,
-            )
-            for i in ids
-        ]
+        return _openai_candidates(ids, root, "llama-cpp-python", order)
     name = str(props.get("model_alias") or props.get("model_path") or (ids[0] if ids else "")).rsplit("/", 1)[
         -1
     ]
@@ -113,15 +105,19 @@ async def _probe_llamacpp(client: httpx.AsyncClient, root: str, order: int) -> l
 async def _probe_lmstudio(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
     models = await _json(client, "GET", root + "/v1/models")
     ids = [str(m.get("id")) for m in (models or {}).get("data") or [] if isinstance(m, dict)]
+    return _openai_candidates([i for i in ids if "embed" not in i.lower()], root, "lmstudio", order)
+
+
+def _openai_candidates(ids: list[str], root: str, server: str, order: int) -> list[Candidate]:
+    """One candidate per model id of an OpenAI-compatible server of the given kind."""
     return [
         Candidate(
-            ModelConfig(backend="openai", base_url=root + "/v1", model=i, server="lmstudio"),
+            ModelConfig(backend="openai", base_url=root + "/v1", model=i, server=server),
             _style_has_fim(i),
             _is_code(i),
             order,
         )
         for i in ids
-        if "embed" not in i.lower()
     ]
 
 
