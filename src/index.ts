@@ -24,8 +24,10 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { displayLanguage, languageFromMime } from './context';
+import { editorState } from './editorstate';
 import { codeCompleteIcon } from './icon';
 import { ErrorNotifier } from './notifier';
+import { registerPartialAccept } from './partial';
 import { IErrorInfo } from './protocol';
 import { CodeCompleteProvider } from './provider';
 import {
@@ -121,9 +123,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
       translator: translator ?? nullTranslator,
       resolveLanguage,
       collectCells: context => collectCells(context, resolveLanguage),
-      collectDocuments: () => collectOpenDocuments(app, resolveLanguage)
+      collectDocuments: () => collectOpenDocuments(app, resolveLanguage),
+      editorState: context => editorState(context.widget)
     });
     manager.registerInlineProvider(provider);
+    // Typing through, partial accept (issue 17): one block.
+    registerPartialAccept({ app, manager, provider, trans });
+    socket.modelChanged.connect(() => provider.forget());
 
     // Status.
     const status = new StatusModel({ translator: translator ?? nullTranslator });

@@ -10,6 +10,7 @@ import {
   IInlineCompletionProvider,
   InlineCompletionTriggerKind
 } from '@jupyterlab/completer';
+import { Text } from '@jupyterlab/coreutils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { LabIcon } from '@jupyterlab/ui-components';
@@ -35,6 +36,7 @@ import {
 } from './protocol';
 import { isLanguageEnabled, ISettings } from './settings';
 import { CompletionError } from './socket';
+import { IEditorState, RecentSuggestions, Suggestion } from './typing';
 
 /**
  * The provider identifier (also the key of its settings in the inline completer).
@@ -67,6 +69,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._resolveLanguage = options.resolveLanguage ?? (mime => languageFromMime(mime));
     this._collectCells = options.collectCells ?? (() => null);
     this._collectDocuments = options.collectDocuments ?? (() => []);
+    this._editorState = options.editorState ?? (() => null);
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
   }
 
@@ -148,6 +151,19 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       this._emit({ kind: 'skipped', number: -1, language });
       return { items: [] };
     }
+    if (settings !== this._settingsSeen) {
+      // New settings (or a new model): what was suggested before may no longer apply.
+      this._settingsSeen = settings;
+      this._recent.clear();
+    }
+    const generation = ++this._generation;
+    const state = this._requestState(request, context);
+    const found = this._recent.find(state);
+    if (found) {
+      // Typing through a suggestion (or back into one): answer from it, no model call.
+      this._emit({ kind: 'reused', number: found.suggestion.number, language });
+      return this._answer(found.suggestion, found.rest, context, state, generation);
+    }
     const stream =
       settings.streaming === 'always' ||
       (settings.streaming === 'manual' && manual);
@@ -165,61 +181,165 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       return { items: this._failed(number, language, reason) };
     }
     const items = reply.list.items;
+    const suggestion = new Suggestion({
+      key: state.key,
+      before: state.text.slice(0, state.offset),
+      after: state.text.slice(state.offset),
+      number
+    });
     const streamed = items.find(item => item.isIncomplete && item.token);
     if (stream && streamed && pending.chunks) {
-      this._streams.set(streamed.token!, {
-        number,
-        language,
-        chunks: pending.chunks
-      });
-      return {
-        items: [
-          {
-            insertText: streamed.insertText,
-            isIncomplete: true,
-            token: streamed.token!
-          }
-        ]
-      };
+      suggestion.text = streamed.insertText;
+      this._recent.add(suggestion);
+      void this._pump(suggestion, pending.chunks, language);
+    } else {
+      this._emit({ kind: 'succeeded', number, language });
+      const texts = items.filter(item => item.insertText);
+      if (texts.length > 1) {
+        // Several choices: show them all; only the first is remembered for typing through.
+        suggestion.update(texts[0].insertText, true);
+        this._recent.add(suggestion);
+        return {
+          items: texts.map(item => ({ insertText: item.insertText, isIncomplete: false }))
+        };
+      }
+      suggestion.update(texts[0]?.insertText ?? '', true);
+      if (!suggestion.text) {
+        return { items: [] };
+      }
+      this._recent.add(suggestion);
     }
-    this._emit({ kind: 'succeeded', number, language });
-    return {
-      items: items
-        .filter(item => item.insertText)
-        .map(item => ({ insertText: item.insertText, isIncomplete: false }))
-    };
+    const rest = this._restFor(suggestion, context, state);
+    if (rest === null) {
+      // The user typed something else while the answer was on its way.
+      return { items: [] };
+    }
+    return this._answer(suggestion, rest, context, state, generation);
   }
 
   /**
-   * Yield the whole suggestion so far each time a chunk arrives, until the stream is done.
+   * Yield what is left of the suggestion each time a chunk arrives, until the stream is done.
+   * The text is always the rest of the suggestion after what the user has typed since; a
+   * stream that a newer request superseded, or that the user typed away from, never paints.
    */
   async *stream(
     token: string
   ): AsyncGenerator<{ response: IInlineCompletionItem }, undefined, unknown> {
-    const entry = this._streams.get(token);
-    if (!entry) {
+    const view = this._views.get(token);
+    if (!view) {
       return;
     }
-    this._streams.delete(token);
-    let text = '';
+    this._views.delete(token);
+    const { suggestion } = view;
+    let shown: string | null = null;
+    for (;;) {
+      if (view.generation !== this._generation) {
+        return;
+      }
+      const rest = this._restFor(suggestion, view.context, view.state);
+      if (rest === null) {
+        return;
+      }
+      if (suggestion.error !== null) {
+        yield { response: { insertText: rest, error: { message: suggestion.error } } };
+        return;
+      }
+      if (rest !== shown) {
+        shown = rest;
+        yield { response: { insertText: rest, isIncomplete: !suggestion.done } };
+      }
+      if (suggestion.done) {
+        return;
+      }
+      await suggestion.changed();
+    }
+  }
+
+  /**
+   * Forget the suggestions seen so far (the model or its settings changed).
+   */
+  forget(): void {
+    this._recent.clear();
+  }
+
+  /**
+   * What is left of the most recent suggestion that still applies in this editor state
+   * (for partial accept), or null.
+   */
+  rest(state: IEditorState): string | null {
+    return this._recent.find(state)?.rest ?? null;
+  }
+
+  /**
+   * The items for a suggestion's rest: final, or streaming on (with a token for `stream`).
+   */
+  private _answer(
+    suggestion: Suggestion,
+    rest: string,
+    context: IInlineCompletionContext,
+    state: IEditorState,
+    generation: number
+  ): IInlineCompletionList<IInlineCompletionItem> {
+    if (suggestion.done) {
+      return rest ? { items: [{ insertText: rest, isIncomplete: false }] } : { items: [] };
+    }
+    const token = `codecomplete-${++this._tokens}`;
+    this._views.set(token, { suggestion, context, state, generation });
+    return { items: [{ insertText: rest, isIncomplete: true, token }] };
+  }
+
+  /**
+   * Read a suggestion's stream into it; report how the request ended.
+   */
+  private async _pump(
+    suggestion: Suggestion,
+    chunks: AsyncIterable<IStreamChunk>,
+    language: string | null
+  ): Promise<void> {
+    const number = suggestion.number;
     try {
-      for await (const chunk of entry.chunks) {
-        text = chunk.response.insertText;
-        yield {
-          response: { insertText: text, isIncomplete: !chunk.done }
-        };
+      for await (const chunk of chunks) {
+        suggestion.update(chunk.response.insertText, chunk.done);
         if (chunk.done) {
           break;
         }
       }
+      suggestion.update(suggestion.text, true);
+      this._emit({ kind: 'succeeded', number, language });
     } catch (reason) {
-      const items = this._failed(entry.number, entry.language, reason);
-      if (items.length) {
-        yield { response: { insertText: text, error: items[0].error } };
-      }
-      return;
+      const items = this._failed(number, language, reason);
+      suggestion.update(suggestion.text, true, items[0]?.error?.message ?? null);
     }
-    this._emit({ kind: 'succeeded', number: entry.number, language: entry.language });
+    if (!suggestion.text || suggestion.error !== null) {
+      this._recent.remove(suggestion);
+    }
+  }
+
+  /**
+   * The editor state a request was made in (document key, text, cursor as a JS offset).
+   */
+  private _requestState(
+    request: CompletionHandler.IRequest,
+    context: IInlineCompletionContext
+  ): IEditorState {
+    const live = this._editorState(context);
+    return {
+      key: live?.key ?? Private.pathOf(context) ?? '',
+      text: request.text,
+      offset: Text.charIndexToJsIndex(request.offset, request.text)
+    };
+  }
+
+  /**
+   * The rest of a suggestion in the editor as it is now (or as it was at `fallback` when the
+   * editor cannot be read).
+   */
+  private _restFor(
+    suggestion: Suggestion,
+    context: IInlineCompletionContext,
+    fallback: IEditorState
+  ): string | null {
+    return suggestion.rest(this._editorState(context) ?? fallback);
   }
 
   /**
@@ -264,10 +384,20 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   private _collectCells: (context: IInlineCompletionContext) => CodeCompleteProvider.ICells | null;
   private _collectDocuments: (context: IInlineCompletionContext) => IContextFile[];
   private _trans: ReturnType<ITranslator['load']>;
+  private _editorState: (context: IInlineCompletionContext) => IEditorState | null;
   private _lastLanguage: string | null = null;
-  private _streams = new Map<
+  private _recent = new RecentSuggestions();
+  private _settingsSeen: ISettings | null = null;
+  private _generation = 0;
+  private _tokens = 0;
+  private _views = new Map<
     string,
-    { number: number; language: string | null; chunks: AsyncIterable<IStreamChunk> }
+    {
+      suggestion: Suggestion;
+      context: IInlineCompletionContext;
+      state: IEditorState;
+      generation: number;
+    }
   >();
   private _activity = new Signal<this, CodeCompleteProvider.IActivity>(this);
 }
@@ -312,6 +442,11 @@ export namespace CodeCompleteProvider {
      * Other open documents (only read when the settings allow them).
      */
     collectDocuments?: (context: IInlineCompletionContext) => IContextFile[];
+    /**
+     * The editor's text and cursor now (for typing through a suggestion while it streams);
+     * without it, the text of the request is used.
+     */
+    editorState?: (context: IInlineCompletionContext) => IEditorState | null;
     translator?: ITranslator;
   }
 
@@ -319,7 +454,10 @@ export namespace CodeCompleteProvider {
    * What happened to a request.
    */
   export interface IActivity {
-    kind: 'started' | 'succeeded' | 'failed' | 'cancelled' | 'skipped';
+    /**
+     * `reused`: answered from a suggestion already seen (typing through it), no request.
+     */
+    kind: 'started' | 'succeeded' | 'failed' | 'cancelled' | 'skipped' | 'reused';
     number: number;
     language: string | null;
     error?: IErrorInfo;

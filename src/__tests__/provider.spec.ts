@@ -106,29 +106,36 @@ describe('CodeCompleteProvider', () => {
     expect(activity).toEqual(['started', 'succeeded']);
   });
 
-  it('streams: fetch returns the token item, stream() yields the growing text', async () => {
+  it('streams: fetch returns a token item, stream() yields the growing text', async () => {
     const { client, provider, activity } = setup({ streaming: 'always' });
     const result = provider.fetch(request('def add(a, b):'), auto);
     await flush();
     expect(client.requests[0].stream).toBe(true);
     client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 'tok' }]));
     const list = await result;
-    expect(list.items).toEqual([{ insertText: '', isIncomplete: true, token: 'tok' }]);
+    expect(list.items).toEqual([{ insertText: '', isIncomplete: true, token: expect.any(String) }]);
+    const token = list.items[0].token!;
     const queue = client.replies[0].chunks!;
-    queue.push(chunk(0, '\n    ret', false));
-    queue.push(chunk(0, '\n    return a + b', true));
     const seen: any[] = [];
-    for await (const update of provider.stream('tok')) {
-      seen.push(update.response);
-    }
+    const reading = (async () => {
+      for await (const update of provider.stream(token)) {
+        seen.push(update.response);
+      }
+    })();
+    await flush();
+    queue.push(chunk(0, '\n    ret', false));
+    await flush();
+    queue.push(chunk(0, '\n    return a + b', true));
+    await reading;
     expect(seen).toEqual([
+      { insertText: '', isIncomplete: true },
       { insertText: '\n    ret', isIncomplete: true },
       { insertText: '\n    return a + b', isIncomplete: false }
     ]);
     expect(activity).toEqual(['started', 'succeeded']);
     // A token is used once.
     const again: any[] = [];
-    for await (const update of provider.stream('tok')) {
+    for await (const update of provider.stream(token)) {
       again.push(update);
     }
     expect(again).toEqual([]);
@@ -255,15 +262,15 @@ describe('CodeCompleteProvider', () => {
     expect(activity).toEqual(['started', 'cancelled']);
   });
 
-  it('ends a stream quietly when superseded and with an error marker on failure', async () => {
+  it('never paints a superseded stream; ends a failed one with an error marker', async () => {
     const { client, provider, activity } = setup();
     const a = provider.fetch(request('x'), auto);
     const b = provider.fetch(request('y'), auto);
     await flush();
     client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 'a' }]));
     client.replies[1].resolve(reply(1, [{ insertText: '', isIncomplete: true, token: 'b' }]));
-    await a;
-    await b;
+    const tokenA = (await a).items[0]?.token;
+    const tokenB = (await b).items[0].token!;
     client.replies[0].chunks!.push(chunk(0, 'part', false));
     client.replies[0].chunks!.fail(
       new CompletionError({ type: 'superseded', title: 'Superseded', message: '' }, 0)
@@ -272,19 +279,174 @@ describe('CodeCompleteProvider', () => {
     client.replies[1].chunks!.fail(
       new CompletionError({ type: 'timeout', title: 'Timed out', message: 'model too slow' }, 1)
     );
+    await flush();
     const seenA: any[] = [];
-    for await (const u of provider.stream('a')) {
-      seenA.push(u.response);
+    if (tokenA) {
+      for await (const u of provider.stream(tokenA)) {
+        seenA.push(u.response);
+      }
     }
     const seenB: any[] = [];
-    for await (const u of provider.stream('b')) {
+    for await (const u of provider.stream(tokenB)) {
       seenB.push(u.response);
     }
-    expect(seenA).toEqual([{ insertText: 'part', isIncomplete: true }]);
+    expect(seenA).toEqual([]);
     expect(seenB).toEqual([
-      { insertText: 'half', isIncomplete: true },
       { insertText: 'half', error: { message: 'Timed out: model too slow' } }
     ]);
     expect(activity).toEqual(['started', 'started', 'cancelled', 'failed']);
+  });
+
+  describe('typing through a suggestion', () => {
+    const DEF = 'def add(a, b):';
+    async function suggested(overrides: Partial<ISettings> = {}, options = {}) {
+      const t = setup({ streaming: 'never', ...overrides }, options);
+      const result = t.provider.fetch(request(DEF), auto);
+      await flush();
+      t.client.replies[0].resolve(reply(0, [{ insertText: '\n    return a + b' }]));
+      await result;
+      return t;
+    }
+
+    it('answers from the suggestion while the user types its characters', async () => {
+      const { client, provider, activity } = await suggested();
+      expect(await provider.fetch(request(DEF + '\n    ret'), auto)).toEqual({
+        items: [{ insertText: 'urn a + b', isIncomplete: false }]
+      });
+      expect(await provider.fetch(request(DEF + '\n    return a'), auto)).toEqual({
+        items: [{ insertText: ' + b', isIncomplete: false }]
+      });
+      expect(client.requests.length).toBe(1);
+      expect(activity).toEqual(['started', 'succeeded', 'reused', 'reused']);
+    });
+
+    it("takes the editor's auto-indent after Enter", async () => {
+      const { client, provider } = await suggested();
+      expect(await provider.fetch(request(DEF + '\n    '), auto)).toEqual({
+        items: [{ insertText: 'return a + b', isIncomplete: false }]
+      });
+      expect(await provider.fetch(request(DEF + '\n        '), auto)).toEqual({
+        items: [{ insertText: 'return a + b', isIncomplete: false }]
+      });
+      expect(await provider.fetch(request(DEF + '\n  '), auto)).toEqual({
+        items: [{ insertText: '  return a + b', isIncomplete: false }]
+      });
+      expect(client.requests.length).toBe(1);
+    });
+
+    it('answers Backspace and retyping, and coming back, from memory', async () => {
+      const { client, provider } = await suggested();
+      await provider.fetch(request(DEF + '\n    retu'), auto);
+      expect(await provider.fetch(request(DEF + '\n    r'), auto)).toEqual({
+        items: [{ insertText: 'eturn a + b', isIncomplete: false }]
+      });
+      expect(await provider.fetch(request(DEF + '\n    re'), auto)).toEqual({
+        items: [{ insertText: 'turn a + b', isIncomplete: false }]
+      });
+      expect(client.requests.length).toBe(1);
+    });
+
+    it('asks the model again once the user typed something else', async () => {
+      const { client, provider } = await suggested();
+      void provider.fetch(request(DEF + '\n    x'), auto);
+      await flush();
+      expect(client.requests.length).toBe(2);
+      expect(client.requests[1].prefix).toBe(DEF + '\n    x');
+    });
+
+    it('asks again when the text after the cursor changed, or the document', async () => {
+      const { client, provider } = await suggested();
+      void provider.fetch(request(DEF + '\n    ret# end', DEF.length + 8), auto);
+      void provider.fetch(request(DEF + '\n    ret'), {
+        widget: { context: { path: 'other.py' } } as any,
+        triggerKind: InlineCompletionTriggerKind.Automatic
+      });
+      await flush();
+      expect(client.requests.length).toBe(3);
+    });
+
+    it('asks again once the suggestion is typed to its end', async () => {
+      const { client, provider } = await suggested();
+      void provider.fetch(request(DEF + '\n    return a + b'), auto);
+      await flush();
+      expect(client.requests.length).toBe(2);
+    });
+
+    it('forgets what it saw when the settings change', async () => {
+      const { client, provider, set } = await suggested();
+      set({ maxPrefixChars: 1000 });
+      void provider.fetch(request(DEF + '\n    ret'), auto);
+      await flush();
+      expect(client.requests.length).toBe(2);
+      client.replies[1].resolve(reply(1, [{ insertText: 'urn a - b' }]));
+      await flush();
+      provider.forget();
+      void provider.fetch(request(DEF + '\n    retu'), auto);
+      await flush();
+      expect(client.requests.length).toBe(3);
+    });
+
+    it('paints only the rest while the user types into a streaming suggestion', async () => {
+      // The editor as the user sees it, changed by the test between chunks.
+      let editor = { key: 'demo.py', text: 'total = ', offset: 8 };
+      const { client, provider } = setup({ streaming: 'always' }, { editorState: () => editor });
+      const result = provider.fetch(request('total = '), auto);
+      await flush();
+      client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 't' }]));
+      const token = (await result).items[0].token!;
+      const seen: string[] = [];
+      const reading = (async () => {
+        for await (const update of provider.stream(token)) {
+          seen.push(update.response.insertText);
+        }
+      })();
+      const queue = client.replies[0].chunks!;
+      queue.push(chunk(0, 'su', false));
+      await flush();
+      editor = { key: 'demo.py', text: 'total = s', offset: 9 };
+      queue.push(chunk(0, 'sum(val', false));
+      await flush();
+      // The next request (after the debounce) is answered from the stream, at once.
+      const next = await provider.fetch(request('total = su'), auto);
+      expect(next.items).toEqual([
+        { insertText: 'm(val', isIncomplete: true, token: expect.any(String) }
+      ]);
+      editor = { key: 'demo.py', text: 'total = su', offset: 10 };
+      const seenNext: string[] = [];
+      const readingNext = (async () => {
+        for await (const update of provider.stream(next.items[0].token!)) {
+          seenNext.push(update.response.insertText);
+        }
+      })();
+      queue.push(chunk(0, 'sum(values)', true));
+      await reading;
+      await readingNext;
+      expect(client.requests.length).toBe(1);
+      // Never a character the user already typed; the older view stops at the newer request.
+      expect(seen).toEqual(['', 'su', 'um(val']);
+      expect(seenNext).toEqual(['m(val', 'm(values)']);
+    });
+
+    it('stops painting a stream once the user types away from it', async () => {
+      let editor = { key: 'demo.py', text: 'total = ', offset: 8 };
+      const { client, provider } = setup({ streaming: 'always' }, { editorState: () => editor });
+      const result = provider.fetch(request('total = '), auto);
+      await flush();
+      client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 't' }]));
+      const token = (await result).items[0].token!;
+      const seen: string[] = [];
+      const reading = (async () => {
+        for await (const update of provider.stream(token)) {
+          seen.push(update.response.insertText);
+        }
+      })();
+      const queue = client.replies[0].chunks!;
+      queue.push(chunk(0, 'sum', false));
+      await flush();
+      editor = { key: 'demo.py', text: 'total = x', offset: 9 };
+      queue.push(chunk(0, 'sum(values)', true));
+      await reading;
+      expect(seen).toEqual(['', 'sum']);
+    });
   });
 });

@@ -1,0 +1,118 @@
+/**
+ * Partial accept ("accept next word", "accept next line") and keeping a suggestion visible
+ * across Enter. JupyterLab's inline completer only accepts a whole suggestion, and hides the
+ * ghost text when the cursor moves to a new line; both are answered here from the suggestion
+ * the provider already has, without a model call.
+ */
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
+import { TranslationBundle } from '@jupyterlab/translation';
+import { IDisposable } from '@lumino/disposable';
+
+import { activeEditor, editorState } from './editorstate';
+import { CodeCompleteProvider } from './provider';
+import { nextLine, nextWord } from './typing';
+
+/**
+ * Command ids of partial accept.
+ */
+export namespace PartialAcceptCommandIDs {
+  export const acceptWord = 'codecomplete:accept-word';
+  export const acceptLine = 'codecomplete:accept-line';
+}
+
+/**
+ * Register the partial-accept commands and the Enter continuation; dispose to undo.
+ */
+export function registerPartialAccept(options: {
+  app: JupyterFrontEnd;
+  manager: ICompletionProviderManager;
+  provider: CodeCompleteProvider;
+  trans: TranslationBundle;
+}): IDisposable {
+  const { app, manager, provider, trans } = options;
+
+  /**
+   * Show the rest of the suggestion again at the cursor (answered from the provider's memory).
+   */
+  const reshow = () => {
+    const widget = app.shell.currentWidget;
+    if (widget && manager.inline) {
+      manager.inline.invoke(widget.id);
+    }
+  };
+
+  const accept = (take: (rest: string) => string) => {
+    const widget = app.shell.currentWidget;
+    const found = activeEditor(widget);
+    const state = editorState(widget);
+    const rest = state ? provider.rest(state) : null;
+    if (!found || !state || !rest) {
+      return;
+    }
+    const part = take(rest);
+    const { editor } = found;
+    editor.model.sharedModel.updateSource(state.offset, state.offset, part);
+    const position = editor.getPositionAt(state.offset + part.length);
+    if (position) {
+      editor.setCursorPosition(position);
+    }
+    if (part.length < rest.length) {
+      reshow();
+    }
+  };
+
+  const word = app.commands.addCommand(PartialAcceptCommandIDs.acceptWord, {
+    label: trans.__('Accept Next Word of the Suggestion'),
+    caption: trans.__('Insert the next word of the ghost text; the rest stays'),
+    execute: () => accept(nextWord)
+  });
+  const line = app.commands.addCommand(PartialAcceptCommandIDs.acceptLine, {
+    label: trans.__('Accept Next Line of the Suggestion'),
+    caption: trans.__('Insert the ghost text up to the end of its line; the rest stays'),
+    execute: () => accept(nextLine)
+  });
+
+  // Enter inside a multi-line suggestion: JupyterLab hides the ghost text when the cursor
+  // moves to the next line and asks nothing on an empty line; show the rest again.
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (
+      event.key !== 'Enter' ||
+      event.shiftKey ||
+      event.ctrlKey ||
+      event.altKey ||
+      event.metaKey ||
+      event.isComposing
+    ) {
+      return;
+    }
+    const widget = app.shell.currentWidget;
+    if (!activeEditor(widget)?.editor.hasFocus()) {
+      return;
+    }
+    // After the editor has inserted the line break and its indentation.
+    window.setTimeout(() => {
+      const state = editorState(app.shell.currentWidget);
+      if (state && provider.rest(state)) {
+        reshow();
+      }
+    }, 0);
+  };
+  document.addEventListener('keydown', onKeyDown, true);
+
+  let disposed = false;
+  return {
+    get isDisposed() {
+      return disposed;
+    },
+    dispose() {
+      if (disposed) {
+        return;
+      }
+      disposed = true;
+      word.dispose();
+      line.dispose();
+      document.removeEventListener('keydown', onKeyDown, true);
+    }
+  };
+}
