@@ -90,6 +90,14 @@ class CodeCompleteApp(ExtensionApp):
         help="Largest websocket message accepted; larger ones get an error reply naming this limit.",
     )
 
+    recent_completions = Int(
+        256,
+        config=True,
+        help="How many finished suggestions to remember (per server, by prompt and model) to answer a "
+        "repeated request without a model call (Backspace and retyping, coming back to a position). "
+        "0 turns it off.",
+    )
+
     monitor_event_loop = Bool(
         False, config=True, help="Measure the event loop's lag (reported by api/codecomplete/stats)."
     )
@@ -166,6 +174,7 @@ class CodeCompleteApp(ExtensionApp):
             "routes": dict(self.routes),
             "styles": StyleRegistry(self.prompt_styles),
             "repo_name": self.repo_name or os.path.basename(os.path.abspath(self.serverapp.root_dir)),
+            "recent_completions": self.recent_completions,
         }
         return cls(log=self.log, settings=settings)
 

@@ -24,6 +24,7 @@ from ..postprocess import PostprocessContext, make_pipeline
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
 from ..protocol import InlineCompletionRequest, ServingModel
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
+from .recent import RecentCompletions, fingerprint
 
 _CLOSERS = frozenset(")]}>\"'`;:, \t")
 
@@ -86,6 +87,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._warm: set[str] = set()
         self._reported: dict[str, str | None] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.recent = RecentCompletions(self.settings.get("recent_completions", 256))
+        self._fingerprints: dict[str, str] = {}
 
     # -- model choice -----------------------------------------------------------------------------
     def route(self, request: InlineCompletionRequest | None) -> str:
@@ -291,23 +294,55 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         finally:
             await stream.aclose()  # type: ignore[attr-defined]
 
+    def recent_key(self, request: InlineCompletionRequest, prepared: Prepared) -> tuple[str, str]:
+        """The key of a request in the recent completions: model, settings, what is sent."""
+        key = prepared.key
+        settings = self._fingerprints.get(key)
+        if settings is None:
+            settings = self._fingerprints[key] = fingerprint(prepared.backend.config.model_dump(mode="json"))
+        built = prepared.built
+        return RecentCompletions.key(
+            key,
+            settings,
+            built.prompt,
+            getattr(built, "messages", None) or "",
+            built.suffix or "",
+            request.prefix,
+            request.suffix,
+            request.language or "",
+            [prepared.max_tokens, prepared.stop, prepared.bind],
+        )
+
     async def suggest(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
         prepared = self.prepare(request)
         notes.extend(prepared.built.notes)
         self._learn_reported(prepared.key)
+        recent = self.recent_key(request, prepared) if self.recent.size else None
+        if recent is not None:
+            cached = self.recent.get(recent)
+            if cached is not None:
+                notes.append("answered from recent completions")
+                if cached:
+                    yield cached
+                return
         pipeline = make_pipeline(prepared.postprocess)
         source = with_deadlines(self.raw_stream(prepared), prepared.first_timeout, prepared.total_timeout)
+        parts: list[str] = []
         try:
             async for chunk in source:
                 self._warm.add(prepared.key)
                 out = pipeline.feed(chunk)
                 if out:
+                    parts.append(out)
                     yield out
                 if pipeline.done:
                     break
         finally:
             await source.aclose()  # type: ignore[attr-defined]
         tail = pipeline.finish()
+        if recent is not None:
+            # Only reached when the suggestion ran to its end (not cancelled, no error).
+            self.recent.put(recent, "".join(parts) + tail)
         if tail:
             yield tail
 
