@@ -7,6 +7,7 @@
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { TranslationBundle } from '@jupyterlab/translation';
+import { CommandRegistry } from '@lumino/commands';
 import { IDisposable } from '@lumino/disposable';
 
 import { activeEditor, editorState } from './editorstate';
@@ -73,9 +74,43 @@ export function registerPartialAccept(options: {
     execute: () => accept(nextLine)
   });
 
+  // The editor (CodeMirror) handles Ctrl+Arrow keys itself before JupyterLab's shortcuts
+  // see them: while ghost text is shown, run the partial-accept shortcuts first.
+  const PARTIAL = new Set<string>([
+    PartialAcceptCommandIDs.acceptWord,
+    PartialAcceptCommandIDs.acceptLine
+  ]);
+  const partialShortcut = (event: KeyboardEvent): boolean => {
+    const target = event.target as Element | null;
+    if (!target || typeof target.closest !== 'function') {
+      return false;
+    }
+    const keystroke = CommandRegistry.keystrokeForKeydownEvent(event);
+    if (!keystroke) {
+      return false;
+    }
+    for (const binding of app.commands.keyBindings) {
+      if (
+        PARTIAL.has(binding.command) &&
+        binding.keys.length === 1 &&
+        CommandRegistry.normalizeKeystroke(binding.keys[0]) === keystroke &&
+        target.closest(binding.selector)
+      ) {
+        event.preventDefault();
+        event.stopPropagation();
+        void app.commands.execute(binding.command, binding.args);
+        return true;
+      }
+    }
+    return false;
+  };
+
   // Enter inside a multi-line suggestion: JupyterLab hides the ghost text when the cursor
   // moves to the next line and asks nothing on an empty line; show the rest again.
   const onKeyDown = (event: KeyboardEvent) => {
+    if (partialShortcut(event)) {
+      return;
+    }
     if (
       event.key !== 'Enter' ||
       event.shiftKey ||
