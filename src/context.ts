@@ -96,7 +96,22 @@ export function displayLanguage(language: string): string {
  */
 export function boundedPrefix(text: string, offset: number, max: number): string {
   const before = text.slice(0, offset);
-  return max <= 0 ? '' : before.slice(-Math.min(max, before.length));
+  if (max <= 0) {
+    return '';
+  }
+  if (before.length <= max) {
+    return before;
+  }
+  // Keep the start fixed while the user types (model servers reuse what a prompt shares with
+  // the previous one): cut at a line start on a grid of a quarter of the limit, so the start
+  // moves in large steps, not with every character.
+  const step = Math.max(1, Math.floor(max / 4));
+  const grid = Math.ceil((before.length - max) / step) * step;
+  const lineStart =
+    grid > 0 && before[grid - 1] === '\n' ? grid : before.indexOf('\n', grid) + 1;
+  return lineStart > 0 && lineStart < before.length
+    ? before.slice(lineStart)
+    : before.slice(-max);
 }
 
 /**

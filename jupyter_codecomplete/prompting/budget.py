@@ -7,6 +7,11 @@ characters-per-token measured so far (a little under, so it rarely overflows), c
 new chunk; a chunk that overflows is cut to the share that fits. Each character of the kept text is
 counted about once, whatever the length of the whole text.
 
+``stable_tail`` then moves a trimmed tail's start forward to a line on a fixed grid, so that while
+the user types at the end the start stays where it was and model servers reuse the prompt they
+already read (llama.cpp, vLLM, Ollama and the embedded model skip the tokens a prompt shares with
+the previous one); the start moves in steps of the grid, not with every character.
+
 The kept text's count is the sum of its chunks' counts. Tokenizers may merge one or two tokens
 differently where chunks meet; ``Budget.safety_tokens`` covers that.
 """
@@ -128,3 +133,21 @@ def keep_head(text: str, budget: int, counter: TokenCounter, min_end: int = 0) -
         else:
             break
     return Kept(text[:end], tokens, end == n)
+
+
+def stable_tail(text: str, kept: Kept, counter: TokenCounter, step: int, min_start: int) -> Kept:
+    """``kept`` (a tail of ``text``) with its start moved forward to the first line start at or
+    after the next multiple of ``step`` characters, when that keeps ``text[min_start:]``.
+
+    A tail that holds the whole text is returned as it is. The tokens dropped are counted (only
+    that chunk); the result has at most ``kept.tokens`` tokens.
+    """
+    start = len(text) - len(kept.text)
+    if start <= 0 or step <= 0:
+        return kept
+    grid = -(-start // step) * step
+    new_start = _line_start_at_or_after(text, grid)
+    if new_start <= start or new_start > min_start:
+        return kept
+    dropped = counter.count(text[start:new_start])
+    return Kept(text[new_start:], max(0, kept.tokens - dropped), False)

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from ..protocol import ContextCell
-from .budget import Kept, keep_head, keep_tail
+from .budget import Kept, keep_head, keep_tail, stable_tail
 from .context import (
     assemble_prefix,
     assemble_suffix,
@@ -47,6 +47,8 @@ MODES: tuple[str, ...] = ("auto", "completion", "infill", "repository", "reposit
 # than any tokenizer packs into a token) before the exact trim.
 _MAX_CHARS_PER_TOKEN = 16
 _FIT_ROUNDS = 4
+# characters per token assumed for the window's grid (only its spacing: any fixed value works)
+_GRID_CHARS_PER_TOKEN = 3
 
 
 class PromptRequest(BaseModel):
@@ -90,6 +92,10 @@ class Budget(BaseModel):
     # count the finished prompt once more, exactly, and trim again if the parts did not add up
     # (costs one more tokenization of the whole prompt)
     verify: bool = False
+    # when the text above the cursor must be trimmed, its start moves in steps of this share of
+    # the text budget (a fixed grid of lines), so consecutive prompts share their start and the
+    # model server can reuse what it already read; 0: the longest tail that fits (moves per line)
+    window_step: float = Field(default=0.25, ge=0.0, le=1.0)
 
 
 class BuiltPrompt(BaseModel):
@@ -494,6 +500,15 @@ def _build_with_budget(
 
 
 def _fit_prefix_suffix(
+    prefix: str, suffix: str, p_line: int, s_line: int, avail: int, budget: Budget, count: TokenCounter
+) -> tuple[Kept, Kept]:
+    pre, suf = _fit_tight(prefix, suffix, p_line, s_line, avail, budget, count)
+    # the step is in characters, from the text budget (fixed for a model), so the grid stays put
+    step = int(avail * budget.window_step * _GRID_CHARS_PER_TOKEN)
+    return stable_tail(prefix, pre, count, step, p_line), suf
+
+
+def _fit_tight(
     prefix: str, suffix: str, p_line: int, s_line: int, avail: int, budget: Budget, count: TokenCounter
 ) -> tuple[Kept, Kept]:
     if not suffix:

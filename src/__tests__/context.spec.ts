@@ -74,6 +74,21 @@ describe('prefix and suffix', () => {
     expect(boundedPrefix('abcdef', 4, 2)).toBe('cd');
     expect(boundedPrefix('abcdef', 4, 100)).toBe('abcd');
     expect(boundedPrefix('abcdef', 4, 0)).toBe('');
+  });
+
+  it('keeps the start of a cut prefix fixed while the user types', () => {
+    const text = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    const starts = new Set<string>();
+    let typed = '';
+    for (const ch of 'value = compute(x)') {
+      typed += ch;
+      const prefix = boundedPrefix(text + typed, text.length + typed.length, 200);
+      expect(prefix.length).toBeLessThanOrEqual(200);
+      expect(prefix.endsWith(typed)).toBe(true);
+      starts.add(prefix.slice(0, 12));
+    }
+    // 18 keystrokes, the start moved at most once (a step is a quarter of the limit).
+    expect(starts.size).toBeLessThanOrEqual(2);
     expect(boundedSuffix('abcdef', 4, 1)).toBe('e');
     expect(boundedSuffix('abcdef', 4, 0)).toBe('');
   });

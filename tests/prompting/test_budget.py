@@ -125,7 +125,7 @@ def test_a_short_side_gives_its_share_to_the_other() -> None:
     built = build_prompt(
         PromptRequest(prefix=prefix, suffix="\ny = 1"),
         QWEN,
-        Budget(context_window=600, max_new_tokens=100),
+        Budget(context_window=600, max_new_tokens=100, window_step=0.0),
         counter,
     )
     assert built.prompt_tokens is not None
@@ -229,7 +229,7 @@ def test_estimate_is_used_only_without_an_exact_counter(bpe_counter: TokenizersC
     import inspect
 
     req = PromptRequest(prefix=inspect.getsource(difflib) + "x = ")
-    budget = Budget(context_window=1000, max_new_tokens=100)
+    budget = Budget(context_window=1000, max_new_tokens=100, window_step=0.0)
     est = build_prompt(req, RAW, budget)
     exact = build_prompt(req, RAW, budget, bpe_counter)
     assert not est.tokens_exact and est.token_counter is not None and est.token_counter.startswith("estimate")
