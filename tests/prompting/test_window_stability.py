@@ -4,6 +4,7 @@ they already read): typing at the end of a long text keeps everything before the
 from __future__ import annotations
 
 import inspect
+import itertools
 import textwrap
 
 import pytest
@@ -29,9 +30,7 @@ def _typing(text: str, typed: str, budget: Budget, style=QWEN, suffix: str = "")
 
 def _kept_share(prompts: list[tuple[str, int]]) -> float:
     kept = sum(
-        1
-        for (before, _), (after, line) in zip(prompts, prompts[1:], strict=False)
-        if after[:line] == before[:line]
+        1 for (before, _), (after, line) in itertools.pairwise(prompts) if after[:line] == before[:line]
     )
     return kept / (len(prompts) - 1)
 
@@ -52,9 +51,7 @@ def test_the_start_moves_in_large_steps_and_the_window_stays_well_used() -> None
     starts = {prompt[:40] for prompt, _ in prompts}
     # hundreds of keystrokes, a handful of window moves; without the grid, many more
     assert len(starts) <= 4
-    tight_prompts = _typing(
-        LONG + "\n", TYPED * 8, budget.model_copy(update={"window_step": 0.0}), style=RAW
-    )
+    tight_prompts = _typing(LONG + "\n", TYPED * 8, budget.model_copy(update={"window_step": 0.0}), style=RAW)
     assert len({prompt[:40] for prompt, _ in tight_prompts}) > 3 * len(starts)
     tight = build_prompt(
         PromptRequest(prefix=LONG + "\n" + TYPED), RAW, budget.model_copy(update={"window_step": 0.0})
