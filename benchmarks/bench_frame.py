@@ -35,10 +35,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_prompt import synthetic_cells  # noqa: E402
-from bench_server import LAT, Servers, WsClient  # noqa: E402
+from bench_prompt import synthetic_cells
+from bench_server import LAT, Servers, WsClient
 
-CODE = '''import json
+CODE = """import json
 from dataclasses import dataclass
 
 
@@ -58,7 +58,7 @@ def load_points(path: str, limit: int = 100) -> list[Point]:
 
 
 def nearest(points: list[Point], target: Point) -> Point:
-'''
+"""
 
 
 def prefix_800(marker: str) -> str:

@@ -23,8 +23,8 @@ def _typing(text: str, typed: str, budget: Budget, style=QWEN, suffix: str = "")
         built = build_prompt(PromptRequest(prefix=prefix, suffix=suffix), style, budget)
         assert built.prompt_tokens is not None
         assert built.prompt_tokens + budget.max_new_tokens <= budget.context_window
-        line = prefix[prefix.rfind("\n") + 1 :]
-        out.append((built.prompt, built.prompt.rindex(line) if line else len(built.prompt)))
+        head = prefix[: prefix.rfind("\n") + 1][-300:]
+        out.append((built.prompt, built.prompt.find(head) + len(head) if head else 0))
     return out
 
 
