@@ -30,7 +30,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { displayLanguage, languageFromMime } from './context';
-import { dismissSuggestion } from './dismiss';
+import { dismissSuggestion, EscapeListener } from './dismiss';
 import { EditorFocusTracker } from './focus';
 import { FreshLineTrigger } from './freshline';
 import { codeCompleteIcon } from './icon';
@@ -346,16 +346,26 @@ const plugin: JupyterFrontEndPlugin<void> = {
         }
       }
     });
+    // Escape: dismiss the suggestion shown in the current widget, stay in the editor.
+    const dismiss = (editor?: HTMLElement): boolean => {
+      const current = app.shell.currentWidget;
+      if (!current || (editor && !current.node.contains(editor))) {
+        return false;
+      }
+      if (!dismissSuggestion(manager, current.id)) {
+        return false;
+      }
+      provider.cancelLatest();
+      return true;
+    };
     app.commands.addCommand(CommandIDs.dismiss, {
       label: trans.__('Dismiss Code Suggestion'),
       caption: trans.__('Hide the suggestion shown and stay in the editor (Escape)'),
       execute: () => {
-        const current = app.shell.currentWidget;
-        if (current && dismissSuggestion(manager, current.id)) {
-          provider.cancelLatest();
-        }
+        dismiss();
       }
     });
+    new EscapeListener({ dismiss: editor => dismiss(editor) });
 
     // Fresh-line suggestions: after Enter on a line with only indentation.
     let debounce = 200;
