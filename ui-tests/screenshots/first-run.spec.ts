@@ -20,7 +20,8 @@ test('a first suggestion on a fresh line, the status item and its menu', async (
   await page.notebook.enterCellEditingMode(0);
   await page.keyboard.type('def fibonacci(n):');
   await page.keyboard.press('Enter');
-  await expect(page.locator(GHOST)).toBeVisible({ timeout: 30000 });
+  await expect(page.locator(GHOST)).toHaveText(/\w/, { timeout: 30000 });
+  await expect(status).toHaveAttribute('data-state', 'idle');
   await page.screenshot({ path: `${SHOTS}/lab-notebook-ghost-text.png` });
   await page.keyboard.press('Escape');
   await status.click();
@@ -55,7 +56,8 @@ test.describe('dark theme', () => {
     await page.notebook.enterCellEditingMode(0);
     await page.keyboard.type('import os\n\nfor name in os.listdir("."):');
     await page.keyboard.press('Enter');
-    await expect(page.locator(GHOST)).toBeVisible({ timeout: 30000 });
+    await expect(page.locator(GHOST)).toHaveText(/\w/, { timeout: 30000 });
+    await expect(page.locator(STATUS)).toHaveAttribute('data-state', 'idle');
     await page.screenshot({ path: `${SHOTS}/lab-dark-theme.png` });
   });
 });

@@ -26,7 +26,8 @@ test('Notebook 7: a fresh-line suggestion and the toolbar menu', async ({ page, 
   await page.locator('.jp-Cell .cm-content').first().click();
   await page.keyboard.type('def fibonacci(n):');
   await page.keyboard.press('Enter');
-  await expect(page.locator('.jp-GhostText')).toBeVisible({ timeout: 30000 });
+  await expect(page.locator('.jp-GhostText')).toHaveText(/\w/, { timeout: 30000 });
+  await expect(item).toHaveAttribute('data-state', 'idle');
   await page.screenshot({ path: `${SHOTS}/notebook7-ghost-text.png` });
   await page.keyboard.press('Escape');
   await item.click();
