@@ -46,6 +46,10 @@ class LanguageRules(BaseModel):
     stop_line: str | None = None
     # a statement terminator at bracket depth 0 ends the suggestion (kept)
     statement_end: str | None = None
+    # indentation is syntax (a line repeated at another indentation is another statement)
+    indent_matters: bool = False
+    # a ``{`` on a line of its own, at a declaration's indentation, opens its body (Allman style)
+    brace_lines: bool = False
     # prose: single line, single sentence
     prose: bool = False
     # strip markdown code fences
@@ -71,6 +75,13 @@ _PY_STRINGS = (
     StringDelim(delim="'''", multiline=True),
     StringDelim(delim='"'),
     StringDelim(delim="'"),
+)
+
+_C_CONTINUE = ("else", "catch", "finally", "while")
+_C_TOP = r"^(static\s+|extern\s+|inline\s+)*(struct|enum|union|typedef|class|namespace|template)\b"
+_JVM_TOP = (
+    r"^(public|private|internal|protected|abstract|final|sealed|data|open)?\s*"
+    r"(class|interface|enum|record|object|fun)\b"
 )
 
 LANGUAGES: tuple[LanguageRules, ...] = (
@@ -100,6 +111,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
             "time": "python",
             "timeit": "python",
         },
+        indent_matters=True,
     ),
     LanguageRules(
         name="r",
@@ -147,6 +159,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
         continuation_words=("else", "catch", "finally", "while"),
         top_level_stop=r"^(export\s+)?(default\s+)?(async\s+)?(function|class|interface|enum)\b",
         stop_line=r"^//\s*(%%|In\s*\[)",
+        brace_lines=True,
     ),
     LanguageRules(
         name="markdown",
@@ -161,6 +174,158 @@ LANGUAGES: tuple[LanguageRules, ...] = (
         line_comments=("#",),
         strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
         brackets=False,  # `case` patterns close brackets they never opened
+        block_opener=r"(^|[;\s])(then|do|else)$|\{$|^case\b.*\bin$",
+        continuation_words=("elif", "else"),
+        closer_words=("fi", "done", "esac"),
+        stop_line=r"^#\s*(%%|In\s*\[)",
+    ),
+    # The C family (braces, `//` and `/* */` comments): one record per language for its strings.
+    LanguageRules(
+        name="c",
+        aliases=("h", "text/x-csrc", "objective-c", "objc"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'")),
+        opaque_line_starts=("#",),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_C_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="cpp",
+        aliases=("c++", "cxx", "hpp", "cc", "text/x-c++src"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'")),
+        opaque_line_starts=("#",),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_C_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="java",
+        aliases=("text/x-java",),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'")),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_JVM_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="csharp",
+        aliases=("c#", "cs", "text/x-csharp"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'")),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_JVM_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="kotlin",
+        aliases=("kt", "kts", "text/x-kotlin"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'")),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_JVM_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="scala",
+        aliases=("sc", "text/x-scala"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'")),
+        block_opener=r"(=|=>|\bdo|\bthen|\byield)$",
+        continuation_words=(*_C_CONTINUE, "case"),
+        top_level_stop=r"^(object|class|trait|def|case\s+class|enum)\b",
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="go",
+        aliases=("golang", "text/x-go"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'"), StringDelim(delim="`", multiline=True)),
+        continuation_words=("else",),
+        top_level_stop=r"^(func|type|var|const|import)\b",
+    ),
+    LanguageRules(
+        name="rust",
+        aliases=("rs", "text/x-rustsrc"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        # no `'` strings: lifetimes (`'a`) would open one
+        strings=(StringDelim(delim='"', multiline=True),),
+        continuation_words=("else",),
+        top_level_stop=r"^(pub\s+)?(fn|struct|enum|impl|trait|mod|const|static|type|use)\b",
+    ),
+    LanguageRules(
+        name="swift",
+        aliases=("text/x-swift",),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"')),
+        continuation_words=("else", "catch"),
+        top_level_stop=r"^(func|class|struct|enum|protocol|extension)\b",
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="php",
+        aliases=("text/x-php",),
+        line_comments=("//", "#"),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
+        continuation_words=("else", "elseif", "catch", "finally"),
+        top_level_stop=r"^(function|class|interface|trait)\b",
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="ruby",
+        aliases=("rb", "text/x-ruby"),
+        line_comments=("#",),
+        strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
+        block_opener=(
+            r"^(def|class|module|if|unless|while|until|for|case|begin)\b(?!.*\bend$)"
+            r"|\bdo(\s*\|[^|]*\|)?$|\bthen$"
+        ),
+        continuation_words=("else", "elsif", "when", "rescue", "ensure", "in"),
+        closer_words=("end",),
+        top_level_stop=r"^(def|class|module)\b",
+    ),
+    LanguageRules(
+        name="lua",
+        aliases=("text/x-lua",),
+        line_comments=("--",),
+        block_comments=(("--[[", "]]"),),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'")),
+        block_opener=r"\b(then|do|else)$|\bfunction\b[^)]*\)$|^repeat$",
+        continuation_words=("else", "elseif", "until"),
+        closer_words=("end",),
+        top_level_stop=r"^(local\s+)?function\b",
+    ),
+    LanguageRules(
+        name="fsharp",
+        aliases=("f#", "fs", "fsx", "text/x-fsharp"),
+        line_comments=("//",),
+        block_comments=(("(*", "*)"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"', multiline=True)),
+        block_opener=r"(=|->|\bdo|\bthen|\belse|\bwith)$",
+        continuation_words=("else", "elif", "with", "finally"),
+        top_level_stop=r"^(let|type|module|open)\b",
+        indent_matters=True,
+    ),
+    LanguageRules(
+        name="yaml",
+        aliases=("yml", "text/x-yaml"),
+        line_comments=("#",),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'")),
+        escape="",
+        brackets=False,
+        block_opener=r":$|:\s*[|>][-+]?$|^-$",
+        indent_matters=True,
     ),
 )
 

@@ -196,14 +196,17 @@ class Scope(LineFilter):
     that continues the statement (``else:``, ``} catch``) goes on. At column 0, after an indented
     block, a new top-level definition ends it; a notebook cell marker always ends it."""
 
-    def __init__(self, cursor: Cursor) -> None:
+    def __init__(self, cursor: Cursor, opener: int | None = -1) -> None:
         super().__init__()
         self.rules: LanguageRules = cursor.rules
-        self.opener = cursor.opener_indent
+        self.opener = cursor.opener_indent if opener == -1 else opener
         self.cursor_line = cursor.line
         self.blank_cursor = cursor.blank_line
         self._words = (*self.rules.continuation_words, *self.rules.closer_words)
         self._seen_block = False
+        # string state at the start of each line: a line inside a multi-line string is text
+        self._scanner = cursor.scanner.copy()
+        self._brace_seen = False
 
     def _maybe_marker(self, stripped: str) -> bool:
         return any(stripped.startswith(c) or c.startswith(stripped) for c in self.rules.line_comments)
@@ -223,7 +226,7 @@ class Scope(LineFilter):
                 return Verdict.WAIT
             if marker.search(stripped):
                 return Verdict.CUT
-        if index == 0:
+        if index == 0 or self._scanner.in_string:
             return Verdict.KEEP
         if self.opener is not None and width <= self.opener:
             return self._at_opener_level(stripped, width, complete)
@@ -236,6 +239,13 @@ class Scope(LineFilter):
 
     def _at_opener_level(self, stripped: str, width: int, complete: bool) -> Verdict:
         same = width == self.opener
+        if same and self.rules.brace_lines and stripped.startswith("{") and not self._brace_seen:
+            # Allman style: the body's opening brace on a line of its own
+            if not complete:
+                return Verdict.WAIT
+            if stripped.rstrip() == "{":
+                self._brace_seen = True
+                return Verdict.KEEP
         if stripped[0] in CLOSERS:
             if not complete:
                 return Verdict.WAIT
@@ -260,6 +270,7 @@ class Scope(LineFilter):
         return Verdict.CUT
 
     def line_done(self, line: str, index: int) -> None:
+        self._scanner.scan(line + "\n")
         if index == 0:
             line = self.cursor_line + line if self.blank_cursor else self.cursor_line
         if line.strip() and indent_width(line) > 0:
@@ -267,15 +278,36 @@ class Scope(LineFilter):
 
 
 class SuffixLines(LineFilter):
-    """Multi-line: end before a line equal to the line below the cursor (the document already has
-    it), or equal to the rest of the cursor's line (an auto-closed bracket on a line of its own)."""
+    """Multi-line: end before a line the document already has below the cursor: the next line of
+    the suffix (exactly, or differing only in indentation or a trailing ``;``), a closing line the
+    next line already holds (``}`` before ``} else {``, at the same indentation), or the rest of the
+    cursor's line (an auto-closed ``}``) at the cursor line's indentation."""
 
     def __init__(self, cursor: Cursor) -> None:
         super().__init__()
         self.cursor_line = cursor.line
         self.blank_cursor = cursor.blank_line
         self.exact = cursor.next_line.rstrip() if cursor.next_line.strip() else ""
+        self.exact_norm = _norm(self.exact)
+        self.exact_indent = indent_width(self.exact)
         self.loose = cursor.rest.strip()
+        self.loose_indent = indent_width(cursor.line)
+        self.indent_matters = cursor.rules.indent_matters
+
+    def _repeats(self, r: str, s: str, index: int) -> bool:
+        width = indent_width(r)
+        if self.exact:
+            if r == self.exact:
+                return True
+            n = _norm(s)
+            if s[0] in CLOSERS:
+                # a closer repeats only the same closer at the same indentation (class: unclosed
+                # blocks: an inner block's ``}`` is not the suffix's)
+                if width == self.exact_indent and n and self.exact_norm.startswith(n):
+                    return True
+            elif n == self.exact_norm and (width == self.exact_indent or not self.indent_matters):
+                return True
+        return bool(self.loose and index > 0 and _norm(s) == _norm(self.loose) and width == self.loose_indent)
 
     def judge(self, line: str, index: int, complete: bool) -> Verdict:
         if index == 0:
@@ -286,16 +318,16 @@ class SuffixLines(LineFilter):
         s = r.strip()
         if not s:
             return Verdict.KEEP if complete else Verdict.WAIT
-        possible = False
-        if self.exact:
-            if complete and r == self.exact:
-                return Verdict.CUT
-            possible = self.exact.startswith(r)
-        if self.loose and index > 0:
-            if complete and s == self.loose:
-                return Verdict.CUT
-            possible = possible or self.loose.startswith(s)
-        return Verdict.WAIT if possible and not complete else Verdict.KEEP
+        if complete:
+            return Verdict.CUT if self._repeats(r, s, index) else Verdict.KEEP
+        possible = bool(self.exact_norm) and self.exact_norm.startswith(_norm(s))
+        possible = possible or (bool(self.loose) and self.loose.startswith(s))
+        return Verdict.WAIT if possible else Verdict.KEEP
+
+
+def _norm(line: str) -> str:
+    """A line compared without indentation and without a trailing ``;``."""
+    return line.strip().rstrip(";").rstrip()
 
 
 class Repetition(Filter):

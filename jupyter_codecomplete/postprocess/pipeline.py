@@ -27,6 +27,7 @@ from .base import Filter
 from .brackets import Brackets
 from .cursor import Cursor, analyze, normalize_newlines
 from .linefilters import Echo, Fences, LineLimit, Repetition, Scope, SuffixLines, SuffixOverlap
+from .shape import FirstLines
 from .textfilters import (
     CrlfNormalize,
     Heal,
@@ -98,18 +99,28 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
         filters.append(Fences())
     if prefix.strip():
         filters.append(Echo(prefix))
-    if not cursor.multiline:
+    if cursor.eol:
+        filters.append(FirstLines(cursor))
+    elif not cursor.multiline:
         filters.append(LineLimit(1))
-    elif ctx.max_lines is not None:
+    if ctx.max_lines is not None and (cursor.multiline or cursor.eol):
         filters.append(LineLimit(max(1, ctx.max_lines)))
     if cursor.rest.strip():
         filters.append(SuffixOverlap(cursor.rest, cursor.scanner.copy()))
     if cursor.multiline:
         filters.append(Scope(cursor))
+    if cursor.multiline or cursor.eol:
         filters.append(SuffixLines(cursor))
         filters.append(Repetition(cursor.line))
     if rules.brackets or rules.statement_end:
-        filters.append(Brackets(cursor.scanner.copy(), cursor.protected_from, cursor.multiline))
+        filters.append(
+            Brackets(
+                cursor.scanner.copy(),
+                cursor.protected_from,
+                cursor.multiline or cursor.eol,
+                end_with_string=cursor.in_block_string,
+            )
+        )
     if rules.prose:
         filters.append(Sentence())
     filters.append(TrailingWhitespace())
