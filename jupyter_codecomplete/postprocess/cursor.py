@@ -41,6 +41,9 @@ class Cursor:
     in_block_string: bool = False
     # bracket depth at the start of the cursor's line
     line_depth: int = 0
+    # the cursor is inside a bracket opened on an earlier line: that line's indentation (a closing
+    # line there ends the suggestion)
+    bracket_indent: int | None = None
 
 
 def is_block_string(delim: str, rules: LanguageRules) -> bool:
@@ -132,10 +135,15 @@ def analyze(language: str | None, prefix: str, suffix: str, multiline: bool | No
         protected_from = min(protected_from, len(probe.stack))
 
     line_depth = sum(1 for at in scanner.opened_at if at < line_start)
+    bracket_indent = None
+    if scanner.stack and scanner.stack[-1] in OPENERS and scanner.opened_at[-1] < line_start:
+        at = scanner.opened_at[-1]
+        bracket_indent = indent_width(prefix[prefix.rfind("\n", 0, at) + 1 : at + 1])
     return Cursor(
         eol=eol,
         in_block_string=in_block_string,
         line_depth=line_depth,
+        bracket_indent=bracket_indent,
         rules=rules,
         prefix=prefix,
         suffix=suffix,

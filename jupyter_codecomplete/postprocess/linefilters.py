@@ -207,6 +207,7 @@ class Scope(LineFilter):
         # string state at the start of each line: a line inside a multi-line string is text
         self._scanner = cursor.scanner.copy()
         self._brace_seen = False
+        self.bracket_indent = cursor.bracket_indent
 
     def _maybe_marker(self, stripped: str) -> bool:
         return any(stripped.startswith(c) or c.startswith(stripped) for c in self.rules.line_comments)
@@ -249,6 +250,8 @@ class Scope(LineFilter):
         if stripped[0] in CLOSERS:
             if not complete:
                 return Verdict.WAIT
+            if not same and width == self.bracket_indent:
+                return Verdict.KEEP_END  # closes the bracket the cursor is in
             if not same:
                 return Verdict.CUT
             m = _WORD.match(stripped.lstrip(CLOSERS).lstrip())
