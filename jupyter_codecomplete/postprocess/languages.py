@@ -77,7 +77,7 @@ _PY_STRINGS = (
     StringDelim(delim="'"),
 )
 
-_C_CONTINUE = ("else", "catch", "finally", "while")
+_C_CONTINUE = ("else", "catch", "finally", "while", "case", "default")
 _C_TOP = r"^(static\s+|extern\s+|inline\s+)*(struct|enum|union|typedef|class|namespace|template)\b"
 _JVM_TOP = (
     r"^(public|private|internal|protected|abstract|final|sealed|data|open)?\s*"
@@ -134,7 +134,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
         strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"', multiline=True)),
         block_opener=(
             r"^(function|for|while|if|elseif|else|let|begin|struct|mutable\s+struct|module|baremodule"
-            r"|macro|try|catch|finally|quote)\b(?!.*\bend$)|\bdo(\s+[\w, ]+)?$"
+            r"|macro|try|catch|finally|quote)\b(?!.*\bend$)|\bdo(\s+[\w, ]+)?$|=\s*(begin|let|quote)$"
         ),
         continuation_words=("else", "elseif", "catch", "finally"),
         closer_words=("end",),
@@ -198,7 +198,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
         block_comments=(("/*", "*/"),),
         strings=(StringDelim(delim='"'), StringDelim(delim="'")),
         opaque_line_starts=("#",),
-        continuation_words=_C_CONTINUE,
+        continuation_words=(*_C_CONTINUE, "public", "private", "protected"),
         top_level_stop=_C_TOP,
         brace_lines=True,
     ),

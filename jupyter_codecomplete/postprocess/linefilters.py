@@ -296,6 +296,7 @@ class SuffixLines(LineFilter):
         self.loose = cursor.rest.strip()
         self.loose_indent = indent_width(cursor.line)
         self.indent_matters = cursor.rules.indent_matters
+        self.closer_words = cursor.rules.closer_words
 
     def _repeats(self, r: str, s: str, index: int) -> bool:
         width = indent_width(r)
@@ -303,7 +304,7 @@ class SuffixLines(LineFilter):
             if r == self.exact:
                 return True
             n = _norm(s)
-            if s[0] in CLOSERS:
+            if s[0] in CLOSERS or _first_word(s) in self.closer_words:
                 # a closer repeats only the same closer at the same indentation (class: unclosed
                 # blocks: an inner block's ``}`` is not the suffix's)
                 if width == self.exact_indent and n and self.exact_norm.startswith(n):
@@ -326,6 +327,11 @@ class SuffixLines(LineFilter):
         possible = bool(self.exact_norm) and self.exact_norm.startswith(_norm(s))
         possible = possible or (bool(self.loose) and self.loose.startswith(s))
         return Verdict.WAIT if possible else Verdict.KEEP
+
+
+def _first_word(line: str) -> str:
+    m = _WORD.match(line)
+    return m.group(0) if m else ""
 
 
 def _norm(line: str) -> str:
