@@ -31,6 +31,7 @@ from .shape import FirstLines
 from .textfilters import (
     CrlfNormalize,
     Heal,
+    LeadingSpace,
     LeftoverBlocks,
     LeftoverTokens,
     LineEnding,
@@ -40,6 +41,8 @@ from .textfilters import (
 )
 
 BLOCK_SEPARATOR = "..."
+# a mid-line suggestion keeps its trailing space unless the rest of the line starts with one of these
+_NO_SPACE_BEFORE = frozenset(" \t)]},;:.")
 
 
 class PostprocessContext(BaseModel):
@@ -99,6 +102,8 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
         filters.append(Fences())
     if prefix.strip():
         filters.append(Echo(prefix))
+    if cursor.line.strip() and cursor.line[-1:] in (" ", "\t") and not cursor.scanner.in_string:
+        filters.append(LeadingSpace())
     if cursor.eol:
         filters.append(FirstLines(cursor))
     elif not cursor.multiline:
@@ -123,7 +128,8 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
         )
     if rules.prose:
         filters.append(Sentence())
-    filters.append(TrailingWhitespace())
+    rest = cursor.rest
+    filters.append(TrailingWhitespace(keep_space=bool(rest) and rest[0] not in _NO_SPACE_BEFORE))
     ending = ctx.line_ending
     if ending is None:
         ending = "\r\n" if "\r\n" in ctx.prefix or "\r\n" in ctx.suffix else "\n"

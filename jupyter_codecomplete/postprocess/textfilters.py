@@ -207,22 +207,47 @@ class Heal(Filter):
 
 
 class TrailingWhitespace(Filter):
-    """Hold trailing whitespace; drop it at the end (so a whitespace-only suggestion is empty)."""
+    """Hold trailing whitespace; drop it at the end (so a whitespace-only suggestion is empty).
 
-    def __init__(self) -> None:
+    ``keep_space``: a mid-line insertion before more text (``error, `` before ``message);``) keeps
+    its trailing spaces (not newlines)."""
+
+    def __init__(self, keep_space: bool = False) -> None:
         super().__init__()
         self._ws = ""
+        self._keep_space = keep_space
+        self._text = False
 
     def feed(self, text: str) -> str:
         buf = self._ws + text
         stripped = buf.rstrip()
         self._ws = buf[len(stripped) :]
+        if stripped:
+            self._text = True
         return stripped
 
     def finish(self) -> str:
         self.done = True
-        self._ws = ""
+        ws, self._ws = self._ws, ""
+        if self._keep_space and self._text and ws and not ws.strip(" \t"):
+            return ws
         return ""
+
+
+class LeadingSpace(Filter):
+    """The prefix ends with a space: drop the spaces the output starts with (no double space)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._decided = False
+
+    def feed(self, text: str) -> str:
+        if self._decided:
+            return text
+        stripped = text.lstrip(" \t")
+        if stripped:
+            self._decided = True
+        return stripped
 
 
 class Sentence(Filter):
