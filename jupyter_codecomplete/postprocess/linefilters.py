@@ -339,9 +339,42 @@ def _norm(line: str) -> str:
     return line.strip().rstrip(";").rstrip()
 
 
+_TOKEN = re.compile(r"\d+|[A-Za-z_]\w*|\S")
+_NAME_NUMBER = re.compile(r"([A-Za-z_]*?)(\d+)")
+
+
+def _seq_step(a: str, b: str) -> int | None:
+    """The step from token ``a`` to ``b`` when ``b`` continues a sequence: numbers (``1`` -> ``2``),
+    single letters (``b`` -> ``c``), names with a number (``item1`` -> ``item2``); else None."""
+    if len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha():
+        return ord(b) - ord(a) or None
+    ma, mb = _NAME_NUMBER.fullmatch(a), _NAME_NUMBER.fullmatch(b)
+    if ma and mb and ma.group(1) == mb.group(1):
+        return int(mb.group(2)) - int(ma.group(2)) or None
+    return None
+
+
+def near_step(a: str, b: str) -> tuple[tuple[int, int], ...] | None:
+    """Lines ``a`` and ``b`` are the same but for one token that continues a sequence: its position
+    and step; else None."""
+    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    if len(ta) != len(tb) or len(ta) < 2:
+        return None
+    diffs: list[tuple[int, int]] = []
+    for i, (x, y) in enumerate(zip(ta, tb, strict=True)):
+        if x != y:
+            step = _seq_step(x, y)
+            if step is None or diffs:
+                return None  # one token changes; more is ordinary code (``x1 = 1``, ``x2 = 2``)
+            diffs.append((i, step))
+    return tuple(diffs) or None
+
+
 class Repetition(Filter):
     """End where the output starts repeating itself: the same line a third time in a row (one copy is
-    kept), or a block of 2..8 lines repeated right after itself. Blank lines are ignored."""
+    kept), a block of 2..8 lines repeated right after itself, or three lines in a row that differ only
+    in a name or number that counts on (``const b = 1;`` ``const c = 1;`` ``const d = 1;``: the first
+    is kept). Blank lines are ignored."""
 
     MAX_BLOCK = 8
 
@@ -371,7 +404,32 @@ class Repetition(Filter):
             r = self._run(n, block)
             if r >= need:
                 return self._starts[n - r]
+        if n >= 3:
+            step = near_step(self._lines[n - 3], self._lines[n - 2])
+            if step is not None and near_step(self._lines[n - 2], self._lines[n - 1]) == step:
+                return self._starts[n - 2]
         return None
+
+    def _near_pending(self) -> bool:
+        """The last two lines may start a near-repetition: hold the last one."""
+        n = len(self._lines)
+        return n >= 2 and near_step(self._lines[n - 2], self._lines[n - 1]) is not None
+
+    def _near_partial(self, partial: str) -> bool:
+        """The line being written may still turn out a near-repetition of the last line."""
+        if not self._lines or not partial.strip():
+            return False
+        tp, tl = _TOKEN.findall(partial), _TOKEN.findall(self._lines[-1])
+        if len(tp) > len(tl):
+            return False
+        done = tp if partial[-1:].isspace() else tp[:-1]  # the last token may still grow
+        diffs = 0
+        for x, y in zip(done, tl, strict=False):
+            if x != y:
+                if diffs or _seq_step(y, x) is None:
+                    return False
+                diffs += 1
+        return True
 
     def _hold_from(self) -> int:
         n = len(self._lines)
@@ -390,6 +448,10 @@ class Repetition(Filter):
                 hold = min(hold, self._starts[n - r])
             elif p.strip():
                 hold = min(hold, self._line_start)
+        if self._near_pending():
+            hold = min(hold, self._starts[n - 1])
+        elif self._near_partial(p):
+            hold = min(hold, self._line_start)
         return max(hold, self._emitted)
 
     def feed(self, text: str) -> str:

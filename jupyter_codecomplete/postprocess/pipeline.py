@@ -31,6 +31,7 @@ from .shape import FirstLines
 from .textfilters import (
     CrlfNormalize,
     Heal,
+    LastLine,
     LeadingSpace,
     LeftoverBlocks,
     LeftoverTokens,
@@ -128,6 +129,8 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
         )
     if rules.prose:
         filters.append(Sentence())
+    if cursor.multiline or cursor.eol:
+        filters.append(LastLine())
     rest = cursor.rest
     filters.append(TrailingWhitespace(keep_space=bool(rest) and rest[0] not in _NO_SPACE_BEFORE))
     ending = ctx.line_ending
@@ -161,9 +164,15 @@ class Pipeline:
             self.done = True
         return text
 
-    def finish(self) -> str:
+    def finish(self, truncated: bool = False) -> str:
+        """The rest, at the end of the stream. ``truncated``: the model stopped at its token limit
+        (finish reason ``length``): a last line it was still writing is dropped."""
         if self.done:
             return ""
+        if truncated:
+            for f in self.filters:
+                if isinstance(f, LastLine):
+                    f.truncated = True
         text = ""
         for f in self.filters:
             text = (f.feed(text) if text else "") + f.finish()
@@ -175,12 +184,12 @@ def make_pipeline(ctx: PostprocessContext) -> Pipeline:
     return Pipeline(ctx)
 
 
-def postprocess(ctx: PostprocessContext, chunks: Iterable[str]) -> str:
+def postprocess(ctx: PostprocessContext, chunks: Iterable[str], truncated: bool = False) -> str:
     p = make_pipeline(ctx)
     out = []
     for c in chunks:
         out.append(p.feed(c))
         if p.done:
             break
-    out.append(p.finish())
+    out.append(p.finish(truncated))
     return "".join(out)

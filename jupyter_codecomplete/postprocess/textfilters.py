@@ -234,6 +234,34 @@ class TrailingWhitespace(Filter):
         return ""
 
 
+class LastLine(Filter):
+    """Multi-line: hold the line being written (after the first) until it is complete, so that a last
+    line cut off by the token limit (``finish(truncated=True)``) is dropped, never shown half."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held = ""
+        self._first = True
+        self.truncated = False
+
+    def feed(self, text: str) -> str:
+        buf = self._held + text
+        nl = buf.rfind("\n")
+        if nl < 0:
+            if self._first:
+                return buf
+            self._held = buf
+            return ""
+        self._first = False
+        self._held = buf[nl + 1 :]
+        return buf[: nl + 1]
+
+    def finish(self) -> str:
+        self.done = True
+        held, self._held = self._held, ""
+        return "" if self.truncated else held
+
+
 class LeadingSpace(Filter):
     """The prefix ends with a space: drop the spaces the output starts with (no double space)."""
 

@@ -19,7 +19,7 @@ def stream(case: GoldenCase, chunks: list[str]) -> tuple[str, list[str]]:
         deltas.append(p.feed(c))
         if p.done:
             break
-    deltas.append(p.finish())
+    deltas.append(p.finish(case.truncated))
     assert p.done
     assert p.feed("more") == "" and p.finish() == ""
     return "".join(deltas), deltas
@@ -35,7 +35,7 @@ def test_enough_cases() -> None:
 def test_golden_whole(case: GoldenCase) -> None:
     result, _ = stream(case, case.chunks)
     assert result == case.expected
-    assert postprocess(case.context(), case.chunks) == case.expected
+    assert postprocess(case.context(), case.chunks, case.truncated) == case.expected
 
 
 @pytest.mark.parametrize("case", [c for _, c in CASES], ids=[n for n, _ in CASES])
