@@ -420,7 +420,7 @@ class Repetition(Filter):
         if not self._lines or not partial.strip():
             return False
         tp, tl = _TOKEN.findall(partial), _TOKEN.findall(self._lines[-1])
-        if len(tp) > len(tl):
+        if len(tp) > len(tl) or len(tl) < 2:
             return False
         done = tp if partial[-1:].isspace() else tp[:-1]  # the last token may still grow
         diffs = 0
