@@ -3,9 +3,11 @@
 Order (each filter sees the output of the previous one):
 
 1. ``CrlfNormalize`` — work on ``\\n`` (``LineEnding`` restores the document's ending at the end)
-2. ``LeftoverBlocks`` — ``<think>...</think>``-style blocks named by the prompt style
+2. ``LeftoverBlocks`` — ``<think>...</think>`` (always) and blocks named by the prompt style
 3. ``StopSequences`` — the style's and the request's stop sequences
-4. ``LeftoverTokens`` — single leftover tokens (``<|file_sep|>``, ``<EOT>``)
+3b. ``KnownTokens`` — every family's end tokens end the suggestion, pad tokens are removed (whatever
+    the style: see ``leftovers``)
+4. ``LeftoverTokens`` — single leftover tokens named by the style
 5. ``Heal`` — whitespace that token healing moved out of the prompt
 6. ``Fences`` — markdown code fences
 7. ``Echo`` — the prefix echoed back
@@ -26,6 +28,7 @@ from pydantic import BaseModel, Field
 from .base import Filter
 from .brackets import Brackets
 from .cursor import Cursor, analyze, normalize_newlines
+from .leftovers import END_TOKENS, PAD_TOKENS, THINK_BLOCKS, KnownTokens
 from .linefilters import Echo, Fences, LineLimit, Repetition, Scope, SuffixLines, SuffixOverlap
 from .shape import FirstLines
 from .textfilters import (
@@ -90,11 +93,17 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
     rules = cursor.rules
     filters: list[Filter] = [CrlfNormalize()]
     blocks, tokens = split_leftovers(ctx.leftovers)
-    if blocks:
-        filters.append(LeftoverBlocks(blocks))
+    blocks = list(dict.fromkeys([*blocks, *THINK_BLOCKS]))
+    filters.append(LeftoverBlocks(blocks))
     stops = [normalize_newlines(s) for s in ctx.stop if s]
     if stops:
         filters.append(StopSequences(stops))
+    # a token the style names as a leftover is removed, not an end
+    filters.append(
+        KnownTokens(
+            tuple(t for t in END_TOKENS if t not in tokens), tuple(t for t in PAD_TOKENS if t not in tokens)
+        )
+    )
     if tokens:
         filters.append(LeftoverTokens(tokens))
     if ctx.heal:
