@@ -50,6 +50,10 @@ class LanguageRules(BaseModel):
     indent_matters: bool = False
     # a ``{`` on a line of its own, at a declaration's indentation, opens its body (Allman style)
     brace_lines: bool = False
+    # the tree-sitter grammar (tree-sitter-language-pack name) for the syntax guard; None: no guard
+    grammar: str | None = None
+    # aliases with a grammar of their own (TypeScript shares JavaScript's rules, not its grammar)
+    alias_grammars: dict[str, str] = Field(default_factory=dict)
     # prose: single line, single sentence
     prose: bool = False
     # strip markdown code fences
@@ -87,6 +91,7 @@ _JVM_TOP = (
 LANGUAGES: tuple[LanguageRules, ...] = (
     LanguageRules(
         name="python",
+        grammar="python",
         aliases=("ipython", "ipython3", "python3", "py", "text/x-python", "text/x-ipython"),
         line_comments=("#",),
         strings=_PY_STRINGS,
@@ -115,6 +120,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="r",
+        grammar="r",
         aliases=("text/x-rsrc", "rlang"),
         line_comments=("#",),
         strings=(
@@ -128,6 +134,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="julia",
+        grammar="julia",
         aliases=("jl",),
         line_comments=("#",),
         block_comments=(("#=", "=#"),),
@@ -152,6 +159,13 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="javascript",
+        grammar="javascript",
+        alias_grammars={
+            "typescript": "typescript",
+            "ts": "typescript",
+            "text/typescript": "typescript",
+            "tsx": "tsx",
+        },
         aliases=("js", "node", "typescript", "ts", "jsx", "tsx", "text/javascript", "text/typescript"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -170,6 +184,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="shell",
+        grammar="bash",
         aliases=("bash", "sh", "zsh"),
         line_comments=("#",),
         strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
@@ -182,6 +197,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     # The C family (braces, `//` and `/* */` comments): one record per language for its strings.
     LanguageRules(
         name="c",
+        grammar="c",
         aliases=("h", "text/x-csrc", "objective-c", "objc"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -193,6 +209,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="cpp",
+        grammar="cpp",
         aliases=("c++", "cxx", "hpp", "cc", "text/x-c++src"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -204,6 +221,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="java",
+        grammar="java",
         aliases=("text/x-java",),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -214,6 +232,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="csharp",
+        grammar="csharp",
         aliases=("c#", "cs", "text/x-csharp"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -224,6 +243,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="kotlin",
+        grammar="kotlin",
         aliases=("kt", "kts", "text/x-kotlin"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -234,6 +254,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="scala",
+        grammar="scala",
         aliases=("sc", "text/x-scala"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -245,6 +266,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="go",
+        grammar="go",
         aliases=("golang", "text/x-go"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -254,6 +276,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="rust",
+        grammar="rust",
         aliases=("rs", "text/x-rustsrc"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -264,6 +287,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="swift",
+        grammar="swift",
         aliases=("text/x-swift",),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -274,6 +298,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="php",
+        grammar="php",
         aliases=("text/x-php",),
         line_comments=("//", "#"),
         block_comments=(("/*", "*/"),),
@@ -284,6 +309,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="ruby",
+        grammar="ruby",
         aliases=("rb", "text/x-ruby"),
         line_comments=("#",),
         strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
@@ -297,6 +323,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="lua",
+        grammar="lua",
         aliases=("text/x-lua",),
         line_comments=("--",),
         block_comments=(("--[[", "]]"),),
@@ -308,6 +335,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="fsharp",
+        grammar="fsharp",
         aliases=("f#", "fs", "fsx", "text/x-fsharp"),
         line_comments=("//",),
         block_comments=(("(*", "*)"),),
@@ -319,6 +347,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="yaml",
+        grammar="yaml",
         aliases=("yml", "text/x-yaml"),
         line_comments=("#",),
         strings=(StringDelim(delim='"'), StringDelim(delim="'")),
@@ -337,6 +366,11 @@ for _rules in (*LANGUAGES, DEFAULT_RULES):
         _BY_NAME[_key.lower()] = _rules
 
 _CELL_MAGIC = re.compile(r"\s*%%(\w+)")
+
+
+def grammar_for(language: str | None, rules: LanguageRules) -> str | None:
+    """The tree-sitter grammar for a request's language (an alias may have its own)."""
+    return rules.alias_grammars.get((language or "").strip().lower(), rules.grammar)
 
 
 def rules_for(language: str | None, prefix: str = "") -> LanguageRules:

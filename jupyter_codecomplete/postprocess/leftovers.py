@@ -84,6 +84,8 @@ def _compiled(
 class KnownTokens(Filter):
     """End at the first end token; remove pad tokens. Cheap when the text has no ``<``."""
 
+    stage = "text"
+
     def __init__(self, ends: tuple[str, ...] = END_TOKENS, pads: tuple[str, ...] = PAD_TOKENS) -> None:
         super().__init__()
         self._re, self._ends, self._partials, self._longest = _compiled(ends, pads)

@@ -28,6 +28,8 @@ class Fences(Filter):
     """Drop an opening markdown fence (with or without a language) before the code, with the blank
     lines before it; a closing fence ends the suggestion (and drops whatever follows it)."""
 
+    stage = "text"
+
     def __init__(self) -> None:
         super().__init__()
         self._buf = ""
@@ -72,6 +74,8 @@ class Fences(Filter):
 class Echo(Filter):
     """Strip the prefix echoed back at the start of the output: all of it or its last lines (the
     echo starts at the start of a prefix line and runs to the cursor)."""
+
+    stage = "text"
 
     MAX_LINES = 200
     MAX_CHARS = 8000  # longer echoes (of a whole long file) are not looked for

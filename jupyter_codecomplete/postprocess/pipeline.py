@@ -28,9 +28,11 @@ from pydantic import BaseModel, Field
 from .base import Filter
 from .brackets import Brackets
 from .cursor import Cursor, analyze, normalize_newlines
+from .languages import grammar_for
 from .leftovers import END_TOKENS, PAD_TOKENS, THINK_BLOCKS, KnownTokens
 from .linefilters import Echo, Fences, LineLimit, Repetition, Scope, SuffixLines, SuffixOverlap
 from .shape import FirstLines
+from .syntax import SyntaxCheck, SyntaxGuard, parser_for
 from .textfilters import (
     CrlfNormalize,
     Heal,
@@ -150,28 +152,97 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
     return filters
 
 
-class Pipeline:
-    """Feed model chunks; get back only new text that is safe to show (never taken back)."""
+def _run(filters: list[Filter], text: str, ended: bool = False) -> tuple[str, bool]:
+    """Feed ``text`` through a chain; once a filter has ended, the ones after it finish."""
+    for f in filters:
+        text = f.feed(text) if text else ""
+        if ended:
+            text += f.finish()
+        elif f.done:
+            ended = True
+    return text, ended
 
-    def __init__(self, ctx: PostprocessContext, filters: list[Filter] | None = None) -> None:
+
+def _finish(filters: list[Filter], text: str = "") -> str:
+    for f in filters:
+        text = (f.feed(text) if text else "") + f.finish()
+    return text
+
+
+def syntax_guard(ctx: PostprocessContext, cursor: Cursor) -> SyntaxGuard | None:
+    """The guard for a suggestion in a language with a grammar (not for prose, and never for a
+    request that asks for a single line: ``multiline=False``)."""
+    if cursor.rules.prose or ctx.multiline is False:
+        return None
+    parser = parser_for(grammar_for(ctx.language, cursor.rules))
+    if parser is None:
+        return None
+    return SyntaxGuard(SyntaxCheck(parser, cursor.prefix, cursor.suffix))
+
+
+class Pipeline:
+    """Feed model chunks; get back only new text that is safe to show (never taken back).
+
+    The filters run in three stages (``Filter.stage``): "text" (cleaning the model's text), "shape"
+    (where the suggestion ends), "post" (line endings). Between "shape" and "post" the syntax guard
+    may extend a suggestion that the filters left syntactically broken (see ``syntax``).
+    """
+
+    def __init__(
+        self, ctx: PostprocessContext, filters: list[Filter] | None = None, guard: bool = True
+    ) -> None:
         self.ctx = ctx
-        self.filters = filters if filters is not None else build_filters(ctx)
+        cursor = None
+        if filters is None:
+            cursor = analyze(
+                ctx.language, normalize_newlines(ctx.prefix), normalize_newlines(ctx.suffix), ctx.multiline
+            )
+            filters = build_filters(ctx, cursor)
+        self.filters = filters
+        self._text = [f for f in filters if f.stage == "text"]
+        self._shape = [f for f in filters if f.stage == "shape"]
+        self._post = [f for f in filters if f.stage == "post"]
+        self._guard = syntax_guard(ctx, cursor) if guard and cursor is not None else None
+        self._base: list[str] = []  # the cleaned model text (the guard reads it)
+        self._shown: list[str] = []  # the suggestion so far, before "post"
+        self._extending = False
+        self._text_ended = False
         self.done = False
+
+    def _post_run(self, text: str) -> str:
+        return _run(self._post, text)[0] if text else ""
+
+    def _ended(self, final: bool, truncated: bool = False) -> str:
+        """The filters ended the suggestion: ask the guard; returns what it adds."""
+        guard = self._guard
+        if guard is None:
+            self.done = True
+            return ""
+        shown, base = "".join(self._shown), "".join(self._base)
+        if not self._extending:
+            if not guard.needs_more(shown, base, final or self._text_ended):
+                self.done = True
+                return ""
+            self._extending = True
+        ext = guard.extension(shown, base, final or self._text_ended, truncated)
+        if ext is None:
+            return ""
+        self.done = True
+        return ext
 
     def feed(self, chunk: str) -> str:
         if self.done:
             return ""
-        text = chunk
-        ended = False
-        for f in self.filters:
-            text = f.feed(text) if text else ""
-            if ended:
-                text += f.finish()
-            elif f.done:
-                ended = True
-        if ended:
-            self.done = True
-        return text
+        text, self._text_ended = _run(self._text, chunk)
+        if self._guard is not None:
+            self._base.append(text)
+        if self._extending:
+            return self._post_run(self._ended(False))
+        out, ended = _run(self._shape, text, self._text_ended)
+        self._shown.append(out)
+        if ended or self._text_ended:
+            out += self._ended(False)
+        return self._post_run(out)
 
     def finish(self, truncated: bool = False) -> str:
         """The rest, at the end of the stream. ``truncated``: the model stopped at its token limit
@@ -182,11 +253,17 @@ class Pipeline:
             for f in self.filters:
                 if isinstance(f, LastLine):
                     f.truncated = True
-        text = ""
-        for f in self.filters:
-            text = (f.feed(text) if text else "") + f.finish()
+        text = _finish(self._text)
+        if self._guard is not None:
+            self._base.append(text)
+        if self._extending:
+            out = self._ended(True, truncated)
+        else:
+            out = _finish(self._shape, text)
+            self._shown.append(out)
+            out += self._ended(True, truncated)
         self.done = True
-        return text
+        return _finish(self._post, out)
 
 
 def make_pipeline(ctx: PostprocessContext) -> Pipeline:

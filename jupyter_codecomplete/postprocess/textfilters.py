@@ -26,6 +26,8 @@ def partial_tail(buf: str, needle: str) -> int:
 class CrlfNormalize(Filter):
     """``\\r\\n`` -> ``\\n`` (the other filters work on ``\\n``; :class:`LineEnding` restores it)."""
 
+    stage = "text"
+
     def __init__(self) -> None:
         super().__init__()
         self._cr = False
@@ -49,6 +51,8 @@ class CrlfNormalize(Filter):
 class LineEnding(Filter):
     """``\\n`` -> the document's line ending."""
 
+    stage = "post"
+
     def __init__(self, ending: str) -> None:
         super().__init__()
         self.ending = ending
@@ -59,6 +63,8 @@ class LineEnding(Filter):
 
 class StopSequences(Filter):
     """Cut at the first occurrence of any stop sequence, matched across chunk boundaries."""
+
+    stage = "text"
 
     def __init__(self, stops: list[str]) -> None:
         super().__init__()
@@ -97,6 +103,8 @@ class StopSequences(Filter):
 class LeftoverTokens(Filter):
     """Remove model-specific leftover tokens (``<|file_sep|>``, ``<EOT>``) wherever they appear."""
 
+    stage = "text"
+
     def __init__(self, tokens: list[str]) -> None:
         super().__init__()
         self.tokens = sorted((t for t in dict.fromkeys(tokens) if t), key=len, reverse=True)
@@ -122,6 +130,8 @@ class LeftoverTokens(Filter):
 class LeftoverBlocks(Filter):
     """Remove ``open ... close`` blocks (``<think>...</think>``); an unclosed block is dropped to the
     end. Newlines right after a removed block are dropped too."""
+
+    stage = "text"
 
     def __init__(self, blocks: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -175,6 +185,8 @@ class LeftoverBlocks(Filter):
 
 class Heal(Filter):
     """Strip the healed whitespace from the start of the output (or the part of it that is there)."""
+
+    stage = "text"
 
     def __init__(self, heal: str) -> None:
         super().__init__()
@@ -264,6 +276,8 @@ class LastLine(Filter):
 
 class LeadingSpace(Filter):
     """The prefix ends with a space: drop the spaces the output starts with (no double space)."""
+
+    stage = "text"
 
     def __init__(self) -> None:
         super().__init__()
