@@ -208,8 +208,10 @@ class Scope(LineFilter):
         self.blank_cursor = cursor.blank_line
         self._words = (*self.rules.continuation_words, *self.rules.closer_words)
         self._seen_block = False
-        # string state at the start of each line: a line inside a multi-line string is text
+        # string state at the start of each line: a line inside a multi-line string is text (only
+        # lines with a multi-line string's delimiter can change it)
         self._scanner = cursor.scanner.copy()
+        self._ml_delims = tuple(d.delim for d in self.rules.strings if d.multiline)
         self._brace_seen = False
         self.bracket_indent = cursor.bracket_indent
 
@@ -277,7 +279,8 @@ class Scope(LineFilter):
         return Verdict.CUT
 
     def line_done(self, line: str, index: int) -> None:
-        self._scanner.scan(line + "\n")
+        if self._scanner.in_string or self._scanner.comment_end or any(d in line for d in self._ml_delims):
+            self._scanner.scan(line + "\n")
         if index == 0:
             line = self.cursor_line + line if self.blank_cursor else self.cursor_line
         if line.strip() and indent_width(line) > 0:
@@ -391,6 +394,8 @@ class Repetition(Filter):
         self._starts: list[int] = []
         self._line_start = 0
         self._index = 0
+        self._first_of: tuple[int, str] = (-1, "")  # (line count, first token of the last line)
+        self._pending_of: tuple[int, bool] = (-1, False)  # (line count, last two lines near)
 
     def _run(self, n: int, block: int) -> int:
         lines = self._lines
@@ -415,25 +420,33 @@ class Repetition(Filter):
         return None
 
     def _near_pending(self) -> bool:
-        """The last two lines may start a near-repetition: hold the last one."""
+        """The last two lines may start a near-repetition: hold the last one (cached per line)."""
         n = len(self._lines)
-        return n >= 2 and near_step(self._lines[n - 2], self._lines[n - 1]) is not None
+        if self._pending_of[0] != n:
+            pending = n >= 2 and near_step(self._lines[n - 2], self._lines[n - 1]) is not None
+            self._pending_of = (n, pending)
+        return self._pending_of[1]
 
     def _near_partial(self, partial: str) -> bool:
-        """The line being written may still turn out a near-repetition of the last line."""
-        if not self._lines or not partial.strip():
+        """The line being written may still turn out a near-repetition of the last line: its first
+        token is the last line's (or counts on from it). Cheap: one token is looked at."""
+        if not self._lines:
             return False
-        tp, tl = _TOKEN.findall(partial), _TOKEN.findall(self._lines[-1])
-        if len(tp) > len(tl) or len(tl) < 2:
+        last = self._lines[-1]
+        if self._first_of[0] != len(self._lines):
+            m = _TOKEN.search(last)
+            self._first_of = (len(self._lines), m.group(0) if m and len(_TOKEN.findall(last)) >= 2 else "")
+        first = self._first_of[1]
+        if not first:
             return False
-        done = tp if partial[-1:].isspace() else tp[:-1]  # the last token may still grow
-        diffs = 0
-        for x, y in zip(done, tl, strict=False):
-            if x != y:
-                if diffs or _seq_step(y, x) is None:
-                    return False
-                diffs += 1
-        return True
+        stripped = partial.lstrip()
+        m = _TOKEN.match(stripped)
+        if m is None:
+            return False
+        tok = m.group(0)
+        if m.end() == len(stripped):
+            return True  # the first token is still being written
+        return tok == first or _seq_step(first, tok) is not None
 
     def _hold_from(self) -> int:
         n = len(self._lines)
