@@ -21,9 +21,11 @@ import re
 from .base import Filter
 
 END_TOKENS: tuple[str, ...] = (
-    # GPT-2 / StarCoder / Qwen / CodeGeeX / Granite end of text
+    # GPT-2 / StarCoder / Qwen / CodeGeeX end of text; Granite 3.x/4.x end of text and chat roles
     "<|endoftext|>",
     "<|end_of_text|>",
+    "<|start_of_role|>",
+    "<|end_of_role|>",
     # Qwen2.5-Coder, Qwen3-Coder (repository and FIM tokens, ChatML)
     "<|file_sep|>",
     "<|repo_name|>",
