@@ -396,6 +396,7 @@ class Repetition(Filter):
         self._index = 0
         self._first_of: tuple[int, str] = (-1, "")  # (line count, first token of the last line)
         self._pending_of: tuple[int, bool] = (-1, False)  # (line count, last two lines near)
+        self._partial_of: tuple[tuple[int, int], bool] = ((-1, -1), False)  # (line, near-partial)
 
     def _run(self, n: int, block: int) -> int:
         lines = self._lines
@@ -432,6 +433,8 @@ class Repetition(Filter):
         token is the last line's (or counts on from it). Cheap: one token is looked at."""
         if not self._lines:
             return False
+        if self._partial_of[0] == (self._line_start, len(self._lines)):
+            return self._partial_of[1]  # decided once the line's first token was complete
         last = self._lines[-1]
         if self._first_of[0] != len(self._lines):
             m = _TOKEN.search(last)
@@ -446,7 +449,9 @@ class Repetition(Filter):
         tok = m.group(0)
         if m.end() == len(stripped):
             return True  # the first token is still being written
-        return tok == first or _seq_step(first, tok) is not None
+        near = tok == first or _seq_step(first, tok) is not None
+        self._partial_of = ((self._line_start, len(self._lines)), near)
+        return near
 
     def _hold_from(self) -> int:
         n = len(self._lines)

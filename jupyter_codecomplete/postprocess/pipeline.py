@@ -210,7 +210,7 @@ class Pipeline:
         self.done = False
 
     def _post_run(self, text: str) -> str:
-        return _run(self._post, text)[0] if text else ""
+        return _run(self._post, text)[0] if text and self._post else text
 
     def _ended(self, final: bool, truncated: bool = False) -> str:
         """The filters ended the suggestion: ask the guard; returns what it adds."""
@@ -239,7 +239,8 @@ class Pipeline:
         if self._extending:
             return self._post_run(self._ended(False))
         out, ended = _run(self._shape, text, self._text_ended)
-        self._shown.append(out)
+        if self._guard is not None:
+            self._shown.append(out)
         if ended or self._text_ended:
             out += self._ended(False)
         return self._post_run(out)
