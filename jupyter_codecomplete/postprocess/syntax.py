@@ -145,7 +145,7 @@ class SyntaxGuard:
         first line end that parses (within the budget) or else the whole output is the answer."""
         limit = len(shown) + MAX_EXTENSION
         while not self.check.exhausted:
-            nl = base.find("\n", self._scan)
+            nl = base.find("\n", self._scan, limit)
             if nl < 0:
                 break
             cand = base[:nl].rstrip()
@@ -159,6 +159,6 @@ class SyntaxGuard:
         if not final:
             return "" if len(base) > limit else None
         full = base.rstrip() if not truncated else base[: base.rfind("\n") + 1].rstrip()
-        if len(full) <= len(shown) or not self.check.clean(full, force=True):
+        if not len(shown) < len(full) <= limit or not self.check.clean(full, force=True):
             return ""
         return full[len(shown) :]

@@ -230,3 +230,33 @@ def test_never_worse_on_cut_programs(data) -> None:  # type: ignore[no-untyped-d
     ctx = PostprocessContext(language=language, prefix=prefix, suffix=suffix)
     result = postprocess(ctx, split(middle, cuts))
     assert parses(language, prefix + result + suffix), (prefix[-80:], middle, suffix[:80], result)
+
+
+def test_guard_extends_a_cut_that_breaks_the_document() -> None:
+    # the cursor at the start of a line, before `"%d\n", total);`: single-line by the rules, but the
+    # model wrote two lines that only together leave the program whole
+    program = PROGRAMS["c"]
+    c, e = program.index("    int total"), program.index('"%d')
+    ctx = PostprocessContext(language="c", prefix=program[:c], suffix=program[e:])
+    assert postprocess(ctx, [program[c:e]]) == program[c:e].rstrip()
+    # asked for a single line: never extended
+    single = ctx.model_copy(update={"multiline": False})
+    assert postprocess(single, [program[c:e]]) == '    int total = count("a b c");'
+
+
+def test_no_guard_without_grammar_or_for_prose() -> None:
+    from jupyter_codecomplete.postprocess.pipeline import Pipeline
+
+    for language in ("markdown", "cobol", None):
+        assert Pipeline(PostprocessContext(language=language, prefix="x = (", suffix=")"))._guard is None
+    assert Pipeline(PostprocessContext(language="python", prefix="x = (", suffix=")"))._guard is not None
+
+
+def test_window_bounds_the_parsed_text() -> None:
+    from jupyter_codecomplete.postprocess.syntax import WINDOW
+
+    prefix = "x = 1\n" * 5000 + "def f():\n    "
+    suffix = "\ny = 2" * 5000
+    check = SyntaxCheck(parser_for("python"), prefix, suffix)
+    assert len(check._prefix) <= WINDOW + 20 and len(check._suffix) <= WINDOW
+    assert check._prefix.endswith("def f():\n    ") and check.clean("return 1")
