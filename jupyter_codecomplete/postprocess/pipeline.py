@@ -17,6 +17,10 @@ Order (each filter sees the output of the previous one):
 11. ``Brackets`` — unmatched closing bracket (and SQL ``;``)
 12. ``Sentence`` — prose (Markdown): one sentence
 13. ``TrailingWhitespace``
+14. ``Degenerate`` — only when asked (the demo model): repeated names, number runs -> nothing
+
+(``LeadingSpace``, ``FirstLines`` and ``LastLine`` are described in docs/postprocessing.md; the
+syntax guard works between the "shape" filters and ``LineEnding``.)
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pydantic import BaseModel, Field
 from .base import Filter
 from .brackets import Brackets
 from .cursor import Cursor, analyze, normalize_newlines
+from .degenerate import Degenerate
 from .languages import grammar_for
 from .leftovers import END_TOKENS, PAD_TOKENS, THINK_BLOCKS, KnownTokens
 from .linefilters import Echo, Fences, LineLimit, Repetition, Scope, SuffixLines, SuffixOverlap
@@ -70,6 +75,9 @@ class PostprocessContext(BaseModel):
     line_ending: str | None = None
     # multi-line: keep at most this many lines (None: no limit)
     max_lines: int | None = None
+    # degenerate output (the same name repeated, runs of numbers, only punctuation) becomes no
+    # suggestion; the suggestion is then held back until complete (used for the demo model)
+    reject_degenerate: bool = False
 
 
 def split_leftovers(leftovers: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -144,6 +152,8 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
         filters.append(LastLine())
     rest = cursor.rest
     filters.append(TrailingWhitespace(keep_space=bool(rest) and rest[0] not in _NO_SPACE_BEFORE))
+    if ctx.reject_degenerate:
+        filters.append(Degenerate())
     ending = ctx.line_ending
     if ending is None:
         ending = "\r\n" if "\r\n" in ctx.prefix or "\r\n" in ctx.suffix else "\n"
@@ -171,8 +181,9 @@ def _finish(filters: list[Filter], text: str = "") -> str:
 
 def syntax_guard(ctx: PostprocessContext, cursor: Cursor) -> SyntaxGuard | None:
     """The guard for a suggestion in a language with a grammar (not for prose, and never for a
-    request that asks for a single line: ``multiline=False``)."""
-    if cursor.rules.prose or ctx.multiline is False:
+    request that asks for a single line: ``multiline=False``, nor when degenerate output is rejected:
+    an empty suggestion there is a decision, not a cut)."""
+    if cursor.rules.prose or ctx.multiline is False or ctx.reject_degenerate:
         return None
     parser = parser_for(grammar_for(ctx.language, cursor.rules))
     if parser is None:
