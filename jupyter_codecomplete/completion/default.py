@@ -206,7 +206,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         preq = prompt_request or self.prompt_request(request)
         updates: dict[str, Any] = {}
         if preq.native_suffix is None:
-            updates["native_suffix"] = backend.native_suffix
+            # a server that writes the FIM prompt from its own template (llama.cpp /infill) only for
+            # families it renders as the style says; else our prompt goes to its completion endpoint
+            generic = backend.extra.get("generic_infill", False)
+            updates["native_suffix"] = backend.native_suffix and (not generic or style.server_can_infill)
         extra_files: dict[str, str] = {}
         if backend.extra.get("input_extra") and preq.files:
             # the server renders other files itself (llama.cpp /infill input_extra)
