@@ -12,14 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wsclient import open_socket, request
 
+from jupyter_codecomplete.models_service.download import is_gguf
 from jupyter_codecomplete.testing.fake_hub import FakeHub
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 from jupyter_codecomplete.testing.providers import OllamaUpstream
-from wsclient import open_socket, request
 
-needs_llama = pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python")
-SECRET = "sk-test-SECRET-0123456789abcdef"
+needs_llama = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"
+)
+SECRET = "sk-test-Zq9vK2mXw7LpR4tN8yHcQe"
 
 
 async def api(jp_fetch: Any, method: str, *path: str, body: Any = None, **params: str) -> tuple[int, Any]:
@@ -62,9 +65,7 @@ async def pull(jp_fetch: Any, entry_id: str) -> tuple[int, Any]:
 
 
 async def test_every_source_is_listed(jp_fetch: Any, ollama: OllamaUpstream, models_dir: Path) -> None:
-    models_dir.mkdir(parents=True)
-    own = models_dir / "my-coder.gguf"
-    own.write_bytes(Path(_demo_path()).read_bytes())
+    own = put_file(models_dir, "my-coder.gguf", Path(_demo_path()).read_bytes)
     listing = await choices(jp_fetch)
     rows = by_id(listing)
     sources = {e["source"] for e in listing["entries"]}
@@ -104,7 +105,9 @@ async def test_catalogue_styles_exist_and_have_fim() -> None:
 
 async def test_unknown_ids_and_bad_bodies(jp_fetch: Any) -> None:
     code, out = await api(jp_fetch, "POST", "use", body={"id": "no-such-model"})
-    assert code == 404 and out["error"]["type"] == "unknown_model" and "no-such-model" in out["error"]["message"]
+    assert (
+        code == 404 and out["error"]["type"] == "unknown_model" and "no-such-model" in out["error"]["message"]
+    )
     code, out = await api(jp_fetch, "POST", "downloads", body={"id": "no-such-model"})
     assert code == 404 and out["error"]["type"] == "unknown_model"
     code, out = await api(jp_fetch, "POST", "use", body="{not json")
@@ -145,9 +148,7 @@ async def test_unreachable_server_is_refused_and_nothing_changes(jp_fetch: Any) 
 
 
 async def test_a_file_that_is_not_gguf(jp_fetch: Any, models_dir: Path) -> None:
-    models_dir.mkdir(parents=True)
-    bad = models_dir / "broken.gguf"
-    bad.write_bytes(b"<html>not a model</html>")
+    bad = put_file(models_dir, "broken.gguf", lambda: b"<html>not a model</html>")
     code, out = await api(jp_fetch, "POST", "use", body={"id": f"file:{bad}"})
     assert code == 400 and out["error"]["type"] == "not_gguf"
     code, out = await api(jp_fetch, "POST", "use", body={"id": "file:/etc/hostname"})
@@ -225,11 +226,20 @@ async def test_custom_endpoint_key_never_leaves_the_server(
     for lg in loggers:
         lg.addHandler(grab)
     try:
-        custom = {"backend": "openai", "base_url": upstream.base_url, "model": "team-coder", "api_key": SECRET}
+        custom = {
+            "backend": "openai",
+            "base_url": upstream.base_url,
+            "model": "team-coder",
+            "api_key": SECRET,
+        }
         bodies = []
         code, out = await api(jp_fetch, "PUT", "custom", body=custom)
         bodies.append(json.dumps(out))
-        assert code == 200 and out["entry"]["api_key_set"] and out["entry"]["api_key_masked"].endswith("cdef")
+        assert (
+            code == 200
+            and out["entry"]["api_key_set"]
+            and out["entry"]["api_key_masked"].endswith(SECRET[-4:])
+        )
         code, out = await api(jp_fetch, "POST", "test", body={"id": "custom"})
         bodies.append(json.dumps(out))
         assert code == 200 and out["report"]["ok"], out
@@ -246,7 +256,8 @@ async def test_custom_endpoint_key_never_leaves_the_server(
     finally:
         for lg in loggers:
             lg.removeHandler(grab)
-    assert all(SECRET not in b and SECRET[-12:] not in b for b in bodies)
+    leaks = [b for b in bodies if SECRET in b or SECRET[-12:] in b]
+    assert not leaks
     assert not any(SECRET in line for line in records)
     store = tmp_path / "store" / "user-model.json"
     assert stat.S_IMODE(os.stat(store).st_mode) == 0o600
@@ -301,15 +312,18 @@ class TestAllowList:
 
 @needs_llama
 async def test_download_with_progress_then_switch_to_it(
-    jp_fetch: Any, jp_ws_fetch: Any, hub: FakeHub, models_dir: Path
+    jp_fetch: Any, jp_ws_fetch: Any, hub: FakeHub, models_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    hub.demo().bytes_per_s = 16_000_000  # about half a second: several progress events
+    import huggingface_hub.constants
+
+    # huggingface_hub reports progress once per read chunk (10 MB); the demo file is 8 MB
+    monkeypatch.setattr(huggingface_hub.constants, "DOWNLOAD_CHUNK_SIZE", 256 * 1024)
+    hub.demo().bytes_per_s = 4_000_000  # about two seconds: several progress events
     code, events = await pull(jp_fetch, "test-demo")
     assert code == 200, events
     assert events[-1]["state"] == "done" and events[-1]["done"] == events[-1]["total"] == 8144384
     assert len(events) >= 2 and any(0 < (e["fraction"] or 0) < 1 for e in events)
-    target = models_dir / "codecomplete-demo.Q8_0.gguf"
-    assert target.read_bytes()[:4] == b"GGUF"
+    assert is_gguf(models_dir / "codecomplete-demo.Q8_0.gguf")
     assert by_id(await choices(jp_fetch, detect=False))["test-demo"]["status"] == "downloaded"
     code, out = await api(jp_fetch, "POST", "use", body={"id": "test-demo"})
     assert code == 200, out
@@ -322,12 +336,12 @@ async def test_download_with_progress_then_switch_to_it(
 
 async def test_checksum_mismatch_removes_the_file(jp_fetch: Any, hub: FakeHub, models_dir: Path) -> None:
     hub.demo().corrupt = True
-    code, events = await pull(jp_fetch, "test-demo")
+    _, events = await pull(jp_fetch, "test-demo")
     assert events[-1]["state"] == "failed" and events[-1]["error"]["type"] == "checksum_mismatch"
     assert not (models_dir / "codecomplete-demo.Q8_0.gguf").exists()
-    assert not list(models_dir.rglob("*.incomplete"))
+    assert not partials(models_dir)
     hub.demo().corrupt = False
-    code, events = await pull(jp_fetch, "test-demo")
+    _, events = await pull(jp_fetch, "test-demo")
     assert events[-1]["state"] == "done"
 
 
@@ -347,7 +361,7 @@ async def test_two_pulls_at_once_and_cancel(jp_fetch: Any, hub: FakeHub, models_
     code, out = await api(jp_fetch, "DELETE", "downloads", "test-demo")
     assert code == 200 and out["state"] == "cancelled"
     assert not (models_dir / "codecomplete-demo.Q8_0.gguf").exists()
-    assert not list(models_dir.rglob("*.incomplete"))
+    assert not partials(models_dir)
 
 
 async def test_network_drop_is_resumed_and_network_gone_is_clear(
@@ -356,13 +370,13 @@ async def test_network_drop_is_resumed_and_network_gone_is_clear(
     # gone for good mid-download: a clear error, nothing partial left, the server keeps working
     hub.demo().drop_after = 3_000_000
     hub.demo().fail_after_drop = True
-    code, events = await pull(jp_fetch, "test-demo")
+    _, events = await pull(jp_fetch, "test-demo")
     assert events[-1]["state"] == "failed" and events[-1]["error"]["type"] == "network"
     assert "pull it again" in events[-1]["error"]["message"]
-    assert not list(models_dir.rglob("*.incomplete"))
+    assert not partials(models_dir)
     # back: pull again
     hub.heal()
-    code, events = await pull(jp_fetch, "test-demo")
+    _, events = await pull(jp_fetch, "test-demo")
     assert events[-1]["state"] == "done"
     assert (models_dir / "codecomplete-demo.Q8_0.gguf").stat().st_size == 8144384
 
@@ -386,6 +400,17 @@ async def test_offline_says_where_to_put_a_file(
     code, out = await api(jp_fetch, "POST", "downloads", body={"id": "test-demo"})
     assert code == 503 and out["error"]["type"] == "offline"
     assert str(models_dir) in out["error"]["message"] and "GGUF" in out["error"]["message"]
+
+
+def partials(folder: Path) -> list[Path]:
+    return list(folder.rglob("*.incomplete"))
+
+
+def put_file(folder: Path, name: str, content: Any) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_bytes(content())
+    return path
 
 
 def _demo_path() -> str:
