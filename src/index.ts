@@ -25,6 +25,8 @@ import { Widget } from '@lumino/widgets';
 
 import { displayLanguage, languageFromMime } from './context';
 import { codeCompleteIcon } from './icon';
+import { showModelDialog } from './modeldialog';
+import { ModelsClient } from './models';
 import { ErrorNotifier } from './notifier';
 import { IErrorInfo } from './protocol';
 import { CodeCompleteProvider } from './provider';
@@ -61,9 +63,12 @@ export namespace CommandIDs {
   export const request = 'codecomplete:request';
   export const reconnect = 'codecomplete:reconnect';
   export const openSettings = 'codecomplete:open-settings';
+  export const chooseModel = 'codecomplete:choose-model';
 }
 
 const MENU_COMMANDS = [
+  CommandIDs.chooseModel,
+  '-',
   CommandIDs.toggleEnabled,
   CommandIDs.toggleLanguage,
   '-',
@@ -287,6 +292,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
       icon: codeCompleteIcon,
       execute: () =>
         app.commands.execute('settingeditor:open', { query: 'Code Completion' })
+    });
+    app.commands.addCommand(CommandIDs.chooseModel, {
+      label: trans.__('Choose Model…'),
+      caption: trans.__('Pick, download or enter the model that writes the suggestions'),
+      execute: () =>
+        showModelDialog({
+          client: new ModelsClient({
+            serverSettings: app.serviceManager.serverSettings
+          }),
+          translator: translator ?? nullTranslator,
+          onSwitched: model => {
+            status.model = model;
+          }
+        })
     });
     if (palette) {
       const category = trans.__('Code Completion');
