@@ -136,11 +136,16 @@ class CodeCompleteApp(ExtensionApp):
         if self.discover_local_servers:
             from .backends.discovery import discover_local_models
 
+            probed: list[str] = []
             try:
-                found = discover_local_models()
+                found = discover_local_models(report=probed)
             except Exception as exc:
                 self.log.warning("jupyter_codecomplete: looking for local model servers failed: %s", exc)
                 found = None
+            self.log.info(
+                "jupyter_codecomplete: no model configured; looked for local model servers: %s",
+                "; ".join(probed) or "none probed",
+            )
             if found is not None:
                 self.log.info(
                     "jupyter_codecomplete: no model configured; found %s at %s serving %r",
@@ -152,7 +157,11 @@ class CodeCompleteApp(ExtensionApp):
         from .backends.embedded import is_available
 
         if is_available():
-            self.log.info("jupyter_codecomplete: no model configured; using the embedded demo model")
+            self.log.info(
+                "jupyter_codecomplete: no fill-in-the-middle model found there; using the embedded demo "
+                "model (it shows the mechanics, its suggestions are not useful code: choose a real model, "
+                "see docs/getting-started.md)"
+            )
             return ModelConfig(backend="embedded")
         return None
 

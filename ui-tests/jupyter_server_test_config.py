@@ -26,6 +26,8 @@ UPSTREAM_PORT = int(os.environ.get("CODECOMPLETE_UI_UPSTREAM_PORT", "8911"))
 RULES = [
     # A failing backend, chosen by the text before the cursor.
     {"contains": "backend_goes_down", "status": 503, "body": "model server overloaded"},
+    # Only once the line after the definition is fresh (a fresh-line suggestion).
+    {"contains": "def subtract(a, b):\n", "completion": "return a - b\n"},
     {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},
     {"contains": "def multiply(a, b):", "completion": "\n    return a * b\n"},
     {"contains": "def slow_sum(values):", "completion": "\n    total = 0\n    for value in values:\n        total += value\n    return total\n"},

@@ -240,7 +240,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             stop=stop,
             leftovers=list(getattr(built, "leftovers", None) or style.leftovers),
             heal=built.heal,
-            multiline=None if not single else False,
+            # the demo model shows the mechanics: one line at most, and no garbage
+            multiline=False if single or backend.demo else None,
+            reject_degenerate=backend.demo,
         )
         bind: dict[str, Any] = {}
         if extra_files:

@@ -15,6 +15,7 @@ Order (each filter sees the output of the previous one):
 11. ``Brackets`` — unmatched closing bracket (and SQL ``;``)
 12. ``Sentence`` — prose (Markdown): one sentence
 13. ``TrailingWhitespace``
+14. ``Degenerate`` — only when asked (the demo model): repeated names, number runs -> nothing
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pydantic import BaseModel, Field
 from .base import Filter
 from .brackets import Brackets
 from .cursor import Cursor, analyze, normalize_newlines
+from .degenerate import Degenerate
 from .linefilters import Echo, Fences, LineLimit, Repetition, Scope, SuffixLines, SuffixOverlap
 from .textfilters import (
     CrlfNormalize,
@@ -60,6 +62,9 @@ class PostprocessContext(BaseModel):
     line_ending: str | None = None
     # multi-line: keep at most this many lines (None: no limit)
     max_lines: int | None = None
+    # degenerate output (the same name repeated, runs of numbers, only punctuation) becomes no
+    # suggestion; the suggestion is then held back until complete (used for the demo model)
+    reject_degenerate: bool = False
 
 
 def split_leftovers(leftovers: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -113,6 +118,8 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
     if rules.prose:
         filters.append(Sentence())
     filters.append(TrailingWhitespace())
+    if ctx.reject_degenerate:
+        filters.append(Degenerate())
     ending = ctx.line_ending
     if ending is None:
         ending = "\r\n" if "\r\n" in ctx.prefix or "\r\n" in ctx.suffix else "\n"
