@@ -417,3 +417,20 @@ def _demo_path() -> str:
     from jupyter_codecomplete.backends.embedded import default_model_path
 
     return default_model_path()
+
+
+class TestHubUnreachable:
+    @pytest.fixture
+    def service_config(self, service_config: dict[str, Any]) -> dict[str, Any]:
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        return {**service_config, "hub_endpoint": f"http://127.0.0.1:{port}"}
+
+    async def test_a_clear_error_with_the_hand_placement_hint(self, jp_fetch: Any, models_dir: Path) -> None:
+        code, out = await api(jp_fetch, "POST", "downloads", body={"id": "test-demo"})
+        assert code == 502 and out["error"]["type"] == "hub_unreachable"
+        assert str(models_dir) in out["error"]["message"]
+        assert (await choices(jp_fetch, detect=False))["serving"]["name"] == "test-coder"
