@@ -34,6 +34,8 @@ import { dismissSuggestion, EscapeListener } from './dismiss';
 import { EditorFocusTracker } from './focus';
 import { FreshLineTrigger } from './freshline';
 import { codeCompleteIcon } from './icon';
+import { showModelDialog } from './modeldialog';
+import { ModelsClient } from './models';
 import { ErrorNotifier } from './notifier';
 import { IErrorInfo } from './protocol';
 import { CodeCompleteProvider, PROVIDER_ID } from './provider';
@@ -71,6 +73,7 @@ export namespace CommandIDs {
   export const reconnect = 'codecomplete:reconnect';
   export const openSettings = 'codecomplete:open-settings';
   export const dismiss = 'codecomplete:dismiss';
+  export const chooseModel = 'codecomplete:choose-model';
 }
 
 /**
@@ -84,6 +87,8 @@ const INLINE_COMPLETER_PLUGIN = '@jupyterlab/completer-extension:inline-complete
 const SETTINGS_TITLE = 'Inline Code Suggestions (jupyter_codecomplete)';
 
 const MENU_COMMANDS = [
+  CommandIDs.chooseModel,
+  '-',
   CommandIDs.toggleEnabled,
   CommandIDs.toggleLanguage,
   '-',
@@ -399,6 +404,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
       icon: codeCompleteIcon,
       execute: () =>
         app.commands.execute('settingeditor:open', { query: SETTINGS_TITLE })
+    });
+    app.commands.addCommand(CommandIDs.chooseModel, {
+      label: trans.__('Choose Model…'),
+      caption: trans.__('Pick, download or enter the model that writes the suggestions'),
+      execute: () =>
+        showModelDialog({
+          client: new ModelsClient({
+            serverSettings: app.serviceManager.serverSettings
+          }),
+          translator: translator ?? nullTranslator,
+          onSwitched: model => {
+            status.model = model;
+          }
+        })
     });
     if (palette) {
       const category = trans.__('Code Completion');

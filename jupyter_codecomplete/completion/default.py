@@ -108,6 +108,15 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             self._backends[key] = make_backend(self.models[key])
         return self._backends[key]
 
+    def replace_model(self, key: str, config: ModelConfig) -> Backend | None:
+        """Serve ``key`` with ``config`` from the next request on; the old backend is returned, not closed:
+        requests in flight hold it (``Prepared.backend``) and finish on it."""
+        old = self._backends.pop(key, None)
+        self.models[key] = config
+        self._warm.discard(key)
+        self._reported.pop(key, None)
+        return old
+
     def style_for(self, backend: Backend) -> PromptStyle:
         cfg = backend.config
         if cfg.style:
