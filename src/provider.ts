@@ -135,12 +135,38 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     };
   }
 
+  /**
+   * The next explicit ("invoke") request for exactly this text comes from the fresh-line
+   * trigger: treat it as automatic (settings, streaming mode, the `trigger` sent).
+   */
+  expectFreshLine(text: string): void {
+    this._freshLine = { text, until: Date.now() + 10000 };
+  }
+
+  /**
+   * Stop the latest request (the user dismissed its suggestion).
+   */
+  cancelLatest(): void {
+    if (this._latest !== null) {
+      this._client.cancel(this._latest);
+      this._latest = null;
+    }
+    // A dismissed suggestion must not come back while the user types on.
+    this._generation++;
+    this._recent.clear();
+  }
+
   async fetch(
     request: CompletionHandler.IRequest,
     context: IInlineCompletionContext
   ): Promise<IInlineCompletionList<IInlineCompletionItem>> {
     const settings = this._getSettings();
-    const manual = context.triggerKind === InlineCompletionTriggerKind.Invoke;
+    const fresh = this._freshLine;
+    const freshLine =
+      fresh !== null && fresh.text === request.text && Date.now() < fresh.until;
+    this._freshLine = null;
+    const manual =
+      context.triggerKind === InlineCompletionTriggerKind.Invoke && !freshLine;
     const language = this._resolveLanguage(request.mimeType ?? null, context);
     this._lastLanguage = language;
     if (
@@ -173,6 +199,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     );
     const pending = this._client.request(body);
     const number = pending.number;
+    this._latest = number;
     this._emit({ kind: 'started', number, language });
     let reply: IInlineCompletionReply;
     try {
@@ -386,6 +413,8 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   private _trans: ReturnType<ITranslator['load']>;
   private _editorState: (context: IInlineCompletionContext) => IEditorState | null;
   private _lastLanguage: string | null = null;
+  private _latest: number | null = null;
+  private _freshLine: { text: string; until: number } | null = null;
   private _recent = new RecentSuggestions();
   private _settingsSeen: ISettings | null = null;
   private _generation = 0;
