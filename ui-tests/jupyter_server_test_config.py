@@ -122,3 +122,8 @@ c.ModelService.models_dir = os.path.join(_models_tmp, "models")  # noqa: F821
 c.ModelService.store_dir = os.path.join(_models_tmp, "store")  # noqa: F821
 c.ModelService.scan_default_dirs = False  # noqa: F821
 c.ModelService.detect_servers = [["ollama", OLLAMA_PORT]]  # noqa: F821
+
+# The UI tests watch suggestions stream in and count the requests reaching the upstream; the
+# server's memory of recent completions would answer a prompt an earlier test already asked for in
+# one piece, without the upstream (it has its own pytest tests).
+c.CodeCompleteApp.recent_completions = 0  # noqa: F821
