@@ -25,6 +25,7 @@ import { Widget } from '@lumino/widgets';
 
 import { displayLanguage, languageFromMime } from './context';
 import { codeCompleteIcon } from './icon';
+import { KernelCompleter } from './kernel';
 import { ErrorNotifier } from './notifier';
 import { IErrorInfo } from './protocol';
 import { CodeCompleteProvider } from './provider';
@@ -112,6 +113,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       return language;
     };
 
+    const kernelCompleter = new KernelCompleter();
     const socket = new CompletionSocket({
       serverSettings: app.serviceManager.serverSettings
     });
@@ -121,7 +123,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
       translator: translator ?? nullTranslator,
       resolveLanguage,
       collectCells: context => collectCells(context, resolveLanguage),
-      collectDocuments: () => collectOpenDocuments(app, resolveLanguage)
+      collectDocuments: () => collectOpenDocuments(app, resolveLanguage),
+      kernelCandidates: (request, context, language) =>
+        kernelCompleter.candidates(
+          context.session?.kernel,
+          request.text.slice(0, request.offset),
+          language
+        )
     });
     manager.registerInlineProvider(provider);
 

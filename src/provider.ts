@@ -29,6 +29,7 @@ import {
   IContextFile,
   IErrorInfo,
   IInlineCompletionReply,
+  IKernelCandidates,
   IRequestBody,
   IStreamChunk,
   isQuietError
@@ -67,6 +68,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._resolveLanguage = options.resolveLanguage ?? (mime => languageFromMime(mime));
     this._collectCells = options.collectCells ?? (() => null);
     this._collectDocuments = options.collectDocuments ?? (() => []);
+    this._kernelCandidates = options.kernelCandidates ?? (async () => null);
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
   }
 
@@ -106,7 +108,12 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   buildRequest(
     request: CompletionHandler.IRequest,
     context: IInlineCompletionContext,
-    options: { language: string | null; stream: boolean; manual: boolean },
+    options: {
+      language: string | null;
+      stream: boolean;
+      manual: boolean;
+      kernel?: IKernelCandidates | null;
+    },
     settings: ISettings = this._getSettings()
   ): IRequestBody {
     const path = Private.pathOf(context);
@@ -128,7 +135,10 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       trigger: options.manual ? 'manual' : 'auto',
       cells_above: above,
       cells_below: below,
-      files
+      files,
+      ...(options.kernel && settings.kernelCandidates
+        ? { kernel_candidates: options.kernel }
+        : {})
     };
   }
 
@@ -151,8 +161,12 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const stream =
       settings.streaming === 'always' ||
       (settings.streaming === 'manual' && manual);
+    // what the kernel completes at the cursor (bounded by a short time budget; null when skipped)
+    const kernel = settings.kernelCandidates
+      ? await this._kernelCandidates(request, context, language).catch(() => null)
+      : null;
     const body = fitToLimit(
-      this.buildRequest(request, context, { language, stream, manual }, settings),
+      this.buildRequest(request, context, { language, stream, manual, kernel }, settings),
       this._client.hello?.max_message_bytes ?? null
     );
     const pending = this._client.request(body);
@@ -263,6 +277,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   ) => string | null;
   private _collectCells: (context: IInlineCompletionContext) => CodeCompleteProvider.ICells | null;
   private _collectDocuments: (context: IInlineCompletionContext) => IContextFile[];
+  private _kernelCandidates: NonNullable<CodeCompleteProvider.IOptions['kernelCandidates']>;
   private _trans: ReturnType<ITranslator['load']>;
   private _lastLanguage: string | null = null;
   private _streams = new Map<
@@ -312,6 +327,14 @@ export namespace CodeCompleteProvider {
      * Other open documents (only read when the settings allow them).
      */
     collectDocuments?: (context: IInlineCompletionContext) => IContextFile[];
+    /**
+     * What the kernel completes at the cursor (only called when the settings allow it).
+     */
+    kernelCandidates?: (
+      request: CompletionHandler.IRequest,
+      context: IInlineCompletionContext,
+      language: string | null
+    ) => Promise<IKernelCandidates | null>;
     translator?: ITranslator;
   }
 

@@ -34,6 +34,8 @@ export interface ISettings {
   maxOpenDocuments: number;
   maxDocumentChars: number;
   notifyErrors: boolean;
+  cellOutputs: boolean;
+  kernelCandidates: boolean;
 }
 
 /**
@@ -52,7 +54,9 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   openDocuments: false,
   maxOpenDocuments: 5,
   maxDocumentChars: 4000,
-  notifyErrors: true
+  notifyErrors: true,
+  cellOutputs: true,
+  kernelCandidates: true
 } as ISettings);
 
 function pick<T extends string>(
@@ -101,7 +105,10 @@ export function normalizeSettings(raw: unknown): ISettings {
     maxOpenDocuments: count(s.maxOpenDocuments, d.maxOpenDocuments),
     maxDocumentChars: count(s.maxDocumentChars, d.maxDocumentChars),
     notifyErrors:
-      typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors
+      typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors,
+    cellOutputs: typeof s.cellOutputs === 'boolean' ? s.cellOutputs : d.cellOutputs,
+    kernelCandidates:
+      typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates
   };
 }
 

@@ -102,6 +102,32 @@ class ChatSpec(BaseModel):
     )
 
 
+NOTEBOOK_FIELDS = TEMPLATE_FIELDS | {"expression"}
+
+
+def _check_notebook_template(value: str) -> str:
+    return _check_template(value, NOTEBOOK_FIELDS)
+
+
+class NotebookSpec(BaseModel):
+    """How a family is shown what only a notebook knows: cell outputs and the kernel's candidates.
+
+    Both are written as line comments of the cell's language; these are the label lines before
+    them (``{comment}`` is the marker, ``{expression}`` the text the kernel completed, e.g.
+    ``df[``). An empty label writes no label line; ``outputs`` / ``candidates`` false leaves that
+    context out for the family.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    outputs: bool = True
+    candidates: bool = True
+    output_label: str = "{comment} Out:"
+    error_label: str = "{comment} Error:"
+    candidates_label: str = "{comment} The kernel completes {expression} with:"
+
+    _tmpl = field_validator("output_label", "error_label", "candidates_label")(_check_notebook_template)
+
+
 class PromptStyle(BaseModel):
     """One model family's prompt format. See the module docstring for template fields."""
 
@@ -129,6 +155,8 @@ class PromptStyle(BaseModel):
     completion_via_fim: bool = False
     # Token healing at the cursor (off for chat styles, where the model writes fresh text).
     heal: bool = True
+    # Cell outputs and kernel candidates: their labels (comment lines), or off for this family.
+    notebook: NotebookSpec = Field(default_factory=NotebookSpec)
 
     _tmpl = field_validator("prompt_start", "prompt_end", "header")(_check_template)
 

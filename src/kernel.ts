@@ -1,0 +1,289 @@
+/**
+ * What the notebook's kernel knows at the cursor.
+ *
+ * When the cursor follows `name.`, `name[`, `name["` or `name(`, the kernel is asked with the
+ * standard `complete_request` (what Tab completion sends: no code of ours runs in the kernel)
+ * for what it completes there: a DataFrame's columns, an object's attributes, a function's
+ * keyword arguments. The answer goes with the request as `kernel_candidates`.
+ *
+ * It never delays a request for long: a kernel that is not idle and connected (busy, starting,
+ * dead), of another language, or still answering an earlier question is skipped at once; an
+ * answer is awaited at most `timeBudgetMs`; a kernel that missed it is left alone for
+ * `cooldownMs` (its late answer still fills the cache). Answers are cached per kernel and
+ * expression until the kernel runs code again.
+ */
+import { IKernelCandidate, IKernelCandidates } from './protocol';
+
+/**
+ * The part of a kernel connection used here (`Kernel.IKernelConnection` has it).
+ */
+export interface IKernelLike {
+  readonly id: string;
+  readonly status: string;
+  readonly connectionStatus?: string;
+  readonly info?: Promise<{ language_info?: { name?: string } }>;
+  requestComplete(content: { code: string; cursor_pos: number }): Promise<{
+    content: {
+      status: string;
+      matches?: string[];
+      cursor_start?: number;
+      cursor_end?: number;
+      metadata?: { [key: string]: unknown };
+    };
+  }>;
+  readonly iopubMessage?: {
+    connect(slot: (sender: any, msg: { header: { msg_type: string } }) => void): boolean;
+  };
+}
+
+/**
+ * A trigger: what the text before the cursor must end with for a language.
+ */
+interface ITrigger {
+  /** Matches the end of the cursor's line: group 1 is the expression to complete. */
+  pattern: RegExp;
+}
+
+/**
+ * Languages whose kernels are asked, and what ends an expression worth asking about (data:
+ * add a language here). Group 1: the text up to and including the trigger (`df[`, `df["`,
+ * `obj.attr.`, `f(`); whatever identifier follows is what the user is typing.
+ */
+const TRIGGERS: { [language: string]: ITrigger } = {
+  python: {
+    pattern:
+      /((?:^|[^\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\.|\[\s*["']?|\(\s*(?:[\w.]+\s*=\s*[^,()]*,\s*)*))[A-Za-z_]?\w*$/
+  }
+};
+
+/**
+ * Tunables (milliseconds and counts).
+ */
+export namespace KernelLimits {
+  /** How long a request waits for the kernel's answer. */
+  export const timeBudgetMs = 250;
+  /** How long a kernel that missed the budget is left alone. */
+  export const cooldownMs = 15000;
+  /** Candidates sent. */
+  export const maxCandidates = 40;
+  /** Characters of a candidate. */
+  export const maxCandidateChars = 200;
+  /** Characters of the cursor's line sent to the kernel. */
+  export const maxLineChars = 2000;
+}
+
+/**
+ * The expression before the cursor that the kernel should complete, or null.
+ *
+ * @param line - the cursor's line up to the cursor
+ */
+export function triggerExpression(
+  line: string,
+  language: string | null
+): { expression: string; code: string; typed: string } | null {
+  const trigger = language ? TRIGGERS[language] : undefined;
+  const match = trigger ? trigger.pattern.exec(line) : null;
+  if (!match) {
+    return null;
+  }
+  const typed = match[0].slice(match[1].length);
+  const code = line.slice(0, line.length - typed.length);
+  const expression = match[1].replace(/^[^\w]/, '');
+  return { expression, code, typed };
+}
+
+function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0xd800 || code > 0xdbff) {
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * The candidates of a `complete_reply`: private (`_`) names left out, the completed expression cut
+ * off, distinct, at most `KernelLimits.maxCandidates`, with the types the kernel gave.
+ */
+export function candidatesFromReply(
+  content: {
+    status: string;
+    matches?: string[];
+    metadata?: { [key: string]: unknown };
+  }
+): IKernelCandidate[] {
+  if (content.status !== 'ok' || !Array.isArray(content.matches)) {
+    return [];
+  }
+  const types = new Map<string, string>();
+  const experimental = content.metadata?._jupyter_types_experimental;
+  if (Array.isArray(experimental)) {
+    for (const item of experimental) {
+      if (item && typeof item.text === 'string' && typeof item.type === 'string') {
+        types.set(item.text, item.type);
+      }
+    }
+  }
+  const seen = new Set<string>();
+  const out: IKernelCandidate[] = [];
+  for (const match of content.matches) {
+    if (typeof match !== 'string') {
+      continue;
+    }
+    // IPython may answer `df.price` where jedi answers `price`: keep the part after the dot
+    const text = match.replace(/^.*\.(?=[A-Za-z_]\w*$)/, '').slice(0, KernelLimits.maxCandidateChars);
+    if (!text.trim() || seen.has(text) || text.startsWith('_')) {
+      continue;
+    }
+    seen.add(text);
+    const type = types.get(match);
+    out.push(type ? { text, type: type.slice(0, 64) } : { text });
+    if (out.length >= KernelLimits.maxCandidates) {
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Asks kernels for candidates, with a time budget, a cooldown and a cache per kernel.
+ */
+export class KernelCompleter {
+  constructor(options: KernelCompleter.IOptions = {}) {
+    this._timeBudgetMs = options.timeBudgetMs ?? KernelLimits.timeBudgetMs;
+    this._cooldownMs = options.cooldownMs ?? KernelLimits.cooldownMs;
+    this._now = options.now ?? (() => Date.now());
+  }
+
+  /**
+   * The kernel's candidates for the expression before the cursor, or null (no trigger, no
+   * usable kernel, no answer in time). Never throws.
+   *
+   * @param kernel - the notebook's or console's kernel
+   * @param prefix - the text of the cell before the cursor
+   * @param language - the cell's language
+   */
+  async candidates(
+    kernel: IKernelLike | null | undefined,
+    prefix: string,
+    language: string | null
+  ): Promise<IKernelCandidates | null> {
+    const line = prefix.slice(prefix.lastIndexOf('\n') + 1).slice(-KernelLimits.maxLineChars);
+    const trigger = triggerExpression(line, language);
+    if (!kernel || !trigger) {
+      return null;
+    }
+    const { expression, code, typed } = trigger;
+    const state = this._state(kernel);
+    const key = code;
+    const cached = state.cache.get(key);
+    if (cached) {
+      return Private.result(expression, cached, typed);
+    }
+    if (
+      state.pending ||
+      this._now() < state.quietUntil ||
+      kernel.status !== 'idle' ||
+      (kernel.connectionStatus !== undefined && kernel.connectionStatus !== 'connected')
+    ) {
+      return null;
+    }
+    try {
+      const kernelLanguage = await this._within(kernel.info ?? Promise.resolve(null));
+      const name = kernelLanguage === Private.TIMEOUT ? null : kernelLanguage?.language_info?.name;
+      if (kernelLanguage === Private.TIMEOUT || (name && name.toLowerCase() !== language)) {
+        return null;
+      }
+      state.pending = true;
+      const reply = kernel
+        .requestComplete({ code, cursor_pos: codePoints(code) })
+        .then(msg => {
+          const items = candidatesFromReply(msg.content);
+          state.cache.set(key, items);
+          return items;
+        })
+        .finally(() => {
+          state.pending = false;
+        });
+      reply.catch(() => undefined);
+      const items = await this._within(reply);
+      if (items === Private.TIMEOUT) {
+        state.quietUntil = this._now() + this._cooldownMs;
+        return null;
+      }
+      return Private.result(expression, items, typed);
+    } catch {
+      return null;
+    }
+  }
+
+  private _within<T>(promise: Promise<T>): Promise<T | typeof Private.TIMEOUT> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<typeof Private.TIMEOUT>(resolve => {
+      timer = setTimeout(() => resolve(Private.TIMEOUT), this._timeBudgetMs);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private _state(kernel: IKernelLike): Private.IKernelState {
+    let state = this._states.get(kernel);
+    if (!state) {
+      const fresh: Private.IKernelState = { pending: false, quietUntil: 0, cache: new Map() };
+      // what the kernel knows changes when it runs code: forget its answers then
+      kernel.iopubMessage?.connect((_, msg) => {
+        if (msg.header.msg_type === 'execute_input') {
+          fresh.cache.clear();
+        }
+      });
+      this._states.set(kernel, fresh);
+      state = fresh;
+    }
+    return state;
+  }
+
+  private _timeBudgetMs: number;
+  private _cooldownMs: number;
+  private _now: () => number;
+  private _states = new WeakMap<IKernelLike, Private.IKernelState>();
+}
+
+/**
+ * A namespace for KernelCompleter statics.
+ */
+export namespace KernelCompleter {
+  /**
+   * Options (tests shorten the time budget and move the clock).
+   */
+  export interface IOptions {
+    timeBudgetMs?: number;
+    cooldownMs?: number;
+    now?: () => number;
+  }
+}
+
+namespace Private {
+  export const TIMEOUT = Symbol('timeout');
+
+  export interface IKernelState {
+    pending: boolean;
+    quietUntil: number;
+    cache: Map<string, IKernelCandidate[]>;
+  }
+
+  /**
+   * The candidates that still match what the user typed after the trigger.
+   */
+  export function result(
+    expression: string,
+    items: IKernelCandidate[],
+    typed: string
+  ): IKernelCandidates | null {
+    const lower = typed.toLowerCase();
+    const matching = items.filter(item =>
+      item.text.replace(/^["']/, '').toLowerCase().startsWith(lower)
+    );
+    return matching.length ? { expression, items: matching } : null;
+  }
+}
