@@ -89,6 +89,11 @@ export function triggerExpression(
   const typed = match[0].slice(match[1].length);
   const code = line.slice(0, line.length - typed.length);
   const expression = match[1].replace(/^[^\w]/, '');
+  // the text before the expression: `print("a.` is inside a string, `# see df.` a comment
+  const before = code.slice(0, code.length - expression.length);
+  if (Private.inStringOrComment(before)) {
+    return null;
+  }
   return { expression, code, typed };
 }
 
@@ -103,16 +108,22 @@ function codePoints(text: string): number {
   return n;
 }
 
+// Kernel types of data (columns, attributes holding values), shown before methods after `name.`.
+const DATA_TYPES = new Set(['instance', 'statement', 'dict key', 'property', 'param']);
+
 /**
  * The candidates of a `complete_reply`: private (`_`) names left out, the completed expression cut
- * off, distinct, at most `KernelLimits.maxCandidates`, with the types the kernel gave.
+ * off, distinct, at most `KernelLimits.maxCandidates`, with the types the kernel gave. After
+ * `name(` only keyword arguments (`sep=`) are kept (the rest is every name in scope); after
+ * `name.` data attributes (a DataFrame's columns) come before methods.
  */
 export function candidatesFromReply(
   content: {
     status: string;
     matches?: string[];
     metadata?: { [key: string]: unknown };
-  }
+  },
+  expression = ''
 ): IKernelCandidate[] {
   if (content.status !== 'ok' || !Array.isArray(content.matches)) {
     return [];
@@ -126,12 +137,20 @@ export function candidatesFromReply(
       }
     }
   }
+  const call = /\(\s*$/.test(expression) || /,\s*$/.test(expression);
+  let matches = content.matches.filter(
+    (m): m is string => typeof m === 'string' && (!call || /^\w+=$/.test(m))
+  );
+  if (expression.endsWith('.')) {
+    const data = (m: string) => (DATA_TYPES.has(types.get(m) ?? '') ? 0 : 1);
+    matches = matches
+      .map((m, i) => ({ m, i }))
+      .sort((a, b) => data(a.m) - data(b.m) || a.i - b.i)
+      .map(({ m }) => m);
+  }
   const seen = new Set<string>();
   const out: IKernelCandidate[] = [];
-  for (const match of content.matches) {
-    if (typeof match !== 'string') {
-      continue;
-    }
+  for (const match of matches) {
     // IPython may answer `df.price` where jedi answers `price`: keep the part after the dot
     const text = match.replace(/^.*\.(?=[A-Za-z_]\w*$)/, '').slice(0, KernelLimits.maxCandidateChars);
     if (!text.trim() || seen.has(text) || text.startsWith('_')) {
@@ -200,7 +219,7 @@ export class KernelCompleter {
       const reply = kernel
         .requestComplete({ code, cursor_pos: codePoints(code) })
         .then(msg => {
-          const items = candidatesFromReply(msg.content);
+          const items = candidatesFromReply(msg.content, expression);
           state.cache.set(key, items);
           return items;
         })
@@ -265,6 +284,28 @@ export namespace KernelCompleter {
 
 namespace Private {
   export const TIMEOUT = Symbol('timeout');
+
+  /**
+   * Whether the end of a line of Python is inside a string literal or a comment.
+   */
+  export function inStringOrComment(text: string): boolean {
+    let quote: string | null = null;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i];
+      if (quote) {
+        if (ch === '\\') {
+          i++;
+        } else if (ch === quote) {
+          quote = null;
+        }
+      } else if (ch === '"' || ch === "'") {
+        quote = ch;
+      } else if (ch === '#') {
+        return true;
+      }
+    }
+    return quote !== null;
+  }
 
   export interface IKernelState {
     pending: boolean;

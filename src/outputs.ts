@@ -148,7 +148,7 @@ export function htmlTableText(html: string): string | null {
       cells.push(cellText(match[2]));
     }
     if (cells.some(c => c)) {
-      rows.push(cells.join('  ').trimEnd());
+      rows.push(cells.join('  ').trim());
     }
     if (rows.length > OutputLimits.tableRows) {
       break;
@@ -161,8 +161,9 @@ export function htmlTableText(html: string): string | null {
   return rows.slice(0, OutputLimits.tableRows).join('\n') + (more ? '\n…' : '');
 }
 
-// The repr of an object without a useful text form: `<IPython.core.display.HTML object>`.
-const OPAQUE_REPR = /^<[\w.]+ (?:object|at 0x[0-9a-f]+)[^>]*>$/;
+// The repr of an object without a useful text form: `<IPython.core.display.HTML object>`,
+// `<Figure size 640x480 with 1 Axes>`.
+const OPAQUE_REPR = /^<[\w.]+(?: [^<>\n]*)?>$/;
 
 /**
  * An output as context, or `null` when it has no text worth sending (images, widgets,
