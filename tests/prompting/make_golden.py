@@ -159,7 +159,15 @@ NOTEBOOK_CONTEXT_CASES: dict[str, dict[str, Any]] = {
         "repo_name": "demo",
     },
 }
-NOTEBOOK_CONTEXT_STYLES = ("qwen2.5-coder", "deepseek-coder", "codellama", "starcoder2", "codestral", "chat", "raw")
+NOTEBOOK_CONTEXT_STYLES = (
+    "qwen2.5-coder",
+    "deepseek-coder",
+    "codellama",
+    "starcoder2",
+    "codestral",
+    "chat",
+    "raw",
+)
 
 
 def supported(style_name: str, case: str) -> bool:
