@@ -8,9 +8,9 @@
  *
  * It never delays a request for long: a kernel that is not idle and connected (busy, starting,
  * dead), of another language, or still answering an earlier question is skipped at once; an
- * answer is awaited at most `timeBudgetMs`; a kernel that missed it is left alone for
- * `cooldownMs` (its late answer still fills the cache). Answers are cached per kernel and
- * expression until the kernel runs code again.
+ * answer is awaited at most `timeBudgetMs` (a late answer still fills the cache for the next
+ * keystroke; a kernel that fails or never answers is left alone for `cooldownMs`). Answers are
+ * cached per kernel and expression until the kernel runs code again.
  */
 import { IKernelCandidate, IKernelCandidates } from './protocol';
 
@@ -202,7 +202,6 @@ export class KernelCompleter {
       return Private.result(expression, cached, typed);
     }
     if (
-      state.pending ||
       this._now() < state.quietUntil ||
       kernel.status !== 'idle' ||
       (kernel.connectionStatus !== undefined && kernel.connectionStatus !== 'connected')
@@ -215,21 +214,20 @@ export class KernelCompleter {
       if (kernelLanguage === Private.TIMEOUT || (name && name.toLowerCase() !== language)) {
         return null;
       }
-      state.pending = true;
+      // one question at a time: quiet until this one is answered (a kernel that fails or
+      // never answers stays quiet for the cooldown)
+      state.quietUntil = this._now() + this._cooldownMs;
       const reply = kernel
         .requestComplete({ code, cursor_pos: codePoints(code) })
         .then(msg => {
           const items = candidatesFromReply(msg.content, expression);
           state.cache.set(key, items);
+          state.quietUntil = 0;
           return items;
-        })
-        .finally(() => {
-          state.pending = false;
         });
       reply.catch(() => undefined);
       const items = await this._within(reply);
       if (items === Private.TIMEOUT) {
-        state.quietUntil = this._now() + this._cooldownMs;
         return null;
       }
       return Private.result(expression, items, typed);
@@ -249,7 +247,7 @@ export class KernelCompleter {
   private _state(kernel: IKernelLike): Private.IKernelState {
     let state = this._states.get(kernel);
     if (!state) {
-      const fresh: Private.IKernelState = { pending: false, quietUntil: 0, cache: new Map() };
+      const fresh: Private.IKernelState = { quietUntil: 0, cache: new Map() };
       // what the kernel knows changes when it runs code: forget its answers then
       kernel.iopubMessage?.connect((_, msg) => {
         if (msg.header.msg_type === 'execute_input') {
@@ -308,7 +306,6 @@ namespace Private {
   }
 
   export interface IKernelState {
-    pending: boolean;
     quietUntil: number;
     cache: Map<string, IKernelCandidate[]>;
   }

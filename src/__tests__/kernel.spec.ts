@@ -154,11 +154,14 @@ describe('KernelCompleter', () => {
     const started = Date.now();
     expect(await c.candidates(kernel, 'df[', 'python')).toBeNull();
     expect(Date.now() - started).toBeLessThan(2000);
-    // the next keystrokes do not ask again while it is quiet (or still busy answering)
+    // the next keystrokes do not ask again while it is still answering, up to the cooldown
     expect(await c.candidates(kernel, 'df.', 'python')).toBeNull();
-    clock.t = 5000;
+    clock.t = 900;
     expect(await c.candidates(kernel, 'df.', 'python')).toBeNull();
     expect(kernel.asked.length).toBe(1);
+    clock.t = 1001;
+    expect(await c.candidates(kernel, 'df.', 'python')).toBeNull();
+    expect(kernel.asked.length).toBe(2);
   });
 
   it('uses a late answer for the next keystroke', async () => {
