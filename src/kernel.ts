@@ -89,9 +89,10 @@ export function triggerExpression(
   const typed = match[0].slice(match[1].length);
   const code = line.slice(0, line.length - typed.length);
   const expression = match[1].replace(/^[^\w]/, '');
-  // the text before the expression: `print("a.` is inside a string, `# see df.` a comment
+  // the text before the expression: `print("a.` is inside a string, `# see df.` a comment,
+  // `def f(` and `class C(` define names the kernel does not know yet
   const before = code.slice(0, code.length - expression.length);
-  if (Private.inStringOrComment(before)) {
+  if (Private.inStringOrComment(before) || /\b(?:def|class)\s+$/.test(before)) {
     return null;
   }
   return { expression, code, typed };

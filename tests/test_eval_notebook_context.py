@@ -75,7 +75,8 @@ def test_member_tasks_stop_after_name_dot_bracket_or_call(folder: Path) -> None:
     assert sorted(t.target for t in tasks) == ["'price'", "'qty'"]
     assert all(t.prefix.endswith("sales[") for t in tasks)
     code = Document(
-        path="a.py", text="df = pd.read_csv(sep=',')\nn = df.shape  # not df.in_comment\ns = 'x.y'\n"
+        path="a.py",
+        text="df = pd.read_csv(sep=',')\nn = df.shape  # not df.in_comment\ns = 'x.y'\ndef f(a=1): pass\n",
     )
     assert sorted(t.target for t in sample_tasks([code], samples=10, kinds=["member"])) == [
         "read_csv",

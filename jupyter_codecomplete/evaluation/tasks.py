@@ -278,6 +278,7 @@ def _block_candidates(doc: Document) -> list[tuple[int, int, int]]:
 # the user would type after it
 _TRIGGER = re.compile(r"[.\[(]")
 _NAME_BEFORE = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_DEFINITION = re.compile(r"\b(?:def|class)\s+$")
 _AFTER = {
     ".": re.compile(r"[A-Za-z_]\w*"),
     "[": re.compile(r"'[^'\n\\]{1,60}'|\"[^\"\n\\]{1,60}\"|[A-Za-z_]\w*"),
@@ -310,7 +311,8 @@ def _member_candidates(doc: Document) -> list[tuple[int, int, int]]:
         for m in _TRIGGER.finditer(line):
             name = _NAME_BEFORE.search(line, 0, m.start())
             after = _AFTER[m.group()].match(line, m.end())
-            if name and after and not _in_string_or_comment(line[: name.start()]):
+            before = line[: name.start()] if name else ""
+            if name and after and not _in_string_or_comment(before) and not _DEFINITION.search(before):
                 out.append((i, pos + m.end(), pos + after.end()))
     return out
 

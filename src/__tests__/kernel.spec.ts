@@ -77,7 +77,7 @@ describe('triggerExpression', () => {
     expect(triggerExpression(line, 'python')).toMatchObject({ expression, typed });
   });
 
-  it.each(['x = 1', 'print("a.', "s = 'df[", '# see df.', '1.', 'df', ''])('asks nothing for %j', line => {
+  it.each(['x = 1', 'print("a.', "s = 'df[", '# see df.', 'def add(a', 'class C(', '1.', 'df', ''])('asks nothing for %j', line => {
     expect(triggerExpression(line, 'python')).toBeNull();
   });
 
