@@ -37,7 +37,7 @@ from .context import (
 )
 from .errors import PromptError
 from .healing import split_heal
-from .outputs import cursor_indent, insert_candidates, render_candidates, render_outputs
+from .outputs import CellOutputs, cursor_indent, insert_candidates, render_candidates
 from .styles import PromptStyle
 from .tokens import EstimateCounter, TokenCounter
 
@@ -354,7 +354,7 @@ def build_prompt(
 
     prefix_in, outputs = _notebook_context(request, style, fields)
     if budget is None:
-        prefix_text, _ = assemble_prefix(request.cells_above, prefix_in, language, outputs=outputs)
+        prefix_text, _ = assemble_prefix(request.cells_above, prefix_in, language, outputs=outputs.all())
         suffix_text = assemble_suffix(request.suffix, request.cells_below, language)[0] if plan.infill else ""
         prefix_text, heal = split_heal(prefix_text) if style.heal else (prefix_text, "")
         blocks = [_file_block(style, p, c, fields) for p, c in files]
@@ -380,7 +380,7 @@ def build_prompt(
 
 def _notebook_context(
     request: PromptRequest, style: PromptStyle, fields: dict[str, str]
-) -> tuple[str, dict[int, str]]:
+) -> tuple[str, CellOutputs]:
     """The prefix with the kernel's candidates above the cursor's line, and each cell's outputs."""
     spec = style.notebook
     marker = fields["comment"]
@@ -390,16 +390,11 @@ def _notebook_context(
         label = spec.candidates_label.format(**fields, expression=candidates.expression)
         block = render_candidates(candidates, label, marker, cursor_indent(prefix))
         prefix = insert_candidates(prefix, block)
-    outputs: dict[int, str] = {}
-    if spec.outputs:
-        labels = (
-            spec.output_label.format(**fields, expression=""),
-            spec.error_label.format(**fields, expression=""),
-        )
-        for index, cell in enumerate(request.cells_above):
-            text = render_outputs(cell, labels, marker)
-            if text:
-                outputs[index] = text
+    labels = (
+        spec.output_label.format(**fields, expression=""),
+        spec.error_label.format(**fields, expression=""),
+    )
+    outputs = CellOutputs(request.cells_above, labels, marker, enabled=spec.outputs)
     return prefix, outputs
 
 
@@ -454,7 +449,7 @@ def _build_with_budget(
     files: list[tuple[str, str]],
     repo_name: str | None,
     prefix_in: str,
-    outputs: dict[int, str],
+    outputs: CellOutputs,
 ) -> BuiltPrompt:
     window = budget.context_window - budget.max_new_tokens
     if window <= 0:
@@ -490,7 +485,7 @@ def _build_with_budget(
     for _ in range(_FIT_ROUNDS):
         pre, suf = _fit_prefix_suffix(prefix_text, suffix_text, p_line, s_line, text_avail, budget, count)
         left = avail - pre.tokens - suf.tokens
-        pre, left, shown = _fit_outputs(
+        pre, left, outputs_complete = _fit_outputs(
             request, prefix_in, language, style.heal, outputs, pre, cut_p, left, count
         )
         blocks, used, dropped, files_tokens = _fit_files(style, files, fields, left, budget, count)
@@ -514,8 +509,8 @@ def _build_with_budget(
         notes.append("context below the cursor was trimmed to fit the token budget")
     if dropped:
         notes.append(f"files left out to fit the token budget: {', '.join(dropped)}")
-    if shown < len(outputs):
-        notes.append(f"outputs of {len(outputs) - shown} cell(s) left out to fit the token budget")
+    if not outputs_complete:
+        notes.append("cell outputs left out to fit the token budget")
     return _result(
         style,
         plan,
@@ -554,36 +549,43 @@ def _fit_outputs(
     prefix_in: str,
     language: str | None,
     heal: bool,
-    outputs: dict[int, str],
+    outputs: CellOutputs,
     pre: Kept,
     cut: bool,
     left: int,
     count: TokenCounter,
-) -> tuple[Kept, int, int]:
+) -> tuple[Kept, int, bool]:
     """Add cell outputs, nearest cell first, into what the code left: outputs rank below code.
 
     Only when every cell above fit whole (a cell's output without the cell would mislead);
-    stops at the first cell whose outputs do not fit. Returns (prefix, tokens left, cells shown).
+    stops at the first cell whose outputs do not fit, and renders no output past it. Returns
+    (prefix, tokens left, whether every cell's outputs are in).
     """
-    if not outputs or cut or not pre.complete or left <= 0:
-        return pre, left, 0
+    if not outputs.indexes:
+        return pre, left, True
+    if cut or not pre.complete or left <= 0:
+        return pre, left, False
     chosen: dict[int, str] = {}
     spent = 0
-    for index in sorted(outputs, reverse=True):
-        text = outputs[index]
+    complete = True
+    for index in reversed(outputs.indexes):
+        text = outputs.get(index)
+        if text is None:
+            continue
         # an output block longer than any tokenizer could pack into what is left is not counted
         cost = count.count(text + "\n") if len(text) <= left * _MAX_CHARS_PER_TOKEN else left + 1
         if cost > left:
+            complete = False
             break
         chosen[index] = text
         left -= cost
         spent += cost
     if not chosen:
-        return pre, left, 0
+        return pre, left, complete
     text, _ = assemble_prefix(request.cells_above, prefix_in, language, outputs=chosen)
     if heal:
         text = split_heal(text)[0]
-    return Kept(text, pre.tokens + spent, True), left, len(chosen)
+    return Kept(text, pre.tokens + spent, True), left, complete
 
 
 def _fit_files(

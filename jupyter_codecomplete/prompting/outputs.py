@@ -29,7 +29,7 @@ MAX_OUTPUT_LINES = 12
 MAX_LINE_CHARS = 160
 MAX_OUTPUTS_PER_CELL = 4
 # Text looked at per output (the rest is never scanned: a megabyte of output costs nothing).
-MAX_SCAN_CHARS = 8_000
+MAX_SCAN_CHARS = 4_000
 # Kernel candidates shown, and the width of a comment line listing them.
 MAX_SHOWN_CANDIDATES = 30
 MAX_CANDIDATE_CHARS = 60
@@ -40,7 +40,8 @@ ELLIPSIS = "…"
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # control characters other than tab and newline (after ANSI and carriage returns are handled)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# a share of suspicious characters above which text is taken for binary data
+# NUL, other low control bytes and U+FFFD (undecodable bytes): a share above which text is binary
+_SUSPICIOUS = re.compile(r"[\x00-\x07\ufffd]")
 _BINARY_SHARE = 0.1
 
 
@@ -49,8 +50,7 @@ def clean_output_text(text: str, max_chars: int = MAX_SCAN_CHARS) -> str | None:
     cut = text[:max_chars]
     if not cut.strip():
         return None
-    suspicious = sum(1 for ch in cut if ch in "\x00\ufffd" or ("\x00" < ch < "\x08"))
-    if suspicious > len(cut) * _BINARY_SHARE:
+    if len(_SUSPICIOUS.findall(cut)) > len(cut) * _BINARY_SHARE:
         return None
     cut = _ANSI.sub("", cut).replace("\r\n", "\n")
     if "\r" in cut:
@@ -101,6 +101,31 @@ def render_outputs(cell: ContextCell, labels: Sequence[str], marker: str) -> str
         body = as_comment("\n".join(lines), marker)
         blocks.append(f"{label}\n{body}" if label else body)
     return "\n".join(blocks) if blocks else None
+
+
+class CellOutputs:
+    """The rendered outputs of the cells above, rendered when first asked for and remembered.
+
+    Only the cells a prompt really shows are rendered (nearest first, until the budget is spent),
+    so a notebook of many cells with large outputs costs what its shown outputs cost.
+    """
+
+    def __init__(
+        self, cells: Sequence[ContextCell], labels: Sequence[str], marker: str, enabled: bool
+    ) -> None:
+        self._cells = cells
+        self._labels = labels
+        self._marker = marker
+        self.indexes = [i for i, c in enumerate(cells) if enabled and c.cell_type == "code" and c.outputs]
+        self._rendered: dict[int, str | None] = {}
+
+    def get(self, index: int) -> str | None:
+        if index not in self._rendered:
+            self._rendered[index] = render_outputs(self._cells[index], self._labels, self._marker)
+        return self._rendered[index]
+
+    def all(self) -> dict[int, str]:
+        return {i: text for i in self.indexes if (text := self.get(i))}
 
 
 def _candidate(text: str) -> str:

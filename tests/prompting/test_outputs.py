@@ -63,7 +63,7 @@ def test_binary_looking_or_empty_text_is_dropped(text: str) -> None:
 def test_megabytes_of_output_become_a_few_short_lines() -> None:
     huge = "\n".join(f"row {i} " + "x" * 500 for i in range(20_000))  # about 10 MB
     lines = output_lines(CellOutput.model_construct(output_type="stream", text=huge))
-    assert len(lines) == MAX_OUTPUT_LINES + 1
+    assert 1 < len(lines) <= MAX_OUTPUT_LINES + 1
     assert lines[-1] == "…"
     assert all(len(line) <= 160 for line in lines)
 
@@ -156,7 +156,7 @@ def test_budget_drops_outputs_before_code() -> None:
     assert all(f"step_{i} = {i}" in built.prompt for i in range(6))
     assert 0 < built.prompt.count("# Out:") < 6
     assert built.prompt.rindex("# Out:") > built.prompt.index("step_5")
-    assert any("outputs of" in note for note in built.notes)
+    assert "cell outputs left out to fit the token budget" in built.notes
 
 
 def test_budget_without_room_for_all_code_sends_no_outputs() -> None:
