@@ -70,6 +70,8 @@ export namespace KernelLimits {
   export const maxCandidateChars = 200;
   /** Characters of the cursor's line sent to the kernel. */
   export const maxLineChars = 2000;
+  /** Characters of the expression (longer ones are not asked about; the protocol's limit). */
+  export const maxExpressionChars = 200;
 }
 
 /**
@@ -92,7 +94,11 @@ export function triggerExpression(
   // the text before the expression: `print("a.` is inside a string, `# see df.` a comment,
   // `def f(` and `class C(` define names the kernel does not know yet
   const before = code.slice(0, code.length - expression.length);
-  if (Private.inStringOrComment(before) || /\b(?:def|class)\s+$/.test(before)) {
+  if (
+    expression.length > KernelLimits.maxExpressionChars ||
+    Private.inStringOrComment(before) ||
+    /\b(?:def|class)\s+$/.test(before)
+  ) {
     return null;
   }
   return { expression, code, typed };

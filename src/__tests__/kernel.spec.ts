@@ -81,6 +81,11 @@ describe('triggerExpression', () => {
     expect(triggerExpression(line, 'python')).toBeNull();
   });
 
+  it('asks nothing about an expression longer than the protocol allows', () => {
+    expect(triggerExpression('a.'.repeat(150), 'python')).toBeNull();
+    expect(triggerExpression('a.'.repeat(90), 'python')?.expression.length).toBe(180);
+  });
+
   it('asks nothing for a language without triggers', () => {
     expect(triggerExpression('df[', 'r')).toBeNull();
     expect(triggerExpression('df[', null)).toBeNull();
