@@ -185,17 +185,19 @@ export class KernelCompleter {
 
   /**
    * The kernel's candidates for the expression before the cursor, or null (no trigger, no
-   * usable kernel, no answer in time). Never throws.
+   * usable kernel, no answer in time). Answers at once (not a promise) when the kernel is not
+   * asked: no trigger, a cached answer, a kernel that is skipped; a promise only while a
+   * question is out, settled within the time budget. Never throws or rejects.
    *
    * @param kernel - the notebook's or console's kernel
    * @param prefix - the text of the cell before the cursor
    * @param language - the cell's language
    */
-  async candidates(
+  candidates(
     kernel: IKernelLike | null | undefined,
     prefix: string,
     language: string | null
-  ): Promise<IKernelCandidates | null> {
+  ): IKernelCandidates | null | Promise<IKernelCandidates | null> {
     const line = prefix.slice(prefix.lastIndexOf('\n') + 1).slice(-KernelLimits.maxLineChars);
     const trigger = triggerExpression(line, language);
     if (!kernel || !trigger) {
@@ -203,44 +205,49 @@ export class KernelCompleter {
     }
     const { expression, code, typed } = trigger;
     const state = this._state(kernel);
-    const key = code;
-    const cached = state.cache.get(key);
+    const cached = state.cache.get(code);
     if (cached) {
       return Private.result(expression, cached, typed);
     }
     if (
       this._now() < state.quietUntil ||
+      (state.language !== null && state.language !== language) ||
       kernel.status !== 'idle' ||
       (kernel.connectionStatus !== undefined && kernel.connectionStatus !== 'connected')
     ) {
       return null;
     }
-    try {
-      const kernelLanguage = await this._within(kernel.info ?? Promise.resolve(null));
-      const name = kernelLanguage === Private.TIMEOUT ? null : kernelLanguage?.language_info?.name;
-      if (kernelLanguage === Private.TIMEOUT || (name && name.toLowerCase() !== language)) {
-        return null;
-      }
-      // one question at a time: quiet until this one is answered (a kernel that fails or
-      // never answers stays quiet for the cooldown)
-      state.quietUntil = this._now() + this._cooldownMs;
-      const reply = kernel
-        .requestComplete({ code, cursor_pos: codePoints(code) })
-        .then(msg => {
-          const items = candidatesFromReply(msg.content, expression);
-          state.cache.set(key, items);
-          state.quietUntil = 0;
-          return items;
-        });
-      reply.catch(() => undefined);
-      const items = await this._within(reply);
-      if (items === Private.TIMEOUT) {
-        return null;
-      }
-      return Private.result(expression, items, typed);
-    } catch {
-      return null;
+    // one question at a time: quiet until this one is answered (a kernel that fails or never
+    // answers stays quiet for the cooldown); a late answer still fills the cache
+    state.quietUntil = this._now() + this._cooldownMs;
+    const answer = this._ask(kernel, state, code, expression, language);
+    answer.catch(() => undefined);
+    return this._within(answer).then(
+      items => (items === Private.TIMEOUT || !items ? null : Private.result(expression, items, typed)),
+      () => null
+    );
+  }
+
+  private async _ask(
+    kernel: IKernelLike,
+    state: Private.IKernelState,
+    code: string,
+    expression: string,
+    language: string | null
+  ): Promise<IKernelCandidate[] | null> {
+    const info = kernel.info ? await kernel.info : null;
+    const name = info?.language_info?.name?.toLowerCase() ?? null;
+    if (name) {
+      state.language = name;
     }
+    if (name && name !== language) {
+      return null; // a kernel of another language: never asked again
+    }
+    const reply = await kernel.requestComplete({ code, cursor_pos: codePoints(code) });
+    const items = candidatesFromReply(reply.content, expression);
+    state.cache.set(code, items);
+    state.quietUntil = 0;
+    return items;
   }
 
   private _within<T>(promise: Promise<T>): Promise<T | typeof Private.TIMEOUT> {
@@ -254,7 +261,7 @@ export class KernelCompleter {
   private _state(kernel: IKernelLike): Private.IKernelState {
     let state = this._states.get(kernel);
     if (!state) {
-      const fresh: Private.IKernelState = { quietUntil: 0, cache: new Map() };
+      const fresh: Private.IKernelState = { quietUntil: 0, language: null, cache: new Map() };
       // what the kernel knows changes when it runs code: forget its answers then
       kernel.iopubMessage?.connect((_, msg) => {
         if (msg.header.msg_type === 'execute_input') {
@@ -314,6 +321,7 @@ namespace Private {
 
   export interface IKernelState {
     quietUntil: number;
+    language: string | null;
     cache: Map<string, IKernelCandidate[]>;
   }
 

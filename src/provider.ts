@@ -68,7 +68,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._resolveLanguage = options.resolveLanguage ?? (mime => languageFromMime(mime));
     this._collectCells = options.collectCells ?? (() => null);
     this._collectDocuments = options.collectDocuments ?? (() => []);
-    this._kernelCandidates = options.kernelCandidates ?? (async () => null);
+    this._kernelCandidates = options.kernelCandidates ?? (() => null);
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
   }
 
@@ -161,10 +161,12 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const stream =
       settings.streaming === 'always' ||
       (settings.streaming === 'manual' && manual);
-    // what the kernel completes at the cursor (bounded by a short time budget; null when skipped)
-    const kernel = settings.kernelCandidates
-      ? await this._kernelCandidates(request, context, language).catch(() => null)
+    // what the kernel completes at the cursor: awaited only while a question is out (bounded by
+    // a short time budget); no trigger, a cached answer or a skipped kernel answer at once
+    const asked = settings.kernelCandidates
+      ? this._kernelCandidates(request, context, language)
       : null;
+    const kernel = asked instanceof Promise ? await asked.catch(() => null) : asked;
     const body = fitToLimit(
       this.buildRequest(request, context, { language, stream, manual, kernel }, settings),
       this._client.hello?.max_message_bytes ?? null
@@ -334,7 +336,7 @@ export namespace CodeCompleteProvider {
       request: CompletionHandler.IRequest,
       context: IInlineCompletionContext,
       language: string | null
-    ) => Promise<IKernelCandidates | null>;
+    ) => IKernelCandidates | null | Promise<IKernelCandidates | null>;
     translator?: ITranslator;
   }
 

@@ -136,16 +136,24 @@ describe('KernelCompleter', () => {
     expect(kernel.asked[0].cursor_pos).toBe([...'café = "😀"; df['].length);
   });
 
-  it('skips a busy, dead, disconnected or other-language kernel without asking', async () => {
+  it('asks a kernel of another language nothing, and never again', async () => {
+    const c = completer();
+    const kernel = new FakeKernel();
+    kernel.language = 'R';
+    expect(await c.candidates(kernel, 'df[', 'python')).toBeNull();
+    expect(c.candidates(kernel, 'df.', 'python')).toBeNull(); // at once, not a promise
+    expect(kernel.asked).toEqual([]);
+  });
+
+  it('skips a busy, dead or disconnected kernel at once, without asking', async () => {
     for (const change of [
       (k: FakeKernel) => (k.status = 'busy'),
       (k: FakeKernel) => (k.status = 'dead'),
-      (k: FakeKernel) => (k.connectionStatus = 'connecting'),
-      (k: FakeKernel) => (k.language = 'R')
+      (k: FakeKernel) => (k.connectionStatus = 'connecting')
     ]) {
       const kernel = new FakeKernel();
       change(kernel);
-      expect(await completer().candidates(kernel, 'df[', 'python')).toBeNull();
+      expect(completer().candidates(kernel, 'df[', 'python')).toBeNull();
       expect(kernel.asked).toEqual([]);
     }
     expect(await completer().candidates(null, 'df[', 'python')).toBeNull();
@@ -240,6 +248,23 @@ describe('the provider and the kernel', () => {
       expression: 'df[',
       items: [{ text: "'price'" }, { text: "'qty'" }]
     });
+  });
+
+  it('sends a request without a trigger at once, without waiting for the kernel', () => {
+    const kernel = new FakeKernel();
+    const { client, provider } = make(true, kernel);
+    void provider.fetch({ text: 'x = 1', offset: 5, mimeType: 'text/x-ipython' }, context);
+    expect(client.bodies.length).toBe(1);
+    expect(kernel.asked).toEqual([]);
+  });
+
+  it('sends a request with a cached answer at once', async () => {
+    const kernel = new FakeKernel();
+    const { client, provider } = make(true, kernel);
+    await provider.fetch(request, context);
+    void provider.fetch({ text: 'df[p', offset: 4, mimeType: 'text/x-ipython' }, context);
+    expect(client.bodies.length).toBe(2);
+    expect(client.bodies[1].kernel_candidates?.items).toEqual([{ text: "'price'" }]);
   });
 
   it('does not ask the kernel when the setting is off', async () => {
