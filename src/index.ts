@@ -37,6 +37,7 @@ import { FreshLineTrigger } from './freshline';
 import { codeCompleteIcon } from './icon';
 import { showModelDialog } from './modeldialog';
 import { ModelsClient } from './models';
+import { KernelCompleter } from './kernel';
 import { ErrorNotifier } from './notifier';
 import { registerPartialAccept } from './partial';
 import { IErrorInfo } from './protocol';
@@ -141,6 +142,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       return language;
     };
 
+    const kernelCompleter = new KernelCompleter();
     const socket = new CompletionSocket({
       serverSettings: app.serviceManager.serverSettings
     });
@@ -151,7 +153,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
       resolveLanguage,
       collectCells: context => collectCells(context, resolveLanguage),
       collectDocuments: () => collectOpenDocuments(app, resolveLanguage),
-      editorState: context => editorState(context.widget)
+      editorState: context => editorState(context.widget),
+      kernelCandidates: (request, context, language) =>
+        kernelCompleter.candidates(
+          context.session?.kernel,
+          request.text.slice(0, request.offset),
+          language
+        )
     });
     manager.registerInlineProvider(provider);
     // Typing through, partial accept (issue 17): one block.

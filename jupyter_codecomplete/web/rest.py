@@ -23,7 +23,7 @@ from tornado.iostream import StreamClosedError
 from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler
 from ..postprocess import make_pipeline
 from ..prompting import PromptError, PromptRequest
-from ..protocol import MAX_TEXT, InlineCompletionRequest
+from ..protocol import MAX_TEXT, ContextCell, InlineCompletionRequest, KernelCandidates
 from .websocket import AUTH_RESOURCE, validation_message
 
 
@@ -44,6 +44,13 @@ class CompletionRequestBody(BaseModel):
     repo_name: str | None = None
     file_path: str | None = None
     language: str | None = None
+    cells_above: list[ContextCell] | None = Field(
+        None, description="Notebook cells above the cursor (code cells may carry their outputs)."
+    )
+    cells_below: list[ContextCell] | None = Field(None, description="Notebook cells below the cursor.")
+    kernel_candidates: KernelCandidates | None = Field(
+        None, description="What the notebook's kernel completes at the cursor."
+    )
     max_tokens: Annotated[int, Field(ge=1, le=32768)] | None = None
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     stop: list[str] | None = None
@@ -110,6 +117,9 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             repo_name=body.repo_name or (engine.repo_name if body.files else None),
             file_path=body.file_path,
             language=body.language,
+            cells_above=body.cells_above or [],
+            cells_below=body.cells_below or [],
+            kernel_candidates=body.kernel_candidates,
         )
         try:
             prepared = engine.prepare(request, prompt_request, key=body.model)
