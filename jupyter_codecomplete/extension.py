@@ -187,23 +187,14 @@ class CodeCompleteApp(ExtensionApp):
         return configs
 
     def model_configs(self) -> dict[str, ModelConfig]:
-        configs: dict[str, ModelConfig] = {}
-        user_choice = self.model_service.startup_choice()
-        if user_choice is not None:
-            configs["completion"] = user_choice
-        elif self.completion_model:
-            configs["completion"] = ModelConfig.model_validate(self.completion_model)
-        else:
-            default_model = self.default_completion_model()
-            if default_model is not None:
-                configs["completion"] = default_model
-        if self.chat_model:
-            chat = dict(self.chat_model)
-            chat.setdefault("backend", "openai-chat")
-            configs["chat"] = ModelConfig.model_validate(chat)
-        for name, value in self.models.items():
-            configs[name] = ModelConfig.model_validate(value)
-        return configs
+        """The administrator's models, with the completion model the user chose (unless locked)
+        or, when none is configured, the zero-configuration default."""
+        configs = self.explicit_model_configs()
+        configured = configs.pop("completion", None)
+        completion = self.model_service.startup_choice() or configured
+        if completion is None:
+            completion = self.default_completion_model()
+        return ({"completion": completion} if completion is not None else {}) | configs
 
     def make_completion_handler(self) -> BaseInlineCompletionHandler:
         cls = self.completion_handler_class
