@@ -74,6 +74,19 @@ def backend_error(exc: BaseException, secrets: list[str]) -> BaseException:
     return exc
 
 
+# What a malformed answer raises while it is read (not JSON, or JSON of an unexpected shape).
+PARSE_ERRORS = (ValueError, KeyError, TypeError, AttributeError, IndexError)
+
+
+def parse_error(exc: BaseException) -> BackendError:
+    """A malformed answer from the model server: always ``backend_error``."""
+    if isinstance(exc, json.JSONDecodeError):
+        return BackendError("backend_error", "The model server sent an answer that is not JSON.")
+    return BackendError(
+        "backend_error", f"The model server sent an answer of an unexpected shape ({type(exc).__name__})."
+    )
+
+
 def _rejected(exc: BaseException) -> str | None:
     if isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError):
         body = exc.body if isinstance(exc.body, dict) else {}
@@ -179,6 +192,8 @@ class CompatOpenAI(QuirkState, OpenAI):
                             yield chunk
         except (openai.APIError, httpx.TransportError) as exc:
             raise backend_error(exc, self.secrets) from exc
+        except PARSE_ERRORS as exc:
+            raise parse_error(exc) from exc
         tail = repair.finish()
         if tail or not sent:
             yield GenerationChunk(text=tail)
@@ -225,6 +240,8 @@ class CompatChatOpenAI(QuirkState, ChatOpenAI):
                 raise backend_error(exc, self.secrets) from exc
             except httpx.TransportError as exc:
                 raise backend_error(exc, self.secrets) from exc
+            except PARSE_ERRORS as exc:  # an event that is not JSON, or not a chat chunk
+                raise parse_error(exc) from exc
 
 
 def _common(config: ModelConfig, quirks: Quirks) -> dict[str, object]:
