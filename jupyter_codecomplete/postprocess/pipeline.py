@@ -121,6 +121,14 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
     return filters
 
 
+# Amortised cost: past BATCH_FROM characters, chunks are gathered until they make 1/BATCH_RATIO of
+# what was fed so far, so a filter whose work per call grows with the text (the current line, the
+# text held back) is called O(log n) times more, not once per chunk (issue 18: 10,000 chunks of 500
+# bytes cost 14 s before). Text is never changed by the gathering, only delayed.
+BATCH_FROM = 8192
+BATCH_RATIO = 8
+
+
 class Pipeline:
     """Feed model chunks; get back only new text that is safe to show (never taken back)."""
 
@@ -128,10 +136,24 @@ class Pipeline:
         self.ctx = ctx
         self.filters = filters if filters is not None else build_filters(ctx)
         self.done = False
+        self._fed = 0
+        self._gathered: list[str] = []
+        self._gathered_len = 0
 
     def feed(self, chunk: str) -> str:
         if self.done:
             return ""
+        if self._fed >= BATCH_FROM:
+            self._gathered.append(chunk)
+            self._gathered_len += len(chunk)
+            if self._gathered_len * BATCH_RATIO < self._fed:
+                return ""
+            chunk = "".join(self._gathered)
+            self._gathered, self._gathered_len = [], 0
+        self._fed += len(chunk)
+        return self._feed(chunk)
+
+    def _feed(self, chunk: str) -> str:
         text = chunk
         ended = False
         for f in self.filters:
@@ -147,11 +169,17 @@ class Pipeline:
     def finish(self) -> str:
         if self.done:
             return ""
+        out = ""
+        if self._gathered:
+            out = self._feed("".join(self._gathered))
+            self._gathered, self._gathered_len = [], 0
+            if self.done:
+                return out
         text = ""
         for f in self.filters:
             text = (f.feed(text) if text else "") + f.finish()
         self.done = True
-        return text
+        return out + text
 
 
 def make_pipeline(ctx: PostprocessContext) -> Pipeline:
