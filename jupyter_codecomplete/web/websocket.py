@@ -14,6 +14,7 @@ closed. Writes to a closed socket are quiet; a text frame that is not UTF-8 clos
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 from typing import Any
@@ -84,6 +85,55 @@ class _Protocol(WebSocketProtocol13):
                 self.close(1007, "A text frame that is not UTF-8.")
                 return None
         return super()._handle_message(opcode, data)
+
+
+class StartGate:
+    """Admits at most ``per_iteration`` request starts per event-loop iteration, in order.
+
+    Starting a request (prompt, cleaning pipeline, model call) is the costly synchronous part of
+    serving it. Under a burst (200 sockets typing at once) every socket's newest request would
+    start in the same iteration and hold the loop for hundreds of milliseconds; through the gate
+    they start a few per iteration, and a request superseded while it waits costs nothing.
+    With no queue (the normal case) a request starts at once."""
+
+    def __init__(self, per_iteration: int = 4) -> None:
+        self.per_iteration = per_iteration
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._admitted = 0
+        self._scheduled = False
+
+    async def enter(self) -> None:
+        loop = asyncio.get_running_loop()
+        if not self._waiters and self._admitted < self.per_iteration:
+            self._admit(loop)
+            return
+        fut: asyncio.Future[None] = loop.create_future()
+        self._waiters.append(fut)
+        self._schedule(loop)
+        await fut
+
+    def _admit(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._admitted += 1
+        self._schedule(loop)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self._next_iteration, loop)
+
+    def _next_iteration(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._scheduled = False
+        self._admitted = 0
+        while self._waiters and self._admitted < self.per_iteration:
+            fut = self._waiters.popleft()
+            if not fut.done():  # a waiter cancelled meanwhile is skipped
+                fut.set_result(None)
+                self._admitted += 1
+        if self._waiters or self._admitted:
+            self._schedule(loop)
+
+
+START_GATE = StartGate()
 
 
 class _Held:
@@ -291,6 +341,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
     async def serve(self, request: InlineCompletionRequest) -> None:
         handler = self.completion_handler
         try:
+            await START_GATE.enter()
             if request.stream:
                 self.send(
                     InlineCompletionReply(
