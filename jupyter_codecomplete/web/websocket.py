@@ -134,6 +134,10 @@ class StartGate:
 
 
 START_GATE = StartGate()
+# Incoming messages (parse, validate, supersede) go through a wider gate of their own: a burst
+# from hundreds of sockets is handled over several loop iterations, each socket's in order
+# (tornado reads a socket's next frame only when on_message is done with the previous one).
+MESSAGE_GATE = StartGate(per_iteration=16)
 
 
 class _Held:
@@ -264,6 +268,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self.send(ErrorReply(reply_to=number, error=ErrorInfo(type=type, title=title, message=message)))
 
     async def on_message(self, message: str | bytes) -> None:
+        await MESSAGE_GATE.enter()
+        if self.ws_connection is None or self.ws_connection.is_closing():
+            return  # closed while the message waited
         if isinstance(message, bytes):
             self.reply_error(-1, "bad_message", "Binary frames are not supported", "Send JSON text frames.")
             return
