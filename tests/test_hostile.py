@@ -367,3 +367,26 @@ class TestClientThatNeverReads:
         # every upstream request was closed or finished: nothing is left streaming
         for record in upstream.records:
             assert record.finished or record.client_closed
+
+
+# -- 3/13. a burst from many sockets: every request answered, in order, through the gates ------------
+
+
+async def test_burst_from_many_sockets(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+    sockets = [await open_v2(jp_ws_fetch) for _ in range(20)]
+    for n in range(1, 6):
+        for socket in sockets:
+            await socket.send(request(n, "import num", stream=True))
+    started = len(upstream.records)
+    for socket in sockets:
+        answered: dict[int, str] = {}
+        while 5 not in answered:
+            msg = await socket.recv()
+            if msg["type"] == "error":
+                answered[msg["reply_to"]] = msg["error"]["type"]
+            elif msg["type"] == "stream" and msg["done"]:
+                answered[msg["reply_to"]] = "done"
+        assert answered[5] == "done"
+        assert all(answered.get(n) in {"superseded", "done"} for n in range(1, 5))
+    # far fewer model requests than requests: most were superseded before they started
+    assert len(upstream.records) - started < 100

@@ -101,9 +101,12 @@ class StartGate:
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._admitted = 0
         self._scheduled = False
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def enter(self) -> None:
         loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # a new event loop (tests): nothing of the old one carries over
+            self._loop, self._waiters, self._admitted, self._scheduled = loop, collections.deque(), 0, False
         if not self._waiters and self._admitted < self.per_iteration:
             self._admit(loop)
             return
