@@ -9,7 +9,8 @@ memory belongs to that case:
   and a protocol 2 client, and not streamed (one JSON body): bytes to the browser, server peak and
   final RSS, server CPU, event-loop lag;
 - a client that never reads while such an answer streams: server RSS;
-- one 3.9 MB multi-line prefix: event-loop lag;
+- one 4.3 MB multi-line prefix: event-loop lag;
+- a REST client that gives up: how long until the model server sees the request closed;
 - the cleaning pipeline alone (in this process): CPU for 2,500 ... 20,000 events of 500 bytes;
 - 200 sockets x 20 superseding requests, with a plain REST GET (``api/status``) polled meanwhile:
   loop lag, REST latency, and how long a request takes to reach the model server.
@@ -47,6 +48,7 @@ TEN_MB = "".join(f"value_{i} = compute({i}, {i * 7})\n" for i in range(330_000))
 RULES: list[dict[str, Any]] = [
     {"contains": "FLOOD", "completion": TEN_MB, "ignore_max_tokens": True, "piece_chars": 500},
     {"contains": "LOAD", "completion": "alpha + beta + gamma + delta\n", "token_s": 0.005, "ttft_s": 0.02},
+    {"contains": "HANG", "hang": True},
 ]
 
 
@@ -264,6 +266,33 @@ async def big_prefix(srv: Server) -> dict[str, Any]:
     }
 
 
+async def rest_disconnect(srv: Server, n: int = 10) -> dict[str, Any]:
+    """A REST client gives up: how long until the model server sees its request closed."""
+    delays = []
+    for i in range(n):
+        body = {"prompt": f"HANG {i} {next(RUN)}", "stream": bool(i % 2)}
+        async with httpx.AsyncClient() as client:
+            try:
+                await client.post(
+                    f"{srv.base}/api/codecomplete/completions?token={srv.token}", json=body, timeout=0.3
+                )
+            except httpx.TimeoutException:
+                pass
+            gave_up = now()  # the client's connection is closed as the timeout fires
+        for _ in range(200):
+            rec = [r for r in await srv.upstream_records() if r["body"].get("prompt") == body["prompt"]]
+            if rec and rec[0]["closed_at"]:
+                delays.append((rec[0]["closed_at"] - gave_up) * 1000)
+                break
+            await asyncio.sleep(0.01)
+    return {
+        "case": "REST client gives up: model request closed after",
+        "n": len(delays),
+        "p50_ms": statistics.median(delays) if delays else None,
+        "max_ms": max(delays) if delays else None,
+    }
+
+
 async def load(srv: Server, sockets: int, requests: int) -> dict[str, Any]:
     socks = [await connect(srv, 2) for _ in range(sockets)]
     sent: dict[str, float] = {}
@@ -374,6 +403,8 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     await srv.start()
     try:
         results.append(await big_prefix(srv))
+        print(results[-1], flush=True)
+        results.append(await rest_disconnect(srv))
         print(results[-1], flush=True)
         await load(srv, 20, 2)  # warm-up
         for _ in range(args.rounds):
