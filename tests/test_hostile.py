@@ -390,3 +390,74 @@ async def test_burst_from_many_sockets(jp_ws_fetch: Any, upstream: ScriptedUpstr
         assert all(answered.get(n) in {"superseded", "done"} for n in range(1, 5))
     # far fewer model requests than requests: most were superseded before they started
     assert len(upstream.records) - started < 100
+
+
+# -- 5. every backend: an answer that cannot be parsed is backend_error --------------------------------
+
+
+class TestParseFailuresOnEveryBackend:
+    @pytest.fixture
+    def natives(self) -> Any:
+        from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig
+        from jupyter_codecomplete.testing.providers import LlamaCppUpstream, MistralUpstream, OllamaUpstream
+
+        ups = {
+            "ollama": OllamaUpstream(UpstreamConfig(model="qwen2.5-coder:1.5b")),
+            "llamacpp": LlamaCppUpstream(UpstreamConfig(model="qwen2.5-coder")),
+            "mistral": MistralUpstream(UpstreamConfig(model="codestral-latest"), api_key=SECRET),
+        }
+        for up in ups.values():
+            up.set_rules([dict(r) for r in HOSTILE_RULES])
+            up.start()
+        yield ups
+        for up in ups.values():
+            up.stop()
+
+    @pytest.fixture
+    def codecomplete_config(
+        self, model_config: dict[str, Any], natives: Any, upstream: ScriptedUpstream
+    ) -> Any:
+        upstream.set_rules([dict(r) for r in HOSTILE_RULES])
+        common = {"style": "raw", "timeout": 5.0, "first_request_timeout": 5.0}
+        models = {
+            "chat": {**model_config, "backend": "openai-chat", "style": "chat"},
+            "ollama": {"backend": "ollama", "base_url": natives["ollama"].root_url, "model": "m", **common},
+            "llamacpp": {
+                "backend": "llamacpp",
+                "base_url": natives["llamacpp"].root_url,
+                "model": "m",
+                **common,
+            },
+            "mistral": {
+                "backend": "mistral",
+                "base_url": natives["mistral"].base_url,
+                "api_key": SECRET,
+                "model": "codestral-latest",
+                **common,
+            },
+        }
+        return {
+            "completion_model": model_config,
+            "models": models,
+            "routes": {f"text/x-{name}": name for name in models},
+        }
+
+    @pytest.mark.parametrize("backend", ["openai", "chat", "ollama", "llamacpp", "mistral"])
+    async def test_unparseable_answers(self, jp_ws_fetch: Any, backend: str) -> None:
+        socket = await open_socket(jp_ws_fetch)
+        n = 0
+        for marker in ("NOTJSON", "BADSHAPE"):
+            for stream in (True, False):
+                n += 1
+                await socket.send(request(n, f"# {marker}\n", stream=stream, mime=f"text/x-{backend}"))
+                msgs = await socket.until_done(n)
+                error = msgs[-1]["error"]
+                assert error is not None and error["type"] == "backend_error", (marker, stream, error)
+        await ok_after(socket, 100)
+
+
+HOSTILE_RULES: list[dict[str, Any]] = [
+    {"contains": "NOTJSON", "completion": "never shown", "invalid_json": True},
+    {"contains": "BADSHAPE", "completion": "never shown", "bad_shape": True},
+    {"contains": "import num", "completion": "py as np\n"},
+]

@@ -12,7 +12,8 @@ A rule can also script a fault: ``status`` (+ ``body``, ``retry_after``), ``hang
 ``no_finish_reason``, ``leading_space``, ``reject_fields`` (400 when a body has these fields),
 ``repeat`` (repeat the completion N times: a large response), ``model`` (the reported model).
 Hostile modes: ``ignore_max_tokens`` (send everything whatever ``max_tokens`` says),
-``piece_chars`` (stream events of N characters instead of word-like tokens).
+``piece_chars`` (stream events of N characters instead of word-like tokens), ``bad_shape`` (stream
+events that are JSON but not completion chunks).
 
 Run as a process: ``python -m jupyter_codecomplete.testing.openai_upstream --port 8911 --rules R.json``.
 """
@@ -214,6 +215,8 @@ class _CompletionBase(_Base):
                 return
             if rule.get("invalid_json"):
                 payload = "data: {not json\n\n"
+            elif rule.get("bad_shape"):
+                payload = "data: [1, 2, 3]\n\n"
             else:
                 payload = "data: " + json.dumps(self._chunk(cid, model, tok, None)) + "\n\n"
             if rec.client_closed:
