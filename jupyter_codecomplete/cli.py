@@ -240,6 +240,89 @@ async def run_check(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _size(n: Any) -> str:
+    if not n:
+        return "-"
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return "-"
+
+
+def _progress_line(snap: dict[str, Any], width: int = 30) -> str:
+    frac = snap.get("fraction") or 0.0
+    filled = int(frac * width)
+    rate = snap.get("bytes_per_s")
+    return (
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {frac * 100:5.1f}% "
+        f"{_size(snap.get('done'))} / {_size(snap.get('total'))}" + (f"  {_size(rate)}/s " if rate else " ")
+    )
+
+
+async def run_models(args: argparse.Namespace) -> int:
+    """``jupyter codecomplete models [pull ID | use ID]``: the model service from a terminal."""
+    from .extension import CodeCompleteApp
+    from .models_service import ModelServiceError
+
+    config = load_server_config(args.config_dir or None, args.config)
+    app = CodeCompleteApp(config=config)
+    service = app.model_service
+    action = getattr(args, "models_command", None) or "list"
+    try:
+        if action == "list":
+            listing = await service.list_entries(detect=not args.no_detect)
+            if args.json:
+                print(json.dumps(listing, indent=2, default=str))
+                return 0
+            rows = [("ID", "SOURCE", "STATUS", "SIZE", "STYLE", "FIM", "WHERE")]
+            for e in listing["entries"]:
+                status = "active" if e["active"] else ("locked" if e["locked"] else e["status"])
+                fim = "-" if e["fim"] is None else ("yes" if e["fim"] else "no")
+                rows.append(
+                    (e["id"], e["source"], status, _size(e["size_bytes"]), e["style"] or "-", fim, e["where"])
+                )
+            widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]) - 1)]
+            for r in rows:
+                print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + str(r[-1]))
+            return 0
+        if action == "pull":
+            job = await service.pull(args.id)
+            print(f"Downloading {job.entry.repo}/{job.entry.file} into {service.downloader.models_dir}")
+            try:
+                while job.active:
+                    if not args.quiet:
+                        sys.stderr.write(_progress_line(job.snapshot()))
+                        sys.stderr.flush()
+                    await asyncio.sleep(0.25)
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                service.cancel(args.id)
+                await service.downloader.wait(job)
+            await service.downloader.wait(job)
+            snap = job.snapshot()
+            if not args.quiet:
+                sys.stderr.write(_progress_line(snap) + "\n")
+            if snap["state"] != "done":
+                print(f"{snap['state']}: {(snap['error'] or {}).get('message', '')}", file=sys.stderr)
+                return 1
+            print(f"Downloaded {snap['path']}. Use it: jupyter codecomplete models use {args.id}")
+            return 0
+        if action == "use":
+            result = await service.use(args.id)
+            print(format_report(result["report"]))
+            print(
+                f"Chosen: {args.id}. A running server switches from the Choose Model dialog; "
+                "the choice applies at the next start."
+            )
+            return 0
+    except ModelServiceError as exc:
+        print(f"error ({exc.type}): {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        await service.close()
+    return 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter codecomplete", description="jupyter_codecomplete commands")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -252,6 +335,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=float, default=30.0, help="seconds per model (default 30)")
     check.add_argument("--no-completion", action="store_true", help="do not run the sample completion")
     check.add_argument("--json", action="store_true", help="print a JSON report")
+    models = sub.add_parser("models", help="list the models you can use; pull or choose one")
+    models.add_argument("--config", help="an extra config file (.py or .json) read after the usual ones")
+    models.add_argument("--config-dir", action="append", help="read config from this directory only")
+    models.add_argument("--json", action="store_true", help="print the list as JSON")
+    models.add_argument("--no-detect", action="store_true", help="do not look for local model servers")
+    msub = models.add_subparsers(dest="models_command")
+    mpull = msub.add_parser("pull", help="download a catalogue model (with a progress bar)")
+    mpull.add_argument("id", help="a catalogue id (see `jupyter codecomplete models`)")
+    mpull.add_argument("--quiet", action="store_true", help="no progress bar")
+    muse = msub.add_parser("use", help="check a model and make it your choice")
+    muse.add_argument("id", help="an id from `jupyter codecomplete models`")
     ev = sub.add_parser("eval", help="score configured models on completion tasks sampled from a folder")
     ev.add_argument("folder", help="a folder of .py files and .ipynb notebooks")
     ev.add_argument("--config", action="append", help="a jupyter_server_config file (.py/.json); repeatable")
@@ -272,6 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     if args.command == "check":
         return asyncio.run(run_check(args))
+    if args.command == "models":
+        return asyncio.run(run_models(args))
     if args.command == "eval":
         from .evaluation.command import run_command
 

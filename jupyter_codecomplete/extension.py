@@ -127,6 +127,21 @@ class CodeCompleteApp(ExtensionApp):
 
     completion_handler = Instance(BaseInlineCompletionHandler, allow_none=True)
     lag_monitor: Any = None
+    _model_service: Any = None
+
+    @property
+    def model_service(self) -> Any:
+        """The model service (``c.ModelService.*``): sources, downloads, the user's choice, locks."""
+        if self._model_service is None:
+            from .models_service import ModelService
+
+            self._model_service = ModelService(
+                configured=self.explicit_model_configs,
+                engine=lambda: self.completion_handler,
+                parent=self,
+                log=self.log,
+            )
+        return self._model_service
 
     @default("completion_model")
     def _default_completion_model(self) -> dict[str, Any]:
@@ -137,11 +152,16 @@ class CodeCompleteApp(ExtensionApp):
         if self.discover_local_servers:
             from .backends.discovery import discover_local_models
 
+            probed: list[str] = []
             try:
-                found = discover_local_models()
+                found = discover_local_models(report=probed)
             except Exception as exc:
                 self.log.warning("jupyter_codecomplete: looking for local model servers failed: %s", exc)
                 found = None
+            self.log.info(
+                "jupyter_codecomplete: no model configured; looked for local model servers: %s",
+                "; ".join(probed) or "none probed",
+            )
             if found is not None:
                 self.log.info(
                     "jupyter_codecomplete: no model configured; found %s at %s serving %r",
@@ -153,13 +173,33 @@ class CodeCompleteApp(ExtensionApp):
         from .backends.embedded import is_available
 
         if is_available():
-            self.log.info("jupyter_codecomplete: no model configured; using the embedded demo model")
+            self.log.info(
+                "jupyter_codecomplete: no fill-in-the-middle model found there; using the embedded demo "
+                "model (it shows the mechanics, its suggestions are not useful code: choose a real model, "
+                "see docs/getting-started.md)"
+            )
             return ModelConfig(backend="embedded")
         return None
 
-    def model_configs(self) -> dict[str, ModelConfig]:
+    def explicit_model_configs(self) -> dict[str, ModelConfig]:
+        """The models the administrator configured (no discovery, no user choice)."""
         configs: dict[str, ModelConfig] = {}
         if self.completion_model:
+            configs["completion"] = ModelConfig.model_validate(self.completion_model)
+        if self.chat_model:
+            chat = dict(self.chat_model)
+            chat.setdefault("backend", "openai-chat")
+            configs["chat"] = ModelConfig.model_validate(chat)
+        for name, value in self.models.items():
+            configs[name] = ModelConfig.model_validate(value)
+        return configs
+
+    def model_configs(self) -> dict[str, ModelConfig]:
+        configs: dict[str, ModelConfig] = {}
+        user_choice = self.model_service.startup_choice()
+        if user_choice is not None:
+            configs["completion"] = user_choice
+        elif self.completion_model:
             configs["completion"] = ModelConfig.model_validate(self.completion_model)
         else:
             default_model = self.default_completion_model()
@@ -202,6 +242,7 @@ class CodeCompleteApp(ExtensionApp):
             )
 
     def initialize_handlers(self) -> None:
+        from .web.models_api import handlers as models_handlers
         from .web.rest import handlers as rest_handlers
         from .web.stats import LoopLagMonitor, StatsHandler
         from .web.websocket import InlineCompletionWebSocket
@@ -211,6 +252,7 @@ class CodeCompleteApp(ExtensionApp):
                 (r"/api/codecomplete/inline", InlineCompletionWebSocket),
                 (r"/api/codecomplete/stats", StatsHandler),
                 *rest_handlers(),
+                *models_handlers(),
             ]
         )
         if self.freeze_startup_heap:
@@ -221,6 +263,8 @@ class CodeCompleteApp(ExtensionApp):
             IOLoop.current().add_callback(self.lag_monitor.start)
 
     async def stop_extension(self) -> None:
+        if self._model_service is not None:
+            await self._model_service.close()
         if self.lag_monitor is not None:
             self.lag_monitor.stop()
         if self.completion_handler is not None:

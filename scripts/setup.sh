@@ -2,8 +2,15 @@
 # Install everything jupyter_codecomplete needs into ./.venv: Python deps (with the embedded
 # model's llama-cpp-python, built once and then reused from pip's wheel cache), the JavaScript
 # toolchain, and the built JupyterLab extension, linked for development.
+#
+# Safe to run any number of times, as root or not. Each step records a fingerprint of its inputs
+# under .venv/.codecomplete/ and is skipped while they are unchanged, so a second run (and so a
+# second `start.sh`) takes a second or two. `--force` redoes every step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+FORCE=0
+[ "${1:-}" = "--force" ] && FORCE=1
 
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
@@ -11,13 +18,63 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
-python -m pip install -q -U pip
+STAMPS=.venv/.codecomplete
+mkdir -p "$STAMPS"
 
-# llama.cpp is compiled from source by llama-cpp-python: portable flags, pip's wheel cache reused.
-export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
-python -m pip install -q "jupyterlab>=4.6,<5" "notebook>=7.6,<8" "jupyter-builder>=1.2,<2" \
-  "hatchling>=1.5" "hatch-jupyter-builder>=0.5" "hatch-nodejs-version>=0.3.2" editables
-python -m pip install -q "llama-cpp-python[server]>=0.3.9"
-python -m pip install -q --no-build-isolation -e ".[test,local,docs]"
-jupyter labextension develop . --overwrite >/dev/null 2>&1 || jupyter-builder develop . --overwrite
-jupyter server extension enable jupyter_codecomplete --sys-prefix >/dev/null
+# The fingerprint of some files and folders (content of tracked and untracked files, not mtimes).
+fingerprint() {
+  { python --version; find "$@" -type f ! -path '*/node_modules/*' -print0 2>/dev/null \
+      | sort -z | xargs -0 sha256sum; } | sha256sum | cut -d' ' -f1
+}
+# Run a step unless its fingerprint is unchanged since it last succeeded.
+step() {
+  local name=$1 sum=$2; shift 2
+  if [ $FORCE = 0 ] && [ -f "$STAMPS/$name" ] && [ "$(cat "$STAMPS/$name")" = "$sum" ]; then
+    return 0
+  fi
+  echo "setup: $name" >&2
+  "$@"
+  echo "$sum" >"$STAMPS/$name"
+}
+
+LABEXT_LINK=.venv/share/jupyter/labextensions/jupyter-codecomplete
+
+python_deps() {
+  python -m pip install -q -U pip
+  # llama.cpp is compiled from source by llama-cpp-python: portable flags, pip's wheel cache reused.
+  export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
+  python -m pip install -q "jupyterlab>=4.6,<5" "notebook>=7.6,<8" "jupyter-builder>=1.2,<2" \
+    "hatchling>=1.5" "hatch-jupyter-builder>=0.5" "hatch-nodejs-version>=0.3.2" editables
+  python -m pip install -q "llama-cpp-python[server]>=0.3.9"
+  # The development link (below) points the installed labextension folder at the package's
+  # build folder. pip must not write through it: it would put install.json into the package
+  # (and the next wheel would hold it twice) and uninstall the build outputs. Unlink first.
+  if [ -L "$LABEXT_LINK" ]; then rm "$LABEXT_LINK"; fi
+  rm -f jupyter_codecomplete/labextension/install.json
+  python -m pip install -q --no-build-isolation -e ".[test,local,docs]"
+  jupyter server extension enable jupyter_codecomplete --sys-prefix >/dev/null
+  PYTHON_STEP_RAN=1  # the editable install has just built the extension
+}
+
+PYTHON_STEP_RAN=0
+frontend() {
+  if [ $PYTHON_STEP_RAN = 1 ] && [ -f jupyter_codecomplete/labextension/package.json ]; then
+    return 0
+  fi
+  jlpm install --immutable >/dev/null 2>&1 || jlpm install
+  jlpm build
+}
+
+link_labextension() {
+  # A link, so `jlpm build` (or `jlpm watch`) is seen by the next page load; never a copy.
+  if [ ! -L "$LABEXT_LINK" ]; then
+    rm -rf "$LABEXT_LINK"
+    jupyter labextension develop . --overwrite >/dev/null 2>&1 || jupyter-builder develop . --overwrite
+  fi
+}
+
+# A build folder removed by hand (`jlpm clean`) is rebuilt whatever the fingerprint says.
+[ -f jupyter_codecomplete/labextension/package.json ] || rm -f "$STAMPS/frontend"
+step python "$(fingerprint pyproject.toml package.json scripts/setup.sh)" python_deps
+step frontend "$(fingerprint package.json yarn.lock tsconfig.json src schema style)" frontend
+link_labextension

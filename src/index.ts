@@ -12,22 +12,33 @@ import {
   Notification,
   showErrorMessage
 } from '@jupyterlab/apputils';
-import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import {
+  EditorExtensionRegistry,
+  IEditorExtensionRegistry,
+  IEditorLanguageRegistry
+} from '@jupyterlab/codemirror';
+import { EditorView } from '@codemirror/view';
 import {
   ICompletionProviderManager,
   IInlineCompletionContext
 } from '@jupyterlab/completer';
 import { IDocumentWidget } from '@jupyterlab/docregistry';
+import { NotebookPanel } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { displayLanguage, languageFromMime } from './context';
+import { dismissSuggestion, EscapeListener } from './dismiss';
+import { EditorFocusTracker } from './focus';
+import { FreshLineTrigger } from './freshline';
 import { codeCompleteIcon } from './icon';
+import { showModelDialog } from './modeldialog';
+import { ModelsClient } from './models';
 import { ErrorNotifier } from './notifier';
 import { IErrorInfo } from './protocol';
-import { CodeCompleteProvider } from './provider';
+import { CodeCompleteProvider, PROVIDER_ID } from './provider';
 import {
   DEFAULT_SETTINGS,
   isLanguageEnabled,
@@ -61,9 +72,23 @@ export namespace CommandIDs {
   export const request = 'codecomplete:request';
   export const reconnect = 'codecomplete:reconnect';
   export const openSettings = 'codecomplete:open-settings';
+  export const dismiss = 'codecomplete:dismiss';
+  export const chooseModel = 'codecomplete:choose-model';
 }
 
+/**
+ * The settings of JupyterLab's inline completer (where the per-provider debounce lives).
+ */
+const INLINE_COMPLETER_PLUGIN = '@jupyterlab/completer-extension:inline-completer';
+
+/**
+ * The title of this extension's settings (distinct from JupyterLab's "Code Completion").
+ */
+const SETTINGS_TITLE = 'Inline Code Suggestions (jupyter_codecomplete)';
+
 const MENU_COMMANDS = [
+  CommandIDs.chooseModel,
+  '-',
   CommandIDs.toggleEnabled,
   CommandIDs.toggleLanguage,
   '-',
@@ -84,7 +109,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     ITranslator,
     IStatusBar,
     ICommandPalette,
-    IEditorLanguageRegistry
+    IEditorLanguageRegistry,
+    IEditorExtensionRegistry
   ],
   activate: (
     app: JupyterFrontEnd,
@@ -93,7 +119,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     translator: ITranslator | null,
     statusBar: IStatusBar | null,
     palette: ICommandPalette | null,
-    languages: IEditorLanguageRegistry | null
+    languages: IEditorLanguageRegistry | null,
+    extensions: IEditorExtensionRegistry | null
   ): void => {
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
     let settings: ISettings = normalizeSettings(DEFAULT_SETTINGS);
@@ -207,6 +234,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const applySettings = (raw: unknown) => {
       settings = normalizeSettings(raw);
       status.enabled = settings.enabled;
+      refreshLanguageStatus();
       app.commands.notifyCommandChanged();
     };
 
@@ -218,13 +246,41 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     };
 
-    const currentLanguage = (): string | null => {
+    // The language of the editor in the current widget (null: no editor there).
+    const editorLanguage = (): string | null => {
       const widget = app.shell.currentWidget;
       const mime = currentEditorMime(widget);
       const context = widget
         ? ({ widget, triggerKind: 1 } as IInlineCompletionContext)
         : undefined;
-      return (mime ? resolveLanguage(mime, context) : null) ?? provider.lastLanguage;
+      return mime ? resolveLanguage(mime, context) : null;
+    };
+    const currentLanguage = (): string | null =>
+      editorLanguage() ?? provider.lastLanguage;
+
+    // The status item says when completions are off for the current editor's language.
+    function refreshLanguageStatus(): void {
+      const language = editorLanguage();
+      status.languageOff =
+        language && !isLanguageEnabled(settings, language)
+          ? displayLanguage(language)
+          : null;
+    }
+    const shellChanged = (
+      app.shell as { currentChanged?: { connect(fn: () => void): void } }
+    ).currentChanged;
+    shellChanged?.connect(() => refreshLanguageStatus());
+    provider.activity.connect(() => refreshLanguageStatus());
+
+    // The editor being edited, remembered while a menu or the palette has the focus.
+    const focus = new EditorFocusTracker();
+    const editingWidget = (): { widget: Widget; editor: HTMLElement } | null => {
+      const editor = focus.editor;
+      const widget = app.shell.currentWidget;
+      if (!editor || !widget || !widget.node.contains(editor)) {
+        return null;
+      }
+      return { widget, editor };
     };
 
     // Commands.
@@ -266,17 +322,78 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     app.commands.addCommand(CommandIDs.request, {
       label: trans.__('Request Code Completion'),
-      caption: trans.__('Ask for a suggestion at the cursor now (Alt+\\)'),
+      caption: trans.__(
+        'Ask for a suggestion at the cursor of the editor being edited now (Alt+\\)'
+      ),
+      isEnabled: () => editingWidget() !== null,
       execute: () => {
-        if (app.commands.hasCommand('inline-completer:invoke')) {
-          return app.commands.execute('inline-completer:invoke');
+        // Only an editor the user is editing gets a suggestion: never a notebook cell in
+        // command mode. A menu took the focus: give it back (and edit mode) first.
+        const target = editingWidget();
+        if (!target) {
+          return;
         }
-        const current = app.shell.currentWidget;
-        if (current && manager.inline) {
-          manager.inline.invoke(current.id);
+        const { widget, editor } = target;
+        if (widget instanceof NotebookPanel) {
+          const notebook = widget.content;
+          const index = notebook.widgets.findIndex(cell => cell.node.contains(editor));
+          if (index < 0) {
+            return;
+          }
+          notebook.activeCellIndex = index;
+          notebook.mode = 'edit';
+        }
+        EditorView.findFromDOM(editor)?.focus();
+        if (manager.inline) {
+          manager.inline.invoke(widget.id);
+        } else if (app.commands.hasCommand('inline-completer:invoke')) {
+          return app.commands.execute('inline-completer:invoke');
         }
       }
     });
+    // Escape: dismiss the suggestion shown in the current widget, stay in the editor.
+    const dismiss = (editor?: HTMLElement): boolean => {
+      const current = app.shell.currentWidget;
+      if (!current || (editor && !current.node.contains(editor))) {
+        return false;
+      }
+      if (!dismissSuggestion(manager, current.id)) {
+        return false;
+      }
+      provider.cancelLatest();
+      return true;
+    };
+    app.commands.addCommand(CommandIDs.dismiss, {
+      label: trans.__('Dismiss Code Suggestion'),
+      caption: trans.__('Hide the suggestion shown and stay in the editor (Escape)'),
+      execute: () => {
+        dismiss();
+      }
+    });
+    new EscapeListener({ dismiss: editor => dismiss(editor) });
+
+    // Fresh-line suggestions: after Enter on a line with only indentation.
+    let debounce = 200;
+    const freshLine = new FreshLineTrigger({
+      settings: () => settings,
+      delay: () => debounce,
+      language: () => editorLanguage(),
+      request: view => {
+        const current = app.shell.currentWidget;
+        if (!current || !current.node.contains(view.dom) || !manager.inline) {
+          return;
+        }
+        provider.expectFreshLine(view.state.doc.toString());
+        manager.inline.invoke(current.id);
+      }
+    });
+    if (extensions) {
+      extensions.addExtension({
+        name: 'jupyter-codecomplete:fresh-line',
+        factory: () =>
+          EditorExtensionRegistry.createImmutableExtension(freshLine.extension())
+      });
+    }
     app.commands.addCommand(CommandIDs.reconnect, {
       label: trans.__('Reconnect to the Completion Server'),
       isEnabled: () => socket.state === 'disconnected',
@@ -286,7 +403,21 @@ const plugin: JupyterFrontEndPlugin<void> = {
       label: trans.__('Code Completion Settings…'),
       icon: codeCompleteIcon,
       execute: () =>
-        app.commands.execute('settingeditor:open', { query: 'Code Completion' })
+        app.commands.execute('settingeditor:open', { query: SETTINGS_TITLE })
+    });
+    app.commands.addCommand(CommandIDs.chooseModel, {
+      label: trans.__('Choose Model…'),
+      caption: trans.__('Pick, download or enter the model that writes the suggestions'),
+      execute: () =>
+        showModelDialog({
+          client: new ModelsClient({
+            serverSettings: app.serviceManager.serverSettings
+          }),
+          translator: translator ?? nullTranslator,
+          onSwitched: model => {
+            status.model = model;
+          }
+        })
     });
     if (palette) {
       const category = trans.__('Code Completion');
@@ -333,6 +464,21 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     // Settings.
     if (settingRegistry) {
+      const readDebounce = (composite: unknown) => {
+        const providers = (composite as { providers?: Record<string, any> } | null)
+          ?.providers;
+        const delay = providers?.[PROVIDER_ID]?.debouncerDelay;
+        debounce = typeof delay === 'number' && delay >= 0 ? delay : 200;
+      };
+      void settingRegistry
+        .load(INLINE_COMPLETER_PLUGIN)
+        .then(loaded => {
+          readDebounce(loaded.composite);
+          loaded.changed.connect(() => readDebounce(loaded.composite));
+        })
+        .catch(() => {
+          /* no inline completer settings: keep the default debounce */
+        });
       void settingRegistry
         .load(PLUGIN_ID)
         .then(loaded => {

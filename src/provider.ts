@@ -132,12 +132,35 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     };
   }
 
+  /**
+   * The next explicit ("invoke") request for exactly this text comes from the fresh-line
+   * trigger: treat it as automatic (settings, streaming mode, the `trigger` sent).
+   */
+  expectFreshLine(text: string): void {
+    this._freshLine = { text, until: Date.now() + 10000 };
+  }
+
+  /**
+   * Stop the latest request (the user dismissed its suggestion).
+   */
+  cancelLatest(): void {
+    if (this._latest !== null) {
+      this._client.cancel(this._latest);
+      this._latest = null;
+    }
+  }
+
   async fetch(
     request: CompletionHandler.IRequest,
     context: IInlineCompletionContext
   ): Promise<IInlineCompletionList<IInlineCompletionItem>> {
     const settings = this._getSettings();
-    const manual = context.triggerKind === InlineCompletionTriggerKind.Invoke;
+    const fresh = this._freshLine;
+    const freshLine =
+      fresh !== null && fresh.text === request.text && Date.now() < fresh.until;
+    this._freshLine = null;
+    const manual =
+      context.triggerKind === InlineCompletionTriggerKind.Invoke && !freshLine;
     const language = this._resolveLanguage(request.mimeType ?? null, context);
     this._lastLanguage = language;
     if (
@@ -157,6 +180,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     );
     const pending = this._client.request(body);
     const number = pending.number;
+    this._latest = number;
     this._emit({ kind: 'started', number, language });
     let reply: IInlineCompletionReply;
     try {
@@ -265,6 +289,8 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   private _collectDocuments: (context: IInlineCompletionContext) => IContextFile[];
   private _trans: ReturnType<ITranslator['load']>;
   private _lastLanguage: string | null = null;
+  private _latest: number | null = null;
+  private _freshLine: { text: string; until: number } | null = null;
   private _streams = new Map<
     string,
     { number: number; language: string | null; chunks: AsyncIterable<IStreamChunk> }

@@ -23,6 +23,7 @@ export type CellContextMode = 'above-and-below' | 'above' | 'below' | 'none';
 export interface ISettings {
   enabled: boolean;
   trigger: TriggerMode;
+  freshLineSuggestions: boolean;
   streaming: StreamingMode;
   disabledLanguages: string[];
   maxPrefixChars: number;
@@ -42,6 +43,7 @@ export interface ISettings {
 export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   enabled: true,
   trigger: 'auto',
+  freshLineSuggestions: true,
   streaming: 'always',
   disabledLanguages: ['markdown'],
   maxPrefixChars: 8000,
@@ -81,6 +83,10 @@ export function normalizeSettings(raw: unknown): ISettings {
   return {
     enabled: typeof s.enabled === 'boolean' ? s.enabled : d.enabled,
     trigger: pick(s.trigger, ['auto', 'manual'], d.trigger),
+    freshLineSuggestions:
+      typeof s.freshLineSuggestions === 'boolean'
+        ? s.freshLineSuggestions
+        : d.freshLineSuggestions,
     streaming: pick(s.streaming, ['always', 'manual', 'never'], d.streaming),
     disabledLanguages: Array.isArray(s.disabledLanguages)
       ? s.disabledLanguages

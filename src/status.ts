@@ -14,7 +14,13 @@ import { CompletionSocket } from './socket';
 /**
  * What the status item shows.
  */
-export type StatusState = 'idle' | 'working' | 'disabled' | 'error' | 'offline';
+export type StatusState =
+  | 'idle'
+  | 'working'
+  | 'disabled'
+  | 'language-off'
+  | 'error'
+  | 'offline';
 
 /**
  * The status of completions, fed by the settings, the socket and the provider.
@@ -35,6 +41,9 @@ export class StatusModel {
     if (!this._enabled) {
       return 'disabled';
     }
+    if (this._languageOff) {
+      return 'language-off';
+    }
     if (this._connection === 'disconnected') {
       return 'offline';
     }
@@ -51,12 +60,18 @@ export class StatusModel {
    * The short text: the serving model's name.
    */
   get label(): string {
+    let label: string;
     if (!this._model) {
-      return this._trans.__('Code Completion');
+      label = this._trans.__('Code Completion');
+    } else {
+      label = this._model.demo
+        ? this._trans.__('%1 (demo)', this._model.name)
+        : this._model.name;
     }
-    return this._model.demo
-      ? this._trans.__('%1 (demo)', this._model.name)
-      : this._model.name;
+    if (this.state === 'language-off') {
+      label = this._trans.__('%1 · off for %2', label, this._languageOff!);
+    }
+    return label;
   }
 
   /**
@@ -77,12 +92,18 @@ export class StatusModel {
       model +=
         '\n' +
         this._trans.__(
-          'This is the tiny bundled demo model: it shows the mechanics, not useful suggestions. Configure a real code model (see the documentation).'
+          'This is the tiny bundled demo model: it shows the mechanics, not useful suggestions. Choose a real code model (Getting started in the documentation).'
         );
     }
     switch (this.state) {
       case 'disabled':
         return this._trans.__('Code completions are disabled. Click to enable.');
+      case 'language-off':
+        return this._trans.__(
+          'Code completions are off for %1. Click to switch them back on for %1.\n%2',
+          this._languageOff!,
+          model
+        );
       case 'offline':
         return this._trans.__(
           'The completion server is not reachable; reconnecting. %1',
@@ -105,6 +126,19 @@ export class StatusModel {
   set enabled(value: boolean) {
     if (value !== this._enabled) {
       this._enabled = value;
+      this._changed.emit();
+    }
+  }
+
+  /**
+   * The display name of the current editor's language when completions are off for it, else null.
+   */
+  get languageOff(): string | null {
+    return this._languageOff;
+  }
+  set languageOff(value: string | null) {
+    if (value !== this._languageOff) {
+      this._languageOff = value;
       this._changed.emit();
     }
   }
@@ -186,6 +220,7 @@ export class StatusModel {
 
   private _trans: ReturnType<ITranslator['load']>;
   private _enabled = true;
+  private _languageOff: string | null = null;
   private _model: IServingModel | null = null;
   private _lastError: IErrorInfo | null = null;
   private _connection: CompletionSocket.State = 'connecting';

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+# Property tests explore the same examples on every run (a failure is reproducible, never a coin
+# toss in CI); HYPOTHESIS_PROFILE=explore searches new examples each run.
+settings.register_profile("repeatable", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 RULES: list[dict[str, Any]] = [
     {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},

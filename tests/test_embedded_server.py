@@ -41,3 +41,28 @@ async def test_zero_config_serves_the_demo_model(jp_ws_fetch: Any, jp_fetch: Any
     [entry] = json.loads(r.body)["models"]
     assert entry["demo"] is True and entry["capabilities"]["infill"] is True
     assert entry["model"] == "codecomplete-demo" and entry["reported"] == "codecomplete-demo"
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "def fibonacci(n):\n    ",
+        "import os\n\nfor name in os.listdir('.'):\n    ",
+        "class Point:\n    def __init__(self, x, y):\n        ",
+        "values = [\n    ",
+        "x = ",
+    ],
+)
+async def test_demo_model_suggests_at_most_one_clean_line(jp_ws_fetch: Any, prefix: str) -> None:
+    from jupyter_codecomplete.postprocess.degenerate import is_degenerate
+
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(request(7, prefix, "", stream=True))
+    msgs = await socket.until_done(7)
+    last = msgs[-1]
+    assert last["type"] == "stream" and last["error"] is None, last
+    text = last["response"]["insertText"]
+    # a fresh line after a block opener is a multi-line position for real models; the demo model
+    # gives one line there too, and never a line of repeated names or numbers
+    assert "\n" not in text.strip("\n"), text
+    assert not is_degenerate(text), text

@@ -26,6 +26,8 @@ UPSTREAM_PORT = int(os.environ.get("CODECOMPLETE_UI_UPSTREAM_PORT", "8911"))
 RULES = [
     # A failing backend, chosen by the text before the cursor.
     {"contains": "backend_goes_down", "status": 503, "body": "model server overloaded"},
+    # Only once the line after the definition is fresh (a fresh-line suggestion).
+    {"contains": "def subtract(a, b):\n", "completion": "return a - b\n"},
     {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},
     {"contains": "def multiply(a, b):", "completion": "\n    return a * b\n"},
     {"contains": "def slow_sum(values):", "completion": "\n    total = 0\n    for value in values:\n        total += value\n    return total\n"},
@@ -85,3 +87,38 @@ c.CodeCompleteApp.models = {  # noqa: F821
     "demo": {"backend": "embedded", "max_tokens": 24, "temperature": 0.0},
 }
 c.CodeCompleteApp.routes = {"r": "demo", "text/x-rsrc": "demo"}  # noqa: F821
+
+# The model chooser (models.spec.ts): a fake Hugging Face hub serving the demo GGUF (slow enough that
+# the progress bar is visible) and a scripted Ollama, both in this process; the user's choice and the
+# downloads go to a temporary folder.
+import huggingface_hub.constants  # noqa: E402
+
+from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry  # noqa: E402
+from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig  # noqa: E402
+from jupyter_codecomplete.testing.providers import FIM_TEMPLATE, OllamaUpstream  # noqa: E402
+
+HUB_PORT = int(os.environ.get("CODECOMPLETE_UI_HUB_PORT", "8912"))
+OLLAMA_PORT = int(os.environ.get("CODECOMPLETE_UI_OLLAMA_PORT", "8913"))
+_hub = FakeHub(port=HUB_PORT).start()
+_hub.demo().bytes_per_s = 2_000_000  # about 4 s for the 8 MB demo model
+huggingface_hub.constants.DOWNLOAD_CHUNK_SIZE = 256 * 1024  # progress every 256 KB, not every 10 MB
+_ollama = OllamaUpstream(
+    UpstreamConfig(
+        model="qwen2.5-coder:1.5b",
+        rules=[{"contains": "def add(a, b):", "completion": "\n    return a + b  # from ollama\n"}],
+        default="pass\n",
+        token_s=0.02,
+    ),
+    port=OLLAMA_PORT,
+    models={"qwen2.5-coder:1.5b": {"capabilities": ["completion", "insert"], "template": FIM_TEMPLATE}},
+).start()
+_models_tmp = tempfile.mkdtemp(prefix="codecomplete-ui-models-")
+atexit.register(_hub.stop)
+atexit.register(_ollama.stop)
+
+c.ModelService.hub_endpoint = _hub.endpoint  # noqa: F821
+c.ModelService.extra_catalogue = [demo_entry()]  # noqa: F821
+c.ModelService.models_dir = os.path.join(_models_tmp, "models")  # noqa: F821
+c.ModelService.store_dir = os.path.join(_models_tmp, "store")  # noqa: F821
+c.ModelService.scan_default_dirs = False  # noqa: F821
+c.ModelService.detect_servers = [["ollama", OLLAMA_PORT]]  # noqa: F821

@@ -5,6 +5,8 @@ const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 module.exports = {
   ...baseConfig,
+  // the tests only: ui-tests/screenshots/ is the docs' screenshot run (screenshots.config.js)
+  testDir: './tests',
   timeout: 90000,
   workers: 1,
   // one retry under CI: a browser test that fails twice is a failure; one that passes on retry is

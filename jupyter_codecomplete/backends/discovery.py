@@ -125,20 +125,38 @@ _PROBES = {"ollama": _probe_ollama, "llamacpp": _probe_llamacpp, "lmstudio": _pr
 
 
 async def probe_local_servers(
-    servers: Sequence[tuple[str, int]] = DEFAULT_SERVERS, host: str = "127.0.0.1", timeout: float = 0.5
+    servers: Sequence[tuple[str, int]] = DEFAULT_SERVERS,
+    host: str = "127.0.0.1",
+    timeout: float = 0.5,
+    report: list[str] | None = None,
 ) -> list[Candidate]:
-    """Every model the servers report, best first (failures and silence are skipped)."""
+    """Every model the servers report, best first (failures and silence are skipped).
+
+    ``report``, when given, receives one line per server probed saying what answered there
+    (for the start-up log: which servers were looked for before the demo model was chosen)."""
+    outcomes: list[str] = ["" for _ in servers]
     async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
 
         async def one(order: int, kind: str, port: int) -> list[Candidate]:
+            where = f"{kind} on {host}:{port}"
             try:
-                return await _PROBES[kind](client, f"http://{host}:{port}", order)
-            except Exception:
+                found = await _PROBES[kind](client, f"http://{host}:{port}", order)
+            except (httpx.ConnectError, httpx.TimeoutException) as exc:
+                silence = "no answer" if isinstance(exc, httpx.ConnectError) else "timed out"
+                outcomes[order] = f"{where}: {silence}"
                 return []
+            except Exception as exc:
+                outcomes[order] = f"{where}: unusable answer ({type(exc).__name__})"
+                return []
+            names = ", ".join(c.config.model or "?" for c in found[:4]) + (" …" if len(found) > 4 else "")
+            outcomes[order] = f"{where}: {len(found)} model(s){' (' + names + ')' if found else ''}"
+            return found
 
         results = await asyncio.gather(*(one(i, kind, port) for i, (kind, port) in enumerate(servers)))
     found = [c for group in results for c in group]
     found.sort(key=lambda c: c.rank, reverse=True)
+    if report is not None:
+        report.extend(outcomes)
     return found
 
 
@@ -147,8 +165,9 @@ async def adiscover_local_models(
     host: str = "127.0.0.1",
     timeout: float = 0.5,
     require_fim: bool = True,
+    report: list[str] | None = None,
 ) -> ModelConfig | None:
-    found = await probe_local_servers(servers, host, timeout)
+    found = await probe_local_servers(servers, host, timeout, report)
     for cand in found:
         if cand.fim or not require_fim:
             return cand.config
@@ -160,13 +179,15 @@ def discover_local_models(
     host: str = "127.0.0.1",
     timeout: float = 0.5,
     require_fim: bool = True,
+    report: list[str] | None = None,
 ) -> ModelConfig | None:
     """The best local model with FIM support, or None. Safe to call with or without a running loop
-    (the probes run on a private loop in a thread); takes at most about ``timeout`` per request."""
+    (the probes run on a private loop in a thread); takes at most about ``timeout`` per request.
+    ``report`` receives one line per server probed (see :func:`probe_local_servers`)."""
     result: list[ModelConfig | None] = [None]
 
     def run() -> None:
-        result[0] = asyncio.run(adiscover_local_models(servers, host, timeout, require_fim))
+        result[0] = asyncio.run(adiscover_local_models(servers, host, timeout, require_fim, report))
 
     thread = threading.Thread(target=run, name="codecomplete-discovery", daemon=True)
     thread.start()

@@ -107,7 +107,8 @@ def llamacpp_backend(config: ModelConfig) -> Backend:
         llm=llm,
         kind="llamacpp",
         native_suffix=True if native is None else bool(native),
-        extra={"input_extra": True},
+        # /infill writes the prompt from its own template: only for styles it renders right
+        extra={"input_extra": True, "generic_infill": True},
     )
 
     async def describe() -> str | None:

@@ -121,6 +121,15 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             self._backends[key] = make_backend(self.models[key])
         return self._backends[key]
 
+    def replace_model(self, key: str, config: ModelConfig) -> Backend | None:
+        """Serve ``key`` with ``config`` from the next request on; the old backend is returned, not closed:
+        requests in flight hold it (``Prepared.backend``) and finish on it."""
+        old = self._backends.pop(key, None)
+        self.models[key] = config
+        self._warm.discard(key)
+        self._reported.pop(key, None)
+        return old
+
     def style_for(self, backend: Backend) -> PromptStyle:
         cfg = backend.config
         if cfg.style:
@@ -219,7 +228,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         preq = prompt_request or self.prompt_request(request)
         updates: dict[str, Any] = {}
         if preq.native_suffix is None:
-            updates["native_suffix"] = backend.native_suffix
+            # a server that writes the FIM prompt from its own template (llama.cpp /infill) only for
+            # families it renders as the style says; else our prompt goes to its completion endpoint
+            generic = backend.extra.get("generic_infill", False)
+            updates["native_suffix"] = backend.native_suffix and (not generic or style.server_can_infill)
         extra_files: dict[str, str] = {}
         if backend.extra.get("input_extra") and preq.files:
             # the server renders other files itself (llama.cpp /infill input_extra)
@@ -244,7 +256,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             stop=stop,
             leftovers=list(getattr(built, "leftovers", None) or style.leftovers),
             heal=built.heal,
-            multiline=None if not single else False,
+            # the demo model shows the mechanics: one line at most, and no garbage
+            multiline=False if single or backend.demo else None,
+            reject_degenerate=backend.demo,
         )
         bind: dict[str, Any] = {}
         if extra_files:

@@ -11,7 +11,14 @@ import enum
 
 
 class Filter:
-    """Base class: ``feed(text) -> str`` (final text), ``finish() -> str`` (end of stream), ``done``."""
+    """Base class: ``feed(text) -> str`` (final text), ``finish() -> str`` (end of stream), ``done``.
+
+    ``stage``: ``"text"`` filters clean the model's text (tokens, stops, fences, echo): their output
+    is the code the model wrote; ``"shape"`` filters decide where the suggestion ends; ``"post"``
+    filters rewrite the result (line endings). The syntax guard works between them.
+    """
+
+    stage = "shape"
 
     def __init__(self) -> None:
         self.done = False

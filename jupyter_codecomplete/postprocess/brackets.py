@@ -12,8 +12,13 @@ from .scanner import CLOSE, OPENERS, STATEMENT_END, UNMATCHED, Scanner
 
 
 class Brackets(Filter):
-    def __init__(self, scanner: Scanner, protected_from: int, multiline: bool) -> None:
+    def __init__(
+        self, scanner: Scanner, protected_from: int, multiline: bool, end_with_string: bool = False
+    ) -> None:
         super().__init__()
+        # the cursor is in a multi-line string: the suggestion ends with the line that closes it
+        self._string_frame = len(scanner.stack) - 1 if end_with_string else -1
+        self._end_at_newline = False
         self._s = scanner
         self._floor = len(scanner.stack)  # frames below this index were opened in the prefix
         self._protected_from = protected_from
@@ -32,6 +37,10 @@ class Brackets(Filter):
             new, event, payload = s.step(buf, pos, final)
             if new == pos and event == 0:
                 break  # needs more text
+            if self._end_at_newline:
+                nl = buf.find("\n", pos, new)
+                if nl >= 0:
+                    return self._cut(buf, nl)
             if event:
                 size = 1 if event == UNMATCHED or top in OPENERS else len(top)
                 tok = new - size
@@ -44,6 +53,8 @@ class Brackets(Filter):
                     if payload >= self._protected_from and self._multiline and line >= 1:
                         return self._cut(buf, tok)
                     self._floor = payload
+                    if payload == self._string_frame:
+                        self._end_at_newline = True
             self._line += buf.count("\n", pos, new)
             pos = new
         self._buf = buf[pos:]

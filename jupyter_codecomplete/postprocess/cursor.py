@@ -35,6 +35,29 @@ class Cursor:
     opener_indent: int | None
     scanner: Scanner  # bracket/string state at the cursor
     protected_from: int  # stack frames at this index or above are closed by the rest of the line
+    # the end of an ordinary line (single-line unless the first line of the output opens a block)
+    eol: bool = False
+    # the cursor is inside a string that spans lines (triple quotes, a template literal)
+    in_block_string: bool = False
+    # bracket depth at the start of the cursor's line
+    line_depth: int = 0
+    # the cursor is inside a bracket opened on an earlier line: that line's indentation (a closing
+    # line there ends the suggestion)
+    bracket_indent: int | None = None
+
+
+def is_block_string(delim: str, rules: LanguageRules) -> bool:
+    """A string delimiter whose strings usually span lines (triple quotes, a backtick)."""
+    return any(s.delim == delim and s.multiline and (len(delim) > 1 or delim == "`") for s in rules.strings)
+
+
+def opens_block(rules: LanguageRules, line: str, depth_before: int, after: Scanner) -> bool:
+    """Does ``line`` open a block: a bracket opened on it is still open at its end, or the language's
+    block-opener pattern matches its code part? ``after``: the scanner at the end of the line."""
+    if len(after.stack) > depth_before and after.stack[-1] in OPENERS:
+        return True
+    code = _code_part(rules, line).strip()
+    return bool(rules.opener_re and code and rules.opener_re.search(code))
 
 
 def _code_part(rules: LanguageRules, line: str) -> str:
@@ -74,11 +97,14 @@ def analyze(language: str | None, prefix: str, suffix: str, multiline: bool | No
     at_end = all(c in _AUTO_CLOSED or c.isspace() for c in rest)
     opens_here = not blank and _opens(rules, scanner, line, line_start)
 
+    in_block_string = scanner.in_string and is_block_string(scanner.stack[-1], rules)
+    eol = False
     if multiline is None:
         if rules.prose or not at_end:
             multiline = False
         else:
-            multiline = blank or opens_here
+            multiline = blank or opens_here or in_block_string
+            eol = not multiline
 
     opener_indent: int | None
     if blank:
@@ -108,7 +134,16 @@ def analyze(language: str | None, prefix: str, suffix: str, multiline: bool | No
         pos, _, _ = probe.step(rest, pos, True)
         protected_from = min(protected_from, len(probe.stack))
 
+    line_depth = sum(1 for at in scanner.opened_at if at < line_start)
+    bracket_indent = None
+    if scanner.stack and scanner.stack[-1] in OPENERS and scanner.opened_at[-1] < line_start:
+        at = scanner.opened_at[-1]
+        bracket_indent = indent_width(prefix[prefix.rfind("\n", 0, at) + 1 : at + 1])
     return Cursor(
+        eol=eol,
+        in_block_string=in_block_string,
+        line_depth=line_depth,
+        bracket_indent=bracket_indent,
         rules=rules,
         prefix=prefix,
         suffix=suffix,

@@ -46,6 +46,14 @@ class LanguageRules(BaseModel):
     stop_line: str | None = None
     # a statement terminator at bracket depth 0 ends the suggestion (kept)
     statement_end: str | None = None
+    # indentation is syntax (a line repeated at another indentation is another statement)
+    indent_matters: bool = False
+    # a ``{`` on a line of its own, at a declaration's indentation, opens its body (Allman style)
+    brace_lines: bool = False
+    # the tree-sitter grammar (tree-sitter-language-pack name) for the syntax guard; None: no guard
+    grammar: str | None = None
+    # aliases with a grammar of their own (TypeScript shares JavaScript's rules, not its grammar)
+    alias_grammars: dict[str, str] = Field(default_factory=dict)
     # prose: single line, single sentence
     prose: bool = False
     # strip markdown code fences
@@ -73,9 +81,17 @@ _PY_STRINGS = (
     StringDelim(delim="'"),
 )
 
+_C_CONTINUE = ("else", "catch", "finally", "while", "case", "default")
+_C_TOP = r"^(static\s+|extern\s+|inline\s+)*(struct|enum|union|typedef|class|namespace|template)\b"
+_JVM_TOP = (
+    r"^(public|private|internal|protected|abstract|final|sealed|data|open)?\s*"
+    r"(class|interface|enum|record|object|fun)\b"
+)
+
 LANGUAGES: tuple[LanguageRules, ...] = (
     LanguageRules(
         name="python",
+        grammar="python",
         aliases=("ipython", "ipython3", "python3", "py", "text/x-python", "text/x-ipython"),
         line_comments=("#",),
         strings=_PY_STRINGS,
@@ -100,9 +116,11 @@ LANGUAGES: tuple[LanguageRules, ...] = (
             "time": "python",
             "timeit": "python",
         },
+        indent_matters=True,
     ),
     LanguageRules(
         name="r",
+        grammar="r",
         aliases=("text/x-rsrc", "rlang"),
         line_comments=("#",),
         strings=(
@@ -116,13 +134,14 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="julia",
+        grammar="julia",
         aliases=("jl",),
         line_comments=("#",),
         block_comments=(("#=", "=#"),),
         strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"', multiline=True)),
         block_opener=(
             r"^(function|for|while|if|elseif|else|let|begin|struct|mutable\s+struct|module|baremodule"
-            r"|macro|try|catch|finally|quote)\b(?!.*\bend$)|\bdo(\s+[\w, ]+)?$"
+            r"|macro|try|catch|finally|quote)\b(?!.*\bend$)|\bdo(\s+[\w, ]+)?$|=\s*(begin|let|quote)$"
         ),
         continuation_words=("else", "elseif", "catch", "finally"),
         closer_words=("end",),
@@ -140,6 +159,13 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="javascript",
+        grammar="javascript",
+        alias_grammars={
+            "typescript": "typescript",
+            "ts": "typescript",
+            "text/typescript": "typescript",
+            "tsx": "tsx",
+        },
         aliases=("js", "node", "typescript", "ts", "jsx", "tsx", "text/javascript", "text/typescript"),
         line_comments=("//",),
         block_comments=(("/*", "*/"),),
@@ -147,6 +173,7 @@ LANGUAGES: tuple[LanguageRules, ...] = (
         continuation_words=("else", "catch", "finally", "while"),
         top_level_stop=r"^(export\s+)?(default\s+)?(async\s+)?(function|class|interface|enum)\b",
         stop_line=r"^//\s*(%%|In\s*\[)",
+        brace_lines=True,
     ),
     LanguageRules(
         name="markdown",
@@ -157,10 +184,177 @@ LANGUAGES: tuple[LanguageRules, ...] = (
     ),
     LanguageRules(
         name="shell",
+        grammar="bash",
         aliases=("bash", "sh", "zsh"),
         line_comments=("#",),
         strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
         brackets=False,  # `case` patterns close brackets they never opened
+        block_opener=r"(^|[;\s])(then|do|else)$|\{$|^case\b.*\bin$",
+        continuation_words=("elif", "else"),
+        closer_words=("fi", "done", "esac"),
+        stop_line=r"^#\s*(%%|In\s*\[)",
+    ),
+    # The C family (braces, `//` and `/* */` comments): one record per language for its strings.
+    LanguageRules(
+        name="c",
+        grammar="c",
+        aliases=("h", "text/x-csrc", "objective-c", "objc"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'")),
+        opaque_line_starts=("#",),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_C_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="cpp",
+        grammar="cpp",
+        aliases=("c++", "cxx", "hpp", "cc", "text/x-c++src"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'")),
+        opaque_line_starts=("#",),
+        continuation_words=(*_C_CONTINUE, "public", "private", "protected"),
+        top_level_stop=_C_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="java",
+        grammar="java",
+        aliases=("text/x-java",),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'")),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_JVM_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="csharp",
+        grammar="csharp",
+        aliases=("c#", "cs", "text/x-csharp"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'")),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_JVM_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="kotlin",
+        grammar="kotlin",
+        aliases=("kt", "kts", "text/x-kotlin"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'")),
+        continuation_words=_C_CONTINUE,
+        top_level_stop=_JVM_TOP,
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="scala",
+        grammar="scala",
+        aliases=("sc", "text/x-scala"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'")),
+        block_opener=r"(=|=>|\bdo|\bthen|\byield)$",
+        continuation_words=(*_C_CONTINUE, "case"),
+        top_level_stop=r"^(object|class|trait|def|case\s+class|enum)\b",
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="go",
+        grammar="go",
+        aliases=("golang", "text/x-go"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'"), StringDelim(delim="`", multiline=True)),
+        continuation_words=("else",),
+        top_level_stop=r"^(func|type|var|const|import)\b",
+    ),
+    LanguageRules(
+        name="rust",
+        grammar="rust",
+        aliases=("rs", "text/x-rustsrc"),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        # no `'` strings: lifetimes (`'a`) would open one
+        strings=(StringDelim(delim='"', multiline=True),),
+        continuation_words=("else",),
+        top_level_stop=r"^(pub\s+)?(fn|struct|enum|impl|trait|mod|const|static|type|use)\b",
+    ),
+    LanguageRules(
+        name="swift",
+        grammar="swift",
+        aliases=("text/x-swift",),
+        line_comments=("//",),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"')),
+        continuation_words=("else", "catch"),
+        top_level_stop=r"^(func|class|struct|enum|protocol|extension)\b",
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="php",
+        grammar="php",
+        aliases=("text/x-php",),
+        line_comments=("//", "#"),
+        block_comments=(("/*", "*/"),),
+        strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
+        continuation_words=("else", "elseif", "catch", "finally"),
+        top_level_stop=r"^(function|class|interface|trait)\b",
+        brace_lines=True,
+    ),
+    LanguageRules(
+        name="ruby",
+        grammar="ruby",
+        aliases=("rb", "text/x-ruby"),
+        line_comments=("#",),
+        strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
+        block_opener=(
+            r"^(def|class|module|if|unless|while|until|for|case|begin)\b(?!.*\bend$)"
+            r"|\bdo(\s*\|[^|]*\|)?$|\bthen$"
+        ),
+        continuation_words=("else", "elsif", "when", "rescue", "ensure", "in"),
+        closer_words=("end",),
+        top_level_stop=r"^(def|class|module)\b",
+    ),
+    LanguageRules(
+        name="lua",
+        grammar="lua",
+        aliases=("text/x-lua",),
+        line_comments=("--",),
+        block_comments=(("--[[", "]]"),),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'")),
+        block_opener=r"\b(then|do|else)$|\bfunction\b[^)]*\)$|^repeat$",
+        continuation_words=("else", "elseif", "until"),
+        closer_words=("end",),
+        top_level_stop=r"^(local\s+)?function\b",
+    ),
+    LanguageRules(
+        name="fsharp",
+        grammar="fsharp",
+        aliases=("f#", "fs", "fsx", "text/x-fsharp"),
+        line_comments=("//",),
+        block_comments=(("(*", "*)"),),
+        strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"', multiline=True)),
+        block_opener=r"(=|->|\bdo|\bthen|\belse|\bwith)$",
+        continuation_words=("else", "elif", "with", "finally"),
+        top_level_stop=r"^(let|type|module|open)\b",
+        indent_matters=True,
+    ),
+    LanguageRules(
+        name="yaml",
+        grammar="yaml",
+        aliases=("yml", "text/x-yaml"),
+        line_comments=("#",),
+        strings=(StringDelim(delim='"'), StringDelim(delim="'")),
+        escape="",
+        brackets=False,
+        block_opener=r":$|:\s*[|>][-+]?$|^-$",
+        indent_matters=True,
     ),
 )
 
@@ -172,6 +366,11 @@ for _rules in (*LANGUAGES, DEFAULT_RULES):
         _BY_NAME[_key.lower()] = _rules
 
 _CELL_MAGIC = re.compile(r"\s*%%(\w+)")
+
+
+def grammar_for(language: str | None, rules: LanguageRules) -> str | None:
+    """The tree-sitter grammar for a request's language (an alias may have its own)."""
+    return rules.alias_grammars.get((language or "").strip().lower(), rules.grammar)
 
 
 def rules_for(language: str | None, prefix: str = "") -> LanguageRules:

@@ -28,6 +28,8 @@ class Fences(Filter):
     """Drop an opening markdown fence (with or without a language) before the code, with the blank
     lines before it; a closing fence ends the suggestion (and drops whatever follows it)."""
 
+    stage = "text"
+
     def __init__(self) -> None:
         super().__init__()
         self._buf = ""
@@ -72,6 +74,8 @@ class Fences(Filter):
 class Echo(Filter):
     """Strip the prefix echoed back at the start of the output: all of it or its last lines (the
     echo starts at the start of a prefix line and runs to the cursor)."""
+
+    stage = "text"
 
     MAX_LINES = 200
     MAX_CHARS = 8000  # longer echoes (of a whole long file) are not looked for
@@ -196,14 +200,20 @@ class Scope(LineFilter):
     that continues the statement (``else:``, ``} catch``) goes on. At column 0, after an indented
     block, a new top-level definition ends it; a notebook cell marker always ends it."""
 
-    def __init__(self, cursor: Cursor) -> None:
+    def __init__(self, cursor: Cursor, opener: int | None = -1) -> None:
         super().__init__()
         self.rules: LanguageRules = cursor.rules
-        self.opener = cursor.opener_indent
+        self.opener = cursor.opener_indent if opener == -1 else opener
         self.cursor_line = cursor.line
         self.blank_cursor = cursor.blank_line
         self._words = (*self.rules.continuation_words, *self.rules.closer_words)
         self._seen_block = False
+        # string state at the start of each line: a line inside a multi-line string is text (only
+        # lines with a multi-line string's delimiter can change it)
+        self._scanner = cursor.scanner.copy()
+        self._ml_delims = tuple(d.delim for d in self.rules.strings if d.multiline)
+        self._brace_seen = False
+        self.bracket_indent = cursor.bracket_indent
 
     def _maybe_marker(self, stripped: str) -> bool:
         return any(stripped.startswith(c) or c.startswith(stripped) for c in self.rules.line_comments)
@@ -223,7 +233,7 @@ class Scope(LineFilter):
                 return Verdict.WAIT
             if marker.search(stripped):
                 return Verdict.CUT
-        if index == 0:
+        if index == 0 or self._scanner.in_string:
             return Verdict.KEEP
         if self.opener is not None and width <= self.opener:
             return self._at_opener_level(stripped, width, complete)
@@ -236,9 +246,18 @@ class Scope(LineFilter):
 
     def _at_opener_level(self, stripped: str, width: int, complete: bool) -> Verdict:
         same = width == self.opener
+        if same and self.rules.brace_lines and stripped.startswith("{") and not self._brace_seen:
+            # Allman style: the body's opening brace on a line of its own
+            if not complete:
+                return Verdict.WAIT
+            if stripped.rstrip() == "{":
+                self._brace_seen = True
+                return Verdict.KEEP
         if stripped[0] in CLOSERS:
             if not complete:
                 return Verdict.WAIT
+            if not same and width == self.bracket_indent:
+                return Verdict.KEEP_END  # closes the bracket the cursor is in
             if not same:
                 return Verdict.CUT
             m = _WORD.match(stripped.lstrip(CLOSERS).lstrip())
@@ -260,6 +279,8 @@ class Scope(LineFilter):
         return Verdict.CUT
 
     def line_done(self, line: str, index: int) -> None:
+        if self._scanner.in_string or self._scanner.comment_end or any(d in line for d in self._ml_delims):
+            self._scanner.scan(line + "\n")
         if index == 0:
             line = self.cursor_line + line if self.blank_cursor else self.cursor_line
         if line.strip() and indent_width(line) > 0:
@@ -267,15 +288,37 @@ class Scope(LineFilter):
 
 
 class SuffixLines(LineFilter):
-    """Multi-line: end before a line equal to the line below the cursor (the document already has
-    it), or equal to the rest of the cursor's line (an auto-closed bracket on a line of its own)."""
+    """Multi-line: end before a line the document already has below the cursor: the next line of
+    the suffix (exactly, or differing only in indentation or a trailing ``;``), a closing line the
+    next line already holds (``}`` before ``} else {``, at the same indentation), or the rest of the
+    cursor's line (an auto-closed ``}``) at the cursor line's indentation."""
 
     def __init__(self, cursor: Cursor) -> None:
         super().__init__()
         self.cursor_line = cursor.line
         self.blank_cursor = cursor.blank_line
         self.exact = cursor.next_line.rstrip() if cursor.next_line.strip() else ""
+        self.exact_norm = _norm(self.exact)
+        self.exact_indent = indent_width(self.exact)
         self.loose = cursor.rest.strip()
+        self.loose_indent = indent_width(cursor.line)
+        self.indent_matters = cursor.rules.indent_matters
+        self.closer_words = cursor.rules.closer_words
+
+    def _repeats(self, r: str, s: str, index: int) -> bool:
+        width = indent_width(r)
+        if self.exact:
+            if r == self.exact:
+                return True
+            n = _norm(s)
+            if s[0] in CLOSERS or _first_word(s) in self.closer_words:
+                # a closer repeats only the same closer at the same indentation (class: unclosed
+                # blocks: an inner block's ``}`` is not the suffix's)
+                if width == self.exact_indent and n and self.exact_norm.startswith(n):
+                    return True
+            elif n == self.exact_norm and (width == self.exact_indent or not self.indent_matters):
+                return True
+        return bool(self.loose and index > 0 and _norm(s) == _norm(self.loose) and width == self.loose_indent)
 
     def judge(self, line: str, index: int, complete: bool) -> Verdict:
         if index == 0:
@@ -286,21 +329,59 @@ class SuffixLines(LineFilter):
         s = r.strip()
         if not s:
             return Verdict.KEEP if complete else Verdict.WAIT
-        possible = False
-        if self.exact:
-            if complete and r == self.exact:
-                return Verdict.CUT
-            possible = self.exact.startswith(r)
-        if self.loose and index > 0:
-            if complete and s == self.loose:
-                return Verdict.CUT
-            possible = possible or self.loose.startswith(s)
-        return Verdict.WAIT if possible and not complete else Verdict.KEEP
+        if complete:
+            return Verdict.CUT if self._repeats(r, s, index) else Verdict.KEEP
+        possible = bool(self.exact_norm) and self.exact_norm.startswith(_norm(s))
+        possible = possible or (bool(self.loose) and self.loose.startswith(s))
+        return Verdict.WAIT if possible else Verdict.KEEP
+
+
+def _first_word(line: str) -> str:
+    m = _WORD.match(line)
+    return m.group(0) if m else ""
+
+
+def _norm(line: str) -> str:
+    """A line compared without indentation and without a trailing ``;``."""
+    return line.strip().rstrip(";").rstrip()
+
+
+_TOKEN = re.compile(r"\d+|[A-Za-z_]\w*|\S")
+_NAME_NUMBER = re.compile(r"([A-Za-z_]*?)(\d+)")
+
+
+def _seq_step(a: str, b: str) -> int | None:
+    """The step from token ``a`` to ``b`` when ``b`` continues a sequence: numbers (``1`` -> ``2``),
+    single letters (``b`` -> ``c``), names with a number (``item1`` -> ``item2``); else None."""
+    if len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha():
+        return ord(b) - ord(a) or None
+    ma, mb = _NAME_NUMBER.fullmatch(a), _NAME_NUMBER.fullmatch(b)
+    if ma and mb and ma.group(1) == mb.group(1):
+        return int(mb.group(2)) - int(ma.group(2)) or None
+    return None
+
+
+def near_step(a: str, b: str) -> tuple[tuple[int, int], ...] | None:
+    """Lines ``a`` and ``b`` are the same but for one token that continues a sequence: its position
+    and step; else None."""
+    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    if len(ta) != len(tb) or len(ta) < 2:
+        return None
+    diffs: list[tuple[int, int]] = []
+    for i, (x, y) in enumerate(zip(ta, tb, strict=True)):
+        if x != y:
+            step = _seq_step(x, y)
+            if step is None or diffs:
+                return None  # one token changes; more is ordinary code (``x1 = 1``, ``x2 = 2``)
+            diffs.append((i, step))
+    return tuple(diffs) or None
 
 
 class Repetition(Filter):
     """End where the output starts repeating itself: the same line a third time in a row (one copy is
-    kept), or a block of 2..8 lines repeated right after itself. Blank lines are ignored."""
+    kept), a block of 2..8 lines repeated right after itself, or three lines in a row that differ only
+    in a name or number that counts on (``const b = 1;`` ``const c = 1;`` ``const d = 1;``: the first
+    is kept). Blank lines are ignored."""
 
     MAX_BLOCK = 8
 
@@ -313,6 +394,9 @@ class Repetition(Filter):
         self._starts: list[int] = []
         self._line_start = 0
         self._index = 0
+        self._first_of: tuple[int, str] = (-1, "")  # (line count, first token of the last line)
+        self._pending_of: tuple[int, bool] = (-1, False)  # (line count, last two lines near)
+        self._partial_of: tuple[tuple[int, int], bool] = ((-1, -1), False)  # (line, near-partial)
 
     def _run(self, n: int, block: int) -> int:
         lines = self._lines
@@ -330,7 +414,44 @@ class Repetition(Filter):
             r = self._run(n, block)
             if r >= need:
                 return self._starts[n - r]
+        if n >= 3:
+            step = near_step(self._lines[n - 3], self._lines[n - 2])
+            if step is not None and near_step(self._lines[n - 2], self._lines[n - 1]) == step:
+                return self._starts[n - 2]
         return None
+
+    def _near_pending(self) -> bool:
+        """The last two lines may start a near-repetition: hold the last one (cached per line)."""
+        n = len(self._lines)
+        if self._pending_of[0] != n:
+            pending = n >= 2 and near_step(self._lines[n - 2], self._lines[n - 1]) is not None
+            self._pending_of = (n, pending)
+        return self._pending_of[1]
+
+    def _near_partial(self, partial: str) -> bool:
+        """The line being written may still turn out a near-repetition of the last line: its first
+        token is the last line's (or counts on from it). Cheap: one token is looked at."""
+        if not self._lines:
+            return False
+        if self._partial_of[0] == (self._line_start, len(self._lines)):
+            return self._partial_of[1]  # decided once the line's first token was complete
+        last = self._lines[-1]
+        if self._first_of[0] != len(self._lines):
+            m = _TOKEN.search(last)
+            self._first_of = (len(self._lines), m.group(0) if m and len(_TOKEN.findall(last)) >= 2 else "")
+        first = self._first_of[1]
+        if not first:
+            return False
+        stripped = partial.lstrip()
+        m = _TOKEN.match(stripped)
+        if m is None:
+            return False
+        tok = m.group(0)
+        if m.end() == len(stripped):
+            return True  # the first token is still being written
+        near = tok == first or _seq_step(first, tok) is not None
+        self._partial_of = ((self._line_start, len(self._lines)), near)
+        return near
 
     def _hold_from(self) -> int:
         n = len(self._lines)
@@ -349,6 +470,10 @@ class Repetition(Filter):
                 hold = min(hold, self._starts[n - r])
             elif p.strip():
                 hold = min(hold, self._line_start)
+        if self._near_pending():
+            hold = min(hold, self._starts[n - 1])
+        elif self._near_partial(p):
+            hold = min(hold, self._line_start)
         return max(hold, self._emitted)
 
     def feed(self, text: str) -> str:

@@ -26,6 +26,8 @@ def partial_tail(buf: str, needle: str) -> int:
 class CrlfNormalize(Filter):
     """``\\r\\n`` -> ``\\n`` (the other filters work on ``\\n``; :class:`LineEnding` restores it)."""
 
+    stage = "text"
+
     def __init__(self) -> None:
         super().__init__()
         self._cr = False
@@ -49,6 +51,8 @@ class CrlfNormalize(Filter):
 class LineEnding(Filter):
     """``\\n`` -> the document's line ending."""
 
+    stage = "post"
+
     def __init__(self, ending: str) -> None:
         super().__init__()
         self.ending = ending
@@ -59,6 +63,8 @@ class LineEnding(Filter):
 
 class StopSequences(Filter):
     """Cut at the first occurrence of any stop sequence, matched across chunk boundaries."""
+
+    stage = "text"
 
     def __init__(self, stops: list[str]) -> None:
         super().__init__()
@@ -97,6 +103,8 @@ class StopSequences(Filter):
 class LeftoverTokens(Filter):
     """Remove model-specific leftover tokens (``<|file_sep|>``, ``<EOT>``) wherever they appear."""
 
+    stage = "text"
+
     def __init__(self, tokens: list[str]) -> None:
         super().__init__()
         self.tokens = sorted((t for t in dict.fromkeys(tokens) if t), key=len, reverse=True)
@@ -122,6 +130,8 @@ class LeftoverTokens(Filter):
 class LeftoverBlocks(Filter):
     """Remove ``open ... close`` blocks (``<think>...</think>``); an unclosed block is dropped to the
     end. Newlines right after a removed block are dropped too."""
+
+    stage = "text"
 
     def __init__(self, blocks: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -176,6 +186,8 @@ class LeftoverBlocks(Filter):
 class Heal(Filter):
     """Strip the healed whitespace from the start of the output (or the part of it that is there)."""
 
+    stage = "text"
+
     def __init__(self, heal: str) -> None:
         super().__init__()
         self.heal = heal
@@ -207,22 +219,77 @@ class Heal(Filter):
 
 
 class TrailingWhitespace(Filter):
-    """Hold trailing whitespace; drop it at the end (so a whitespace-only suggestion is empty)."""
+    """Hold trailing whitespace; drop it at the end (so a whitespace-only suggestion is empty).
 
-    def __init__(self) -> None:
+    ``keep_space``: a mid-line insertion before more text (``error, `` before ``message);``) keeps
+    its trailing spaces (not newlines)."""
+
+    def __init__(self, keep_space: bool = False) -> None:
         super().__init__()
         self._ws = ""
+        self._keep_space = keep_space
+        self._text = False
 
     def feed(self, text: str) -> str:
         buf = self._ws + text
         stripped = buf.rstrip()
         self._ws = buf[len(stripped) :]
+        if stripped:
+            self._text = True
         return stripped
 
     def finish(self) -> str:
         self.done = True
-        self._ws = ""
+        ws, self._ws = self._ws, ""
+        if self._keep_space and self._text and ws and not ws.strip(" \t"):
+            return ws
         return ""
+
+
+class LastLine(Filter):
+    """Multi-line: hold the line being written (after the first) until it is complete, so that a last
+    line cut off by the token limit (``finish(truncated=True)``) is dropped, never shown half."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held = ""
+        self._first = True
+        self.truncated = False
+
+    def feed(self, text: str) -> str:
+        buf = self._held + text
+        nl = buf.rfind("\n")
+        if nl < 0:
+            if self._first:
+                return buf
+            self._held = buf
+            return ""
+        self._first = False
+        self._held = buf[nl + 1 :]
+        return buf[: nl + 1]
+
+    def finish(self) -> str:
+        self.done = True
+        held, self._held = self._held, ""
+        return "" if self.truncated else held
+
+
+class LeadingSpace(Filter):
+    """The prefix ends with a space: drop the spaces the output starts with (no double space)."""
+
+    stage = "text"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._decided = False
+
+    def feed(self, text: str) -> str:
+        if self._decided:
+            return text
+        stripped = text.lstrip(" \t")
+        if stripped:
+            self._decided = True
+        return stripped
 
 
 class Sentence(Filter):

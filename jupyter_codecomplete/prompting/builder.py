@@ -8,7 +8,8 @@ the text nearest the cursor; other files are dropped or trimmed before the curre
 
 The layout, for a style with FIM tokens (``order="psm"``)::
 
-    prompt_start + [repo block] + header + FIM.prefix + [repo block, in_prefix] + prefix
+    prompt_start + [repo block] + header + FIM.prefix + [fim_prefix_header] + [repo block, in_prefix]
+                 + prefix
                  + FIM.suffix + suffix + FIM.middle + prompt_end
 
 and with ``order="spm"`` the ``FIM.suffix + suffix`` part comes before ``FIM.prefix``. Nothing here
@@ -279,21 +280,26 @@ def _render(
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         return _Rendered(f"{system}\n\n{user}", None, messages)
 
+    use_fim = style.fim is not None and (plan.infill or style.completion_via_fim) and not plan.native
     repo_block = ""
+    fim_header = ""
     if plan.repo and style.repo is not None:
         r = style.repo
         parts = []
         if r.repo_name and repo_name:
             parts.append(r.repo_name + repo_name + r.repo_name_end)
         parts.extend(file_blocks)
-        parts.append(r.current_file_header.format(**fields))
+        current = r.current_file_header
+        if use_fim and r.fim_current_file_header is not None:
+            current = r.fim_current_file_header
+        parts.append(current.format(**fields))
         repo_block = "".join(parts)
+        fim_header = r.fim_prefix_header.format(**fields) if use_fim else ""
     in_prefix = style.repo is not None and style.repo.placement == "in_prefix"
     outer_repo = "" if in_prefix else repo_block
     inner_repo = repo_block if in_prefix else ""
     header = style.header.format(**fields)
 
-    use_fim = style.fim is not None and (plan.infill or style.completion_via_fim)
     if plan.native:
         return _Rendered(outer_repo + header + inner_repo + prefix, suffix, None)
     if not use_fim:
@@ -301,7 +307,7 @@ def _render(
     f = style.fim
     assert f is not None
     sfx = suffix if plan.infill else ""
-    pre_part = f.prefix + inner_repo + prefix
+    pre_part = f.prefix + fim_header + inner_repo + prefix
     suf_part = f.suffix + sfx
     body = pre_part + suf_part if f.order == "psm" else suf_part + pre_part
     start = style.prompt_start.format(**fields)

@@ -107,7 +107,14 @@ BUILTIN_RECORDS: dict[str, dict[str, Any]] = {
         "source": "StarCoder2 paper (arXiv 2402.19173) section 5.1; bigcode/starcoder2-15b tokenizer",
         "patterns": ["*starcoder2*", "*starcoder-2*"],
         "fim": _STARCODER_FIM,
-        "repo": {"repo_name": "<repo_name>", "repo_name_end": "", "file_sep": "<file_sep>"},
+        "repo": {
+            "repo_name": "<repo_name>",
+            "repo_name_end": "",
+            "file_sep": "<file_sep>",
+            # infill: <file_sep><fim_prefix>path\ncode_pre<fim_suffix>... (the path after <fim_prefix>)
+            "fim_current_file_header": "{file_sep}",
+            "fim_prefix_header": "{path}\n",
+        },
         "stop": [
             "<|endoftext|>",
             "<file_sep>",
@@ -279,4 +286,82 @@ BUILTIN_RECORDS: dict[str, dict[str, Any]] = {
         ],
         "eot": ["<|endoftext|>", "<|user|>", "<|observation|>"],
     },
+}
+
+# Variants of the families above, derived from their records (data only: a copy with changes).
+
+
+def _variant(base: str, **changes: Any) -> dict[str, Any]:
+    record = {k: v for k, v in BUILTIN_RECORDS[base].items() if k not in changes.get("drop", ())}
+    record.update({k: v for k, v in changes.items() if k != "drop"})
+    return record
+
+
+BUILTIN_RECORDS["codeqwen1.5-chat"] = _variant(
+    "codeqwen1.5",
+    description="CodeQwen1.5-7B-Chat (Ollama's codeqwen:7b): CodeQwen1.5's tokens; turns end at <|im_end|>.",
+    source="https://huggingface.co/Qwen/CodeQwen1.5-7B-Chat (generation_config: eos <|im_end|>)",
+    patterns=[
+        "codeqwen",
+        "codeqwen:latest",
+        "codeqwen:7b",
+        "codeqwen:7b-chat*",
+        "codeqwen:chat*",
+        "*codeqwen*chat*",
+    ],
+    stop=[*BUILTIN_RECORDS["codeqwen1.5"]["stop"], "<|im_end|>", "<|im_start|>"],
+    eot=["<|im_end|>", "<|endoftext|>"],
+)
+# Not trained for fill-in-the-middle: completion mode (the builder notes "infill not supported").
+BUILTIN_RECORDS["codellama-completion"] = _variant(
+    "codellama",
+    description="Code Llama 34B/70B and the -Python models: not trained for infilling; completion mode.",
+    source="Code Llama paper (arXiv 2308.12950) section 2.3: infilling for the 7B and 13B models only",
+    patterns=[
+        "*codellama*34b*",
+        "*codellama*70b*",
+        "*codellama*python*",
+        "*code-llama*34b*",
+        "*code-llama*70b*",
+        "*code-llama*python*",
+    ],
+    drop=("fim",),
+    no_infill=True,
+)
+BUILTIN_RECORDS["codegemma-it"] = _variant(
+    "codegemma",
+    description="CodeGemma 7B instruction-tuned: not trained for fill-in-the-middle; completion mode.",
+    source="https://huggingface.co/google/codegemma-7b-it (model card: FIM is for the pretrained models)",
+    patterns=["*codegemma*-it*", "*codegemma*instruct*"],
+    drop=("fim", "repo"),
+    no_infill=True,
+)
+# IBM Granite 3.x / 4.x (general models that also do code): end token <|end_of_text|>, chat roles
+# <|start_of_role|> / <|end_of_role|> (IBM Granite docs, prompt engineering); Granite 3.x keeps the
+# StarCoder tokenizer's FIM tokens, Granite 4.0 uses <|fim_prefix|>-style ones.
+_GRANITE_STOP = ["<|end_of_text|>", "<|start_of_role|>", "<|end_of_role|>"]
+BUILTIN_RECORDS["granite3"] = {
+    "description": "IBM Granite 3.x base and instruct models (StarCoder-style FIM tokens).",
+    "source": "ibm-granite/granite-3.1-8b-base special_tokens_map.json; IBM Granite docs (end token)",
+    "patterns": ["*granite-3*", "*granite3*"],
+    "fim": _STARCODER_FIM,
+    "repo": {"repo_name": "<reponame>", "repo_name_end": "", "file_sep": "<filename>"},
+    "stop": [*_GRANITE_STOP, "<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<filename>", "<reponame>"],
+    "eot": ["<|end_of_text|>"],
+    "leftovers": ["<fim_pad>"],
+}
+BUILTIN_RECORDS["granite4"] = {
+    "description": "IBM Granite 4.x base and instruct models (<|fim_prefix|>-style FIM tokens).",
+    "source": "IBM Granite 4.0 docs (prompt engineering: FIM, <|end_of_text|>); granite-4.0 tokenizer",
+    "patterns": ["*granite-4*", "*granite4*"],
+    "fim": {
+        "prefix": "<|fim_prefix|>",
+        "suffix": "<|fim_suffix|>",
+        "middle": "<|fim_middle|>",
+        "pad": "<|fim_pad|>",
+    },
+    "repo": _COMMENT_REPO,
+    "stop": [*_GRANITE_STOP, "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"],
+    "eot": ["<|end_of_text|>"],
+    "leftovers": ["<|fim_pad|>"],
 }

@@ -82,8 +82,18 @@ class RepoSpec(BaseModel):
     file_end: str = ""
     current_file_header: str = "{file_sep}{path}\n"
     placement: Literal["before_fim", "in_prefix"] = "before_fim"
+    # With fill-in-the-middle: the current file's header before the FIM block (None: the same as
+    # ``current_file_header``) and one written right after the FIM prefix token. StarCoder2 puts the
+    # path there: ``<file_sep><fim_prefix>path\ncode_pre<fim_suffix>...`` (paper section 5.1).
+    fim_current_file_header: str | None = None
+    fim_prefix_header: str = ""
 
-    _tmpl = field_validator("file_header", "current_file_header")(_check_template)
+    _tmpl = field_validator("file_header", "current_file_header", "fim_prefix_header")(_check_template)
+
+    @field_validator("fim_current_file_header")
+    @classmethod
+    def _check_optional(cls, value: str | None) -> str | None:
+        return None if value is None else _check_template(value)
 
 
 class ChatSpec(BaseModel):
@@ -129,12 +139,33 @@ class PromptStyle(BaseModel):
     completion_via_fim: bool = False
     # Token healing at the cursor (off for chat styles, where the model writes fresh text).
     heal: bool = True
+    # The family is not trained for fill-in-the-middle (Code Llama 34B/70B and -Python, CodeGemma
+    # -it): completion mode, also where a server could write a FIM prompt itself.
+    no_infill: bool = False
 
     _tmpl = field_validator("prompt_start", "prompt_end", "header")(_check_template)
 
     @property
     def supports_infill(self) -> bool:
         return self.fim is not None or self.chat
+
+    @property
+    def server_can_infill(self) -> bool:
+        """Can a server that writes the FIM prompt itself from its own template (llama.cpp's
+        ``/infill``: prefix first, no text around the FIM block, its own fixed repository layout)
+        render this family the way the record says? When not, the prompt is rendered here and sent
+        to the plain completion endpoint. A record without FIM tokens (``raw``) leaves it to the
+        server; a family not trained for FIM says so (``no_infill``)."""
+        f = self.fim
+        if self.chat or self.no_infill:
+            return False
+        if f is None:
+            return True  # no format of our own: the server's template (from the model file) is all
+        if f.order != "psm":
+            return False
+        if self.prompt_start or self.prompt_end or self.header:
+            return False
+        return not (self.repo is not None and self.repo.fim_prefix_header)
 
     @property
     def supports_repository(self) -> bool:

@@ -288,3 +288,31 @@ describe('CodeCompleteProvider', () => {
     expect(activity).toEqual(['started', 'started', 'cancelled', 'failed']);
   });
 });
+
+describe('fresh-line requests and dismissal', () => {
+  it('an invoke request the fresh-line trigger announced is sent as automatic', async () => {
+    const { client, provider } = setup({ trigger: 'auto' });
+    provider.expectFreshLine('def add(a, b):\n    ');
+    void provider.fetch(request('def add(a, b):\n    '), manual);
+    expect(client.requests[0].trigger).toBe('auto');
+    // the mark is used once: the next explicit request is manual again
+    void provider.fetch(request('def add(a, b):\n    '), manual);
+    expect(client.requests[1].trigger).toBe('manual');
+  });
+
+  it('a mark for other text does not change an explicit request', async () => {
+    const { client, provider } = setup();
+    provider.expectFreshLine('something else\n');
+    void provider.fetch(request('x = 1'), manual);
+    expect(client.requests[0].trigger).toBe('manual');
+  });
+
+  it('cancelLatest stops the request whose suggestion was dismissed', async () => {
+    const { client, provider } = setup();
+    void provider.fetch(request('x = '), auto);
+    provider.cancelLatest();
+    expect(client.cancelled).toEqual([0]);
+    provider.cancelLatest();
+    expect(client.cancelled).toEqual([0]);
+  });
+});

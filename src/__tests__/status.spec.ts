@@ -32,6 +32,21 @@ describe('ErrorNotifier', () => {
 });
 
 describe('StatusModel', () => {
+  it('says when completions are off for the current language, and clears it', () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    model.model = { name: 'qwen', backend: 'ollama', demo: false };
+    expect(model.state).toBe('idle');
+    model.languageOff = 'Python';
+    expect(model.state).toBe('language-off');
+    expect(model.label).toContain('off for Python');
+    expect(model.message).toContain('off for Python');
+    model.languageOff = null;
+    expect(model.state).toBe('idle');
+    expect(model.label).toBe('qwen');
+    expect(model.message).toContain('ready');
+  });
+
   it('goes idle → working → error → recovers', () => {
     const model = new StatusModel();
     model.setConnection('connected');

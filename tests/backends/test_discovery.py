@@ -64,3 +64,16 @@ async def test_openai_only_server_on_8080_is_llama_cpp_python() -> None:
         cfg = await adiscover_local_models(servers=[("llamacpp", up.port)])
     assert cfg is not None
     assert cfg.backend == "openai" and cfg.server == "llama-cpp-python" and cfg.base_url == up.base_url
+
+
+def test_report_names_every_server_probed_and_what_answered() -> None:
+    models = {"qwen2.5-coder:1.5b": {"capabilities": ["completion", "insert"], "template": FIM_TEMPLATE}}
+    silent = free_port()
+    report: list[str] = []
+    with OllamaUpstream(models=models) as up:
+        cfg = discover_local_models(servers=[("ollama", up.port), ("lmstudio", silent)], report=report)
+    assert cfg is not None
+    assert report == [
+        f"ollama on 127.0.0.1:{up.port}: 1 model(s) (qwen2.5-coder:1.5b)",
+        f"lmstudio on 127.0.0.1:{silent}: no answer",
+    ]

@@ -32,6 +32,8 @@ class GoldenCase(BaseModel):
     multiline: bool | None = None
     line_ending: str | None = None
     max_lines: int | None = None
+    # the model stopped at its token limit (finish reason "length")
+    truncated: bool = False
     note: str = ""
 
     def context(self) -> PostprocessContext:

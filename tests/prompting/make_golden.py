@@ -102,6 +102,15 @@ EXTRA_CASES: dict[str, tuple[str, dict[str, Any]]] = {
         "starcoder",
         {**BASE, "mode": "infill", "prefix": "total = ", "suffix": "\nprint(total)"},
     ),
+    # variants not trained for fill-in-the-middle: completion mode, with a note to the client
+    "codellama-completion--auto-infill-fallback": (
+        "codellama-completion",
+        {**BASE, "mode": "auto", "prefix": PREFIX_HEAL, "suffix": SUFFIX},
+    ),
+    "codegemma-it--auto-infill-fallback": (
+        "codegemma-it",
+        {**BASE, "mode": "auto", "prefix": PREFIX_HEAL, "suffix": SUFFIX},
+    ),
     "codegeex4--no-language": (
         "codegeex4",
         {"mode": "infill", "file_path": "notes.txt", "prefix": "Dear ", "suffix": "\nBest"},

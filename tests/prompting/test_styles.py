@@ -123,3 +123,16 @@ def test_capabilities() -> None:
     }
     assert BUILTIN_STYLES["raw"].capabilities()["infill"] is False
     assert BUILTIN_STYLES["codestral"].capabilities()["native_suffix"] is True
+
+
+def test_server_can_infill_follows_the_record() -> None:
+    """llama.cpp's /infill writes PSM FIM prompts from the model file: only for records it renders
+    the same way (docs/prompt-styles.md, "llama.cpp: /infill or /completion")."""
+    from jupyter_codecomplete.prompting import BUILTIN_STYLES as S
+
+    assert S["qwen2.5-coder"].server_can_infill and S["codellama"].server_can_infill
+    assert S["raw"].server_can_infill  # no format of its own: the server's template
+    for name in ("codestral", "seed-coder", "qwen3-coder", "codegeex4", "starcoder2", "chat"):
+        assert not S[name].server_can_infill, name
+    for name in ("codellama-completion", "codegemma-it"):
+        assert S[name].no_infill and not S[name].supports_infill and not S[name].server_can_infill

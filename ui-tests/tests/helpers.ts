@@ -2,7 +2,9 @@ import type { Page } from '@playwright/test';
 
 export const STATUS = '.jp-CodeComplete-status';
 export const GHOST = '.jp-GhostText';
-export const SHOTS = '../docs/screenshots';
+// Screenshots taken during tests stay with the test results (the docs' screenshots come from
+// `scripts/screenshots.sh`, which shows what a new user sees).
+export const SHOTS = 'test-results/screenshots';
 
 /**
  * The request/skip counters of the status item, to wait for a decision deterministically.

@@ -58,3 +58,39 @@ test('Notebook 7: ghost text, Tab, and the toolbar item', async ({ page, request
 
   await request.delete(`/api/contents/${name}`);
 });
+
+test('Notebook 7: fresh-line suggestion, Escape keeps edit mode, language-off status', async ({
+  page,
+  request
+}) => {
+  const name = `nb7-fresh-${Date.now()}.ipynb`;
+  const created = await request.put(`/api/contents/${name}`, {
+    data: { type: 'notebook', format: 'json', content: NOTEBOOK }
+  });
+  expect(created.ok()).toBe(true);
+  await page.goto(`/notebooks/${name}`);
+  const item = page.locator('.jp-NotebookPanel-toolbar .jp-CodeComplete-status');
+  await expect(item).toHaveAttribute('data-state', 'idle', { timeout: 60000 });
+
+  const editor = page.locator('.jp-Cell .cm-content').first();
+  await editor.click();
+  await page.keyboard.type('def subtract(a, b):');
+  await page.keyboard.press('Enter');
+  await expect(page.locator(GHOST)).toContainText('return a - b');
+  await page.keyboard.press('Escape');
+  await expect(page.locator(GHOST)).toHaveCount(0);
+  await expect(page.locator('.jp-Notebook')).toHaveClass(/jp-mod-editMode/);
+  await page.keyboard.type('pass');
+  await expect(editor).toContainText('pass');
+
+  const menu = page.locator('.jp-CodeComplete-menu');
+  await item.click();
+  await menu.getByText('Disable Code Completions for Python').click();
+  await expect(item).toHaveAttribute('data-state', 'language-off');
+  await expect(item).toHaveAttribute('title', /off for Python/);
+  await item.click();
+  await menu.getByText('Enable Code Completions for Python').click();
+  await expect(item).toHaveAttribute('data-state', 'idle');
+
+  await request.delete(`/api/contents/${name}`);
+});

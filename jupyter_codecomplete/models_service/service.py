@@ -1,0 +1,675 @@
+"""The model service: where models come from, and choosing one. Used by REST, the UI and the CLI.
+
+Sources, each a list of :class:`ModelEntry` rows:
+
+* ``configured``: the administrator's models (``completion_model``, ``chat_model``, ``models``);
+* ``detected``: local model servers on their default ports and the models each serves
+  (:func:`~jupyter_codecomplete.backends.discovery.probe_local_servers`: Ollama ``/api/tags``, the
+  llama.cpp server, LM Studio and other OpenAI-compatible servers ``/v1/models``);
+* ``disk``: GGUF files on this computer (the models folder under the Jupyter data directory, the
+  Hugging Face cache, LM Studio's models folder, ``scan_dirs``) and the bundled demo model;
+* ``catalogue``: recommended code models to download (``catalogue.json`` + ``extra_catalogue``);
+* ``custom``: an endpoint the user enters (backend, base URL, model, API key).
+
+Choosing (:meth:`ModelService.use`) resolves the entry to a :class:`ModelConfig`, enforces the
+administrator's locks, runs the ``jupyter codecomplete check`` probe (reachable, served model,
+prompt style, FIM, time to first token) and only then switches the running engine: requests in
+flight finish on the old model, new ones go to the new one. The choice is saved server-side per user
+(:class:`UserChoiceStore`, mode 0600) and applies at the next start. API keys stay on the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from traitlets import Bool, Dict, Float, List, Unicode, default
+from traitlets.config import LoggingConfigurable
+
+from ..backends import ModelConfig
+from .catalogue import CatalogueEntry, load_catalogue
+from .download import Downloader, is_gguf
+from .errors import ModelServiceError
+from .store import UserChoiceStore, default_store_dir
+
+CUSTOM_BACKENDS = ("openai", "openai-chat", "ollama", "llamacpp", "mistral")
+LOCAL = "local"
+
+
+class ModelEntry(BaseModel):
+    """One row of the model list (what the browser and the CLI see: never a key)."""
+
+    id: str
+    source: str  # configured | detected | disk | catalogue | custom
+    name: str
+    backend: str
+    model: str = ""
+    base_url: str | None = None
+    where: str = ""
+    size_bytes: int | None = None
+    style: str | None = None
+    fim: bool | None = None
+    license: str | None = None
+    memory_gb: float | None = None
+    good_for: str | None = None
+    status: str = "available"  # available | downloaded | not downloaded | downloading | active
+    path: str | None = None
+    repo: str | None = None
+    file: str | None = None
+    revision: str | None = None
+    quantization: str | None = None
+    verified: str | None = None
+    active: bool = False
+    locked: bool = False
+    locked_reason: str | None = None
+    api_key_set: bool = False
+    api_key_masked: str | None = None
+
+
+class CustomEndpoint(BaseModel):
+    """What the Custom section sends."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: str = "openai"
+    base_url: str = Field(max_length=2048)
+    model: str = Field("", max_length=512)
+    api_key: str | None = Field(None, max_length=4096)
+    style: str | None = Field(None, max_length=128)
+
+
+def mask_key(key: str | None) -> str | None:
+    if not key:
+        return None
+    return "••••" + key[-4:] if len(key) >= 12 else "••••"
+
+
+def _host_of(cfg: ModelConfig) -> str:
+    if cfg.backend == "embedded" or not cfg.base_url:
+        return LOCAL if cfg.backend == "embedded" else (cfg.backend or "")
+    return (urlsplit(cfg.base_url).hostname or "").lower()
+
+
+def _hf_cache_dir() -> Path:
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = os.environ.get("HF_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "huggingface"
+    )
+    return Path(home) / "hub"
+
+
+class ModelService(LoggingConfigurable):
+    """Lists, downloads, tests and switches models; configured as ``c.ModelService.*``."""
+
+    allow_user_choice = Bool(
+        True,
+        config=True,
+        help="Let users choose their model (dialog, REST, CLI). False: the administrator's model only; "
+        "the server refuses every choice.",
+    )
+    allowed_backends = List(
+        Unicode(),
+        config=True,
+        help="Backend kinds users may choose (e.g. ['openai', 'embedded']); empty: any.",
+    )
+    allowed_hosts = List(
+        Unicode(),
+        config=True,
+        help="Hosts users may point a model at (base URL host names; 'local' for in-process GGUF models); "
+        "empty: any.",
+    )
+    allowed_catalogue = List(
+        Unicode(), config=True, help="Catalogue ids users may download and choose; empty: all."
+    )
+    allow_downloads = Bool(True, config=True, help="Let users download catalogue models.")
+    extra_catalogue = List(
+        Dict(),
+        config=True,
+        help="More catalogue entries (same fields as catalogue.json), e.g. models on an internal hub "
+        "mirror; an entry with a shipped id replaces it.",
+    )
+    hub_endpoint = Unicode(
+        None,
+        allow_none=True,
+        config=True,
+        help="The Hugging Face endpoint (default: HF_ENDPOINT, else the hub).",
+    )
+    models_dir = Unicode(
+        config=True, help="Where downloaded models go (default: <data dir>/codecomplete/models)."
+    )
+    store_dir = Unicode(
+        config=True, help="Where the user's choice is saved (default: <data dir>/codecomplete)."
+    )
+    scan_dirs = List(
+        Unicode(),
+        config=True,
+        help="Folders searched for GGUF files besides the models folder, the Hugging Face cache and LM "
+        "Studio's models folder.",
+    )
+    scan_default_dirs = Bool(
+        True, config=True, help="Also search the Hugging Face cache and LM Studio's models folders."
+    )
+    detect_servers = List(
+        config=True,
+        help="Local servers to look for, as [kind, port] pairs (kinds: ollama, llamacpp, lmstudio); "
+        "default: their default ports.",
+    )
+    detect_host = Unicode("127.0.0.1", config=True, help="Where to look for local model servers.")
+    detect_timeout = Float(0.5, config=True, help="Seconds to wait for each local server.")
+    probe_timeout = Float(
+        60.0, config=True, help="Seconds the test completion of a model may take before a switch."
+    )
+
+    @default("models_dir")
+    def _default_models_dir(self) -> str:
+        return str(default_store_dir() / "models")
+
+    @default("store_dir")
+    def _default_store_dir(self) -> str:
+        return str(default_store_dir())
+
+    @default("detect_servers")
+    def _default_detect_servers(self) -> list[Any]:
+        from ..backends.discovery import DEFAULT_SERVERS
+
+        return [list(s) for s in DEFAULT_SERVERS]
+
+    def __init__(
+        self,
+        configured: Callable[[], dict[str, ModelConfig]] | None = None,
+        engine: Callable[[], Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._configured = configured or (lambda: {})
+        self._engine = engine or (lambda: None)
+        self.downloader = Downloader(self.models_dir, endpoint=self.hub_endpoint, log=self.log)
+        self.store = UserChoiceStore(self.store_dir)
+        self._switch_lock = asyncio.Lock()
+        self._retired: list[Any] = []
+
+    # -- the catalogue and the policy ---------------------------------------------------------------
+    def catalogue(self) -> dict[str, CatalogueEntry]:
+        return load_catalogue(self.extra_catalogue)
+
+    def lock_reason(self, cfg: ModelConfig, catalogue_id: str | None = None) -> str | None:
+        """Why the administrator does not allow this model for users (None: allowed)."""
+        if not self.allow_user_choice:
+            return "Your administrator has fixed the model (c.ModelService.allow_user_choice = False)."
+        if self.allowed_backends and cfg.backend not in self.allowed_backends:
+            return (
+                f"Backend {cfg.backend!r} is not allowed here; allowed: {', '.join(self.allowed_backends)}."
+            )
+        host = _host_of(cfg)
+        if self.allowed_hosts and host not in [h.lower() for h in self.allowed_hosts]:
+            return f"Host {host!r} is not allowed here; allowed: {', '.join(self.allowed_hosts)}."
+        if catalogue_id is not None and self.allowed_catalogue and catalogue_id not in self.allowed_catalogue:
+            return f"Catalogue model {catalogue_id!r} is not allowed here."
+        return None
+
+    def _download_lock_reason(self, entry: CatalogueEntry) -> str | None:
+        if not self.allow_downloads:
+            return "Your administrator has turned downloads off (c.ModelService.allow_downloads = False)."
+        return self.lock_reason(self._catalogue_config(entry, ""), entry.id)
+
+    # -- sources ------------------------------------------------------------------------------------
+    def _active_id(self) -> str | None:
+        choice = self.store.load().get("choice") or {}
+        return choice.get("id") if isinstance(choice, dict) else None
+
+    def _catalogue_config(self, entry: CatalogueEntry, path: str) -> ModelConfig:
+        return ModelConfig(backend="embedded", model_path=path, model=entry.id, style=entry.style)
+
+    def configured_entries(self) -> list[ModelEntry]:
+        out = []
+        for key, cfg in self._configured().items():
+            out.append(
+                ModelEntry(
+                    id=f"configured:{key}",
+                    source="configured",
+                    name=f"{key}: {cfg.model or cfg.backend}",
+                    backend=cfg.backend,
+                    model=cfg.model,
+                    base_url=cfg.base_url,
+                    where=_host_of(cfg) or "provider default",
+                    style=cfg.style,
+                    api_key_set=bool(cfg.resolved_api_key()),
+                )
+            )
+        return out
+
+    async def detected_entries(self) -> list[ModelEntry]:
+        from ..backends.discovery import probe_local_servers
+
+        servers = [(str(kind), int(port)) for kind, port in self.detect_servers]
+        found = await probe_local_servers(servers, self.detect_host, self.detect_timeout)
+        out = []
+        for cand in found:
+            cfg = cand.config
+            root = cfg.base_url or ""
+            out.append(
+                ModelEntry(
+                    id=f"detected:{cfg.backend}:{root}:{cfg.model}",
+                    source="detected",
+                    name=cfg.model,
+                    backend=cfg.backend,
+                    model=cfg.model,
+                    base_url=cfg.base_url,
+                    where=urlsplit(root).netloc or root,
+                    style=self._style_name(cfg.model),
+                    fim=cand.fim,
+                    good_for=(cfg.server or cfg.backend) + (" (code model)" if cand.code else ""),
+                )
+            )
+        return out
+
+    def _style_name(self, model: str) -> str | None:
+        from ..prompting import StyleRegistry
+
+        with contextlib.suppress(Exception):
+            return StyleRegistry().for_model(model).name
+        return None
+
+    def _scan_folders(self) -> list[Path]:
+        folders = [Path(self.models_dir), *[Path(d) for d in self.scan_dirs]]
+        if self.scan_default_dirs:
+            home = Path(os.path.expanduser("~"))
+            folders += [
+                _hf_cache_dir(),
+                home / ".lmstudio" / "models",
+                home / ".cache" / "lm-studio" / "models",
+            ]
+        return folders
+
+    def _gguf_files(self) -> list[Path]:
+        seen: set[str] = set()
+        out: list[Path] = []
+        for folder in self._scan_folders():
+            if not folder.is_dir():
+                continue
+            for root, dirs, files in os.walk(folder, followlinks=False):
+                dirs[:] = [d for d in dirs if not d.startswith(".") and d != "blobs"]
+                for name in files:
+                    if not name.lower().endswith(".gguf"):
+                        continue
+                    path = Path(root) / name
+                    real = os.path.realpath(path)
+                    if real in seen or not os.path.isfile(real):
+                        continue
+                    seen.add(real)
+                    out.append(path)
+        return out
+
+    def disk_entries(self, catalogue: dict[str, CatalogueEntry] | None = None) -> list[ModelEntry]:
+        from ..backends import embedded, inprocess
+
+        catalogue = catalogue if catalogue is not None else self.catalogue()
+        owned = {os.path.realpath(self.downloader.target_of(e)) for e in catalogue.values()}
+        out = []
+        demo = embedded.default_model_path()
+        rows = [(Path(demo), "demo")] + [(p, None) for p in self._gguf_files()]
+        for path, fixed_id in rows:
+            if fixed_id is None and os.path.realpath(path) in owned:
+                continue  # shown as its catalogue entry
+            info: dict[str, Any] = {}
+            with contextlib.suppress(Exception):
+                info = embedded.read_gguf_info(path)
+            style = None
+            with contextlib.suppress(Exception):
+                found = inprocess.style_from_gguf({**info, "file_name": path.name})
+                style = found if isinstance(found, str) else getattr(found, "name", None)
+            fim = bool({"prefix", "suffix", "middle"} <= set(info.get("fim") or {})) if info else None
+            out.append(
+                ModelEntry(
+                    id=fixed_id or f"file:{path}",
+                    source="disk",
+                    name="Bundled demo model" if fixed_id else (info.get("name") or path.name),
+                    backend="embedded",
+                    model=path.name,
+                    where="this computer (in the server)",
+                    size_bytes=path.stat().st_size,
+                    style=style,
+                    fim=fim,
+                    path=str(path),
+                    good_for="Shows the mechanics, not useful suggestions." if fixed_id else None,
+                )
+            )
+        return out
+
+    def catalogue_entries(self, catalogue: dict[str, CatalogueEntry] | None = None) -> list[ModelEntry]:
+        catalogue = catalogue if catalogue is not None else self.catalogue()
+        out = []
+        for entry in catalogue.values():
+            job = self.downloader.jobs.get(entry.id)
+            downloaded = self.downloader.is_downloaded(entry)
+            status = (
+                "downloading"
+                if job is not None and job.active
+                else "downloaded"
+                if downloaded
+                else "not downloaded"
+            )
+            reason = self._download_lock_reason(entry)
+            out.append(
+                ModelEntry(
+                    id=entry.id,
+                    source="catalogue",
+                    name=entry.name,
+                    backend="embedded",
+                    model=entry.id,
+                    where=f"this computer, from {entry.repo}",
+                    size_bytes=entry.size_bytes,
+                    style=entry.style,
+                    fim=entry.fim,
+                    license=entry.license,
+                    memory_gb=entry.memory_gb,
+                    good_for=entry.good_for,
+                    status=status,
+                    path=str(self.downloader.target_of(entry)) if downloaded else None,
+                    repo=entry.repo,
+                    file=entry.file,
+                    revision=entry.revision,
+                    quantization=entry.quantization,
+                    verified=entry.verified,
+                    locked=reason is not None,
+                    locked_reason=reason,
+                )
+            )
+        return out
+
+    def custom_entry(self) -> ModelEntry | None:
+        custom = self.store.load().get("custom")
+        if not isinstance(custom, dict) or not custom.get("base_url"):
+            return None
+        key = custom.get("api_key")
+        return ModelEntry(
+            id="custom",
+            source="custom",
+            name=f"{custom.get('model') or '(server default)'} at {custom['base_url']}",
+            backend=str(custom.get("backend") or "openai"),
+            model=str(custom.get("model") or ""),
+            base_url=str(custom["base_url"]),
+            where=urlsplit(str(custom["base_url"])).netloc,
+            style=custom.get("style") or self._style_name(str(custom.get("model") or "")),
+            api_key_set=bool(key),
+            api_key_masked=mask_key(key),
+        )
+
+    async def list_entries(self, detect: bool = True) -> dict[str, Any]:
+        catalogue = self.catalogue()
+        detected = await self.detected_entries() if detect else []
+        disk = await asyncio.to_thread(self.disk_entries, catalogue)
+        rows = [*self.configured_entries(), *detected, *disk, *self.catalogue_entries(catalogue)]
+        custom = self.custom_entry()
+        if custom is not None:
+            rows.append(custom)
+        active = self._active_id()
+        for row in rows:
+            if row.source in ("detected", "disk", "custom"):
+                with contextlib.suppress(ModelServiceError):
+                    reason = self.lock_reason(self._row_config(row))
+                    row.locked, row.locked_reason = reason is not None, reason
+            if active is not None and row.id == active:
+                row.active = True
+        engine = self._engine()
+        serving = engine.model_info(None) if engine is not None else None
+        return {
+            "entries": [r.model_dump() for r in rows],
+            "active": active,
+            "serving": serving.model_dump() if serving is not None else None,
+            "policy": {
+                "allow_user_choice": self.allow_user_choice,
+                "allow_downloads": self.allow_downloads,
+                "allowed_backends": list(self.allowed_backends),
+                "allowed_hosts": list(self.allowed_hosts),
+                "allowed_catalogue": list(self.allowed_catalogue),
+            },
+            "models_dir": str(self.downloader.models_dir),
+            "offline_hint": self.downloader.hand_placement_hint(),
+            "downloads": [j.snapshot() for j in self.downloader.jobs.values()],
+        }
+
+    def _row_config(self, row: ModelEntry) -> ModelConfig:
+        if row.source == "custom":
+            return self._custom_config(None)
+        if row.source == "disk":
+            return ModelConfig(backend="embedded", model_path=None if row.id == "demo" else row.path)
+        return ModelConfig(backend=row.backend, base_url=row.base_url, model=row.model)
+
+    # -- resolving an id ----------------------------------------------------------------------------
+    async def resolve(
+        self, entry_id: str, custom: CustomEndpoint | None = None
+    ) -> tuple[ModelConfig, str | None]:
+        """The config an id stands for, and its catalogue id (for the lock)."""
+        if not isinstance(entry_id, str) or not entry_id or len(entry_id) > 4096:
+            raise ModelServiceError("bad_request", "Give the id of a model from the list.")
+        if entry_id == "custom":
+            if custom is not None:
+                self.save_custom(custom, check_only=True)
+                return self._custom_config(custom), None
+            return self._custom_config(None), None
+        if entry_id.startswith("configured:"):
+            key = entry_id.split(":", 1)[1]
+            configured = self._configured()
+            if key not in configured:
+                raise ModelServiceError("unknown_model", f"No configured model {key!r}.")
+            return configured[key], None
+        if entry_id == "demo":
+            return ModelConfig(backend="embedded"), None
+        if entry_id.startswith("file:"):
+            path = entry_id[5:]
+            known = {str(p) for p in await asyncio.to_thread(self._gguf_files)}
+            if path not in known:
+                raise ModelServiceError(
+                    "unknown_model",
+                    f"No model file {path!r} in the models folders ({self.downloader.models_dir}, ...).",
+                )
+            if not is_gguf(path):
+                raise ModelServiceError("not_gguf", f"{path} is not a GGUF file.")
+            return ModelConfig(backend="embedded", model_path=path), None
+        if entry_id.startswith("detected:"):
+            for row in await self.detected_entries():
+                if row.id == entry_id:
+                    return self._row_config(row), None
+            raise ModelServiceError(
+                "unknown_model", f"{entry_id} is not running now (no local server reports that model)."
+            )
+        catalogue = self.catalogue()
+        entry = catalogue.get(entry_id)
+        if entry is None:
+            raise ModelServiceError(
+                "unknown_model",
+                f"Unknown model id {entry_id!r}; see `jupyter codecomplete models` for the ids.",
+            )
+        if not self.downloader.is_downloaded(entry):
+            raise ModelServiceError("not_downloaded", f"{entry_id} is not downloaded yet; pull it first.")
+        return self._catalogue_config(entry, str(self.downloader.target_of(entry))), entry.id
+
+    # -- the custom endpoint ------------------------------------------------------------------------
+    def _validate_custom(self, custom: CustomEndpoint) -> None:
+        if custom.backend not in CUSTOM_BACKENDS:
+            raise ModelServiceError(
+                "bad_request",
+                f"Unknown backend {custom.backend!r}; choose one of {', '.join(CUSTOM_BACKENDS)}.",
+            )
+        parts = urlsplit(custom.base_url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ModelServiceError(
+                "bad_url",
+                "The base URL must be an http:// or https:// URL with a host, e.g. http://host:8000/v1.",
+            )
+
+    def _custom_config(self, custom: CustomEndpoint | None) -> ModelConfig:
+        stored = self.store.load().get("custom")
+        if custom is None:
+            if not isinstance(stored, dict) or not stored.get("base_url"):
+                raise ModelServiceError("unknown_model", "No custom endpoint has been saved yet.")
+            custom = CustomEndpoint.model_validate(stored)
+        key = custom.api_key
+        if not key and isinstance(stored, dict) and stored.get("base_url") == custom.base_url:
+            key = stored.get("api_key")  # the key stays on the server: the browser never has it
+        return ModelConfig(
+            backend=custom.backend,
+            base_url=custom.base_url.strip(),
+            model=custom.model,
+            api_key=SecretStr(key) if key else None,
+            style=custom.style or None,
+        )
+
+    def save_custom(self, custom: CustomEndpoint, check_only: bool = False) -> ModelConfig:
+        self._validate_custom(custom)
+        cfg = self._custom_config(custom)
+        reason = self.lock_reason(cfg)
+        if reason is not None:
+            raise ModelServiceError("locked", reason)
+        if not check_only:
+            self.store.update(custom=self._stored(cfg))
+        return cfg
+
+    @staticmethod
+    def _stored(cfg: ModelConfig) -> dict[str, Any]:
+        data = cfg.model_dump(mode="json", exclude_defaults=True)
+        if cfg.api_key is not None:
+            data["api_key"] = cfg.api_key.get_secret_value()
+        return data
+
+    # -- testing and switching ----------------------------------------------------------------------
+    async def probe(self, cfg: ModelConfig, sample: bool = True) -> dict[str, Any]:
+        """The ``jupyter codecomplete check`` report for one model (nothing is switched)."""
+        from ..cli import check_model
+        from ..completion import DefaultInlineCompletionHandler
+
+        engine = self._engine()
+        styles = getattr(engine, "styles", None)
+        handler = DefaultInlineCompletionHandler(
+            settings={"models": {"completion": cfg}, "styles": styles, "repo_name": "check"}
+        )
+        try:
+            report = await check_model("completion", handler, self.probe_timeout, sample=sample)
+        finally:
+            with contextlib.suppress(Exception):
+                await handler.close()
+        report.pop("base_url", None) if cfg.backend == "embedded" else None
+        return report
+
+    async def test(self, entry_id: str, custom: CustomEndpoint | None = None) -> dict[str, Any]:
+        cfg, catalogue_id = await self.resolve(entry_id, custom)
+        reason = self.lock_reason(cfg, catalogue_id) if not entry_id.startswith("configured:") else None
+        if reason is not None:
+            raise ModelServiceError("locked", reason)
+        return await self.probe(cfg)
+
+    async def use(self, entry_id: str, custom: CustomEndpoint | None = None) -> dict[str, Any]:
+        """Validate, probe, switch the running engine, save the choice."""
+        cfg, catalogue_id = await self.resolve(entry_id, custom)
+        if not entry_id.startswith("configured:") or not self.allow_user_choice:
+            reason = self.lock_reason(cfg, catalogue_id)
+            if reason is not None:
+                raise ModelServiceError("locked", reason)
+        report = await self.probe(cfg)
+        if not report.get("ok"):
+            raise ModelServiceError(
+                "probe_failed",
+                f"{entry_id} did not pass the check: {report.get('error') or 'no completion came back'}",
+            )
+        serving = None
+        async with self._switch_lock:
+            engine = self._engine()
+            if engine is not None:
+                replace = getattr(engine, "replace_model", None)
+                if replace is None:
+                    raise ModelServiceError(
+                        "not_supported", f"{type(engine).__name__} cannot switch models while running."
+                    )
+                old = replace("completion", cfg)
+                if old is not None:
+                    self._retire(old)
+                info = engine.model_info(None)
+                serving = info.model_dump() if info is not None else None
+            if entry_id == "custom":
+                self.store.update(custom=self._stored(cfg))
+            self.store.update(choice={"id": entry_id, "config": self._stored(cfg)})
+        if serving is None:
+            serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": report.get("style")}
+        return {"active": entry_id, "serving": serving, "report": report}
+
+    def forget_choice(self) -> None:
+        self.store.update(choice=None)
+
+    def _retire(self, backend: Any) -> None:
+        """Close an old backend's HTTP clients once the requests still on it are done."""
+        self._retired.append(backend)
+
+        async def later() -> None:
+            await asyncio.sleep(max(backend.config.timeout, 30.0) + 5.0)
+            with contextlib.suppress(Exception):
+                aclose = getattr(backend.llm, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+            with contextlib.suppress(ValueError):
+                self._retired.remove(backend)
+
+        with contextlib.suppress(RuntimeError):
+            task = asyncio.get_running_loop().create_task(later(), name="codecomplete:retire-backend")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    @property
+    def _tasks(self) -> set[asyncio.Task[Any]]:
+        if not hasattr(self, "_task_set"):
+            self._task_set: set[asyncio.Task[Any]] = set()
+        return self._task_set
+
+    def startup_choice(self) -> ModelConfig | None:
+        """The user's saved choice, if it is still allowed and valid (read at server start)."""
+        choice = self.store.load().get("choice")
+        if not isinstance(choice, dict) or not isinstance(choice.get("config"), dict):
+            return None
+        try:
+            cfg = ModelConfig.model_validate(choice["config"])
+        except ValidationError:
+            self.log.warning("jupyter_codecomplete: the saved model choice is not valid; ignoring it")
+            return None
+        entry_id = str(choice.get("id") or "")
+        catalogue_id = entry_id if entry_id in self.catalogue() else None
+        if entry_id.startswith("configured:"):
+            key = entry_id.split(":", 1)[1]
+            return self._configured().get(key)
+        reason = self.lock_reason(cfg, catalogue_id)
+        if reason is not None:
+            self.log.info("jupyter_codecomplete: the saved model choice is not allowed now: %s", reason)
+            return None
+        if cfg.backend == "embedded" and cfg.model_path and not os.path.isfile(cfg.model_path):
+            return None
+        return cfg
+
+    # -- downloads ----------------------------------------------------------------------------------
+    def catalogue_entry(self, entry_id: str) -> CatalogueEntry:
+        entry = self.catalogue().get(entry_id) if isinstance(entry_id, str) else None
+        if entry is None:
+            raise ModelServiceError(
+                "unknown_model", f"Unknown catalogue id {entry_id!r}; see `jupyter codecomplete models`."
+            )
+        return entry
+
+    async def pull(self, entry_id: str) -> Any:
+        entry = self.catalogue_entry(entry_id)
+        reason = self._download_lock_reason(entry)
+        if reason is not None:
+            raise ModelServiceError("locked", reason)
+        return await self.downloader.start(entry)
+
+    def cancel(self, entry_id: str) -> Any:
+        return self.downloader.cancel(entry_id)
+
+    async def close(self) -> None:
+        await self.downloader.close()
+        for task in list(self._tasks):
+            task.cancel()

@@ -1,0 +1,430 @@
+/**
+ * The "Choose Model…" dialog: sections Detected, On this computer, Download and Custom. Each row shows
+ * size, prompt style, fill-in-the-middle, license and where it runs, with Test (time to first token,
+ * tokens/s) and Use; catalogue rows download with a cancellable progress bar. The server validates,
+ * probes and switches; the status item is told at once.
+ */
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { ITranslator, nullTranslator, TranslationBundle } from '@jupyterlab/translation';
+import { Widget } from '@lumino/widgets';
+
+import {
+  formatBytes,
+  ICustomEndpoint,
+  IDownload,
+  IModelEntry,
+  IModelListing,
+  IProbeReport,
+  ModelsClient,
+  ModelsError
+} from './models';
+import { IServingModel } from './protocol';
+
+const CUSTOM_BACKENDS = ['openai', 'openai-chat', 'ollama', 'llamacpp', 'mistral'];
+
+/**
+ * The body of the dialog.
+ */
+export class ModelChooser extends Widget {
+  constructor(options: ModelChooser.IOptions) {
+    super();
+    this.addClass('jp-CodeComplete-chooser');
+    this._client = options.client;
+    this._onSwitched = options.onSwitched;
+    this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
+    this._message = document.createElement('div');
+    this._message.className = 'jp-CodeComplete-chooserMessage';
+    this._message.setAttribute('role', 'status');
+    this._sections = document.createElement('div');
+    this.node.append(this._message, this._sections);
+    this._sections.textContent = this._trans.__('Looking for models…');
+    void this.refresh();
+  }
+
+  /**
+   * Reload the list from the server.
+   */
+  async refresh(): Promise<void> {
+    try {
+      this._listing = await this._client.list(true);
+    } catch (reason) {
+      this._say(this._errorText(reason), true);
+      return;
+    }
+    this._render();
+  }
+
+  private _render(): void {
+    const listing = this._listing!;
+    const trans = this._trans;
+    this._sections.textContent = '';
+    if (!listing.policy.allow_user_choice) {
+      this._say(trans.__('Your administrator has fixed the model; choices are locked.'), false);
+    }
+    const groups: [string, string, IModelEntry[]][] = [
+      [
+        'detected',
+        trans.__('Detected'),
+        listing.entries.filter(e => e.source === 'detected')
+      ],
+      [
+        'local',
+        trans.__('On this computer'),
+        listing.entries.filter(e => e.source === 'disk' || e.source === 'configured')
+      ],
+      [
+        'download',
+        trans.__('Download'),
+        listing.entries.filter(e => e.source === 'catalogue')
+      ]
+    ];
+    for (const [key, title, rows] of groups) {
+      const section = this._section(key, title);
+      if (rows.length === 0) {
+        const empty = document.createElement('div');
+        empty.className = 'jp-CodeComplete-empty';
+        empty.textContent =
+          key === 'detected'
+            ? trans.__('No local model server (Ollama, llama.cpp, LM Studio) answered.')
+            : trans.__('Nothing here. %1', listing.offline_hint);
+        section.append(empty);
+      }
+      for (const entry of rows) {
+        section.append(this._row(entry));
+      }
+    }
+    this._sections.append(this._customSection(listing));
+  }
+
+  private _section(key: string, title: string): HTMLElement {
+    const section = document.createElement('section');
+    section.className = 'jp-CodeComplete-section';
+    section.dataset.section = key;
+    const h = document.createElement('h3');
+    h.textContent = title;
+    section.append(h);
+    this._sections.append(section);
+    return section;
+  }
+
+  private _meta(entry: IModelEntry): string {
+    const trans = this._trans;
+    const parts = [
+      formatBytes(entry.size_bytes),
+      entry.style ? trans.__('style %1', entry.style) : '',
+      entry.fim === null ? '' : entry.fim ? trans.__('FIM') : trans.__('no FIM'),
+      entry.license ?? '',
+      entry.memory_gb ? trans.__('needs ~%1 GB', entry.memory_gb) : '',
+      entry.where
+    ];
+    return parts.filter(p => p).join(' · ');
+  }
+
+  private _row(entry: IModelEntry): HTMLElement {
+    const trans = this._trans;
+    const row = document.createElement('div');
+    row.className = 'jp-CodeComplete-modelRow';
+    row.dataset.id = entry.id;
+    if (entry.active) {
+      row.classList.add('jp-mod-active');
+    }
+    const text = document.createElement('div');
+    text.className = 'jp-CodeComplete-modelText';
+    const name = document.createElement('div');
+    name.className = 'jp-CodeComplete-modelName';
+    name.textContent = entry.name + (entry.active ? ' ' + trans.__('(in use)') : '');
+    const meta = document.createElement('div');
+    meta.className = 'jp-CodeComplete-modelMeta';
+    meta.textContent = this._meta(entry);
+    text.append(name, meta);
+    if (entry.good_for) {
+      const good = document.createElement('div');
+      good.className = 'jp-CodeComplete-modelMeta';
+      good.textContent = entry.good_for;
+      text.append(good);
+    }
+    const result = document.createElement('div');
+    result.className = 'jp-CodeComplete-rowResult';
+    text.append(result);
+    const buttons = document.createElement('div');
+    buttons.className = 'jp-CodeComplete-rowButtons';
+    row.append(text, buttons);
+    if (entry.locked) {
+      row.title = entry.locked_reason ?? trans.__('Locked by your administrator');
+      row.classList.add('jp-mod-locked');
+    }
+    const downloadable = entry.source === 'catalogue' && entry.status !== 'downloaded';
+    if (downloadable) {
+      const progress = document.createElement('progress');
+      progress.className = 'jp-CodeComplete-progress';
+      progress.max = 1;
+      progress.hidden = true;
+      text.append(progress);
+      const download = this._button(trans.__('Download'), 'jp-CodeComplete-download', entry.locked);
+      const cancel = this._button(trans.__('Cancel'), 'jp-CodeComplete-cancel', false);
+      cancel.hidden = true;
+      download.onclick = () => void this._download(entry, progress, download, cancel, result);
+      cancel.onclick = () => {
+        cancel.disabled = true;
+        this._client.cancelDownload(entry.id).catch(reason => {
+          result.textContent = this._errorText(reason);
+        });
+      };
+      buttons.append(download, cancel);
+      const running = this._listing?.downloads.find(d => d.id === entry.id && d.state === 'running');
+      if (running) {
+        void this._follow(entry, progress, download, cancel, result);
+      }
+      return row;
+    }
+    const test = this._button(trans.__('Test'), 'jp-CodeComplete-test', entry.locked);
+    test.onclick = () => void this._test(entry.id, result, test);
+    const use = this._button(
+      entry.active ? trans.__('In use') : trans.__('Use'),
+      'jp-CodeComplete-use',
+      entry.locked
+    );
+    use.onclick = () => void this._use(entry.id, result, use);
+    buttons.append(test, use);
+    return row;
+  }
+
+  private _button(label: string, cls: string, disabled: boolean): HTMLButtonElement {
+    const b = document.createElement('button');
+    b.className = `jp-Button jp-mod-styled jp-mod-reject ${cls}`;
+    b.textContent = label;
+    b.disabled = disabled;
+    return b;
+  }
+
+  private _reportText(report: IProbeReport): string {
+    const trans = this._trans;
+    if (!report.ok) {
+      return trans.__('Failed: %1', report.error ?? '');
+    }
+    const ttft =
+      report.first_token_s !== null && report.first_token_s !== undefined
+        ? trans.__('first token %1 ms', Math.round(report.first_token_s * 1000))
+        : trans.__('first token -');
+    const tps = report.tokens_per_s
+      ? trans.__('%1 tokens/s', report.tokens_per_s.toFixed(1))
+      : trans.__('- tokens/s');
+    const fim = report.fim_supported ? trans.__('FIM') : trans.__('no FIM');
+    return trans.__('OK: %1, %2, style %3, %4', ttft, tps, report.style ?? '-', fim);
+  }
+
+  private async _test(
+    id: string,
+    result: HTMLElement,
+    button: HTMLButtonElement,
+    custom?: ICustomEndpoint
+  ): Promise<void> {
+    button.disabled = true;
+    result.textContent = this._trans.__('Testing…');
+    try {
+      result.textContent = this._reportText(await this._client.test(id, custom));
+    } catch (reason) {
+      result.textContent = this._errorText(reason);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  private async _use(
+    id: string,
+    result: HTMLElement,
+    button: HTMLButtonElement,
+    custom?: ICustomEndpoint
+  ): Promise<void> {
+    button.disabled = true;
+    result.textContent = this._trans.__('Checking the model…');
+    try {
+      const out = await this._client.use(id, custom);
+      this._onSwitched(out.serving);
+      this._say(
+        this._trans.__('Now using %1. %2', out.serving.name, this._reportText(out.report)),
+        false
+      );
+      await this.refresh();
+    } catch (reason) {
+      result.textContent = this._errorText(reason);
+      button.disabled = false;
+    }
+  }
+
+  private async _download(
+    entry: IModelEntry,
+    progress: HTMLProgressElement,
+    download: HTMLButtonElement,
+    cancel: HTMLButtonElement,
+    result: HTMLElement
+  ): Promise<void> {
+    download.disabled = true;
+    result.textContent = this._trans.__('Starting the download…');
+    try {
+      await this._client.startDownload(entry.id);
+    } catch (reason) {
+      result.textContent = this._errorText(reason);
+      download.disabled = false;
+      return;
+    }
+    await this._follow(entry, progress, download, cancel, result);
+  }
+
+  private async _follow(
+    entry: IModelEntry,
+    progress: HTMLProgressElement,
+    download: HTMLButtonElement,
+    cancel: HTMLButtonElement,
+    result: HTMLElement
+  ): Promise<void> {
+    const trans = this._trans;
+    download.disabled = true;
+    progress.hidden = false;
+    cancel.hidden = false;
+    cancel.disabled = false;
+    const show = (d: IDownload) => {
+      progress.value = d.fraction ?? 0;
+      result.textContent =
+        d.state === 'verifying'
+          ? trans.__('Checking the checksum…')
+          : trans.__('%1 of %2', formatBytes(d.done) || '0 B', formatBytes(d.total));
+    };
+    let last: IDownload;
+    try {
+      last = await this._client.followDownload(entry.id, show);
+    } catch (reason) {
+      result.textContent = this._errorText(reason);
+      download.disabled = false;
+      return;
+    }
+    cancel.hidden = true;
+    if (last.state === 'done') {
+      progress.value = 1;
+      result.textContent = trans.__('Downloaded; switching…');
+      await this._use(entry.id, result, download);
+      return;
+    }
+    progress.hidden = true;
+    download.disabled = false;
+    result.textContent =
+      last.state === 'cancelled'
+        ? trans.__('Cancelled.')
+        : trans.__('Failed: %1', last.error?.message ?? '');
+  }
+
+  private _customSection(listing: IModelListing): HTMLElement {
+    const trans = this._trans;
+    const section = this._section('custom', trans.__('Custom'));
+    const saved = listing.entries.find(e => e.source === 'custom');
+    const form = document.createElement('form');
+    form.className = 'jp-CodeComplete-customForm';
+    const field = (label: string, input: HTMLElement) => {
+      const l = document.createElement('label');
+      l.textContent = label;
+      l.append(input);
+      form.append(l);
+    };
+    const backend = document.createElement('select');
+    backend.name = 'backend';
+    for (const b of CUSTOM_BACKENDS) {
+      const o = document.createElement('option');
+      o.value = o.textContent = b;
+      backend.append(o);
+    }
+    backend.value = saved?.backend ?? 'openai';
+    const baseUrl = document.createElement('input');
+    baseUrl.name = 'base_url';
+    baseUrl.placeholder = 'http://host:8000/v1';
+    baseUrl.value = saved?.base_url ?? '';
+    const model = document.createElement('input');
+    model.name = 'model';
+    model.value = saved?.model ?? '';
+    const key = document.createElement('input');
+    key.name = 'api_key';
+    key.type = 'password';
+    key.autocomplete = 'off';
+    key.placeholder = saved?.api_key_masked
+      ? trans.__('saved (%1); type to replace', saved.api_key_masked)
+      : trans.__('optional');
+    field(trans.__('Backend'), backend);
+    field(trans.__('Base URL'), baseUrl);
+    field(trans.__('Model'), model);
+    field(trans.__('API key'), key);
+    const result = document.createElement('div');
+    result.className = 'jp-CodeComplete-rowResult';
+    const buttons = document.createElement('div');
+    buttons.className = 'jp-CodeComplete-rowButtons';
+    const test = this._button(trans.__('Test'), 'jp-CodeComplete-test', !listing.policy.allow_user_choice);
+    const use = this._button(trans.__('Use'), 'jp-CodeComplete-use', !listing.policy.allow_user_choice);
+    const read = (): ICustomEndpoint => {
+      const c: ICustomEndpoint = {
+        backend: backend.value,
+        base_url: baseUrl.value.trim(),
+        model: model.value.trim()
+      };
+      if (key.value) {
+        c.api_key = key.value;
+      }
+      return c;
+    };
+    test.type = use.type = 'button';
+    test.onclick = () => void this._test('custom', result, test, read());
+    use.onclick = () => {
+      const custom = read();
+      key.value = ''; // sent once; the server keeps it
+      void this._use('custom', result, use, custom);
+    };
+    buttons.append(test, use);
+    form.append(buttons, result);
+    form.onsubmit = event => event.preventDefault();
+    section.append(form);
+    return section;
+  }
+
+  private _say(text: string, error: boolean): void {
+    this._message.textContent = text;
+    this._message.classList.toggle('jp-mod-error', error);
+  }
+
+  private _errorText(reason: unknown): string {
+    if (reason instanceof ModelsError) {
+      return this._trans.__('Error (%1): %2', reason.type, reason.message);
+    }
+    return String(reason);
+  }
+
+  private _client: ModelsClient;
+  private _onSwitched: (model: IServingModel) => void;
+  private _trans: TranslationBundle;
+  private _listing: IModelListing | null = null;
+  private _message: HTMLElement;
+  private _sections: HTMLElement;
+}
+
+/**
+ * The chooser's statics.
+ */
+export namespace ModelChooser {
+  export interface IOptions {
+    client: ModelsClient;
+    /**
+     * Called with the new serving model after a switch (the status item updates at once).
+     */
+    onSwitched: (model: IServingModel) => void;
+    translator?: ITranslator;
+  }
+}
+
+/**
+ * Open the dialog.
+ */
+export function showModelDialog(options: ModelChooser.IOptions): Promise<void> {
+  const trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
+  const body = new ModelChooser(options);
+  return showDialog({
+    title: trans.__('Choose a Code Completion Model'),
+    body,
+    buttons: [Dialog.okButton({ label: trans.__('Close') })]
+  }).then(() => undefined);
+}

@@ -1,0 +1,259 @@
+/**
+ * The REST client of the model service (`api/codecomplete/models/...`): list the models one can use,
+ * download catalogue models (progress as server-sent events), test, switch, save a custom endpoint.
+ * API keys go to the server once and never come back (entries carry only `api_key_masked`).
+ */
+import { URLExt } from '@jupyterlab/coreutils';
+import { ServerConnection } from '@jupyterlab/services';
+
+import { IServingModel } from './protocol';
+
+/**
+ * One row of the model list.
+ */
+export interface IModelEntry {
+  id: string;
+  source: 'configured' | 'detected' | 'disk' | 'catalogue' | 'custom';
+  name: string;
+  backend: string;
+  model: string;
+  base_url: string | null;
+  where: string;
+  size_bytes: number | null;
+  style: string | null;
+  fim: boolean | null;
+  license: string | null;
+  memory_gb: number | null;
+  good_for: string | null;
+  status: string;
+  path: string | null;
+  repo: string | null;
+  file: string | null;
+  active: boolean;
+  locked: boolean;
+  locked_reason: string | null;
+  api_key_set: boolean;
+  api_key_masked: string | null;
+}
+
+/**
+ * The progress of one download.
+ */
+export interface IDownload {
+  id: string;
+  state: 'running' | 'verifying' | 'done' | 'failed' | 'cancelled';
+  done: number;
+  total: number | null;
+  fraction: number | null;
+  bytes_per_s: number | null;
+  path: string | null;
+  error: { type: string; message: string } | null;
+}
+
+/**
+ * What the server lists.
+ */
+export interface IModelListing {
+  entries: IModelEntry[];
+  active: string | null;
+  serving: IServingModel | null;
+  policy: {
+    allow_user_choice: boolean;
+    allow_downloads: boolean;
+    allowed_backends: string[];
+    allowed_hosts: string[];
+    allowed_catalogue: string[];
+  };
+  models_dir: string;
+  offline_hint: string;
+  downloads: IDownload[];
+}
+
+/**
+ * The `jupyter codecomplete check` report of one model.
+ */
+export interface IProbeReport {
+  ok: boolean;
+  error?: string;
+  serves?: string | null;
+  style?: string;
+  fim_supported?: boolean;
+  first_token_s?: number | null;
+  tokens_per_s?: number | null;
+  tokens?: number;
+}
+
+/**
+ * A custom endpoint as the user enters it.
+ */
+export interface ICustomEndpoint {
+  backend: string;
+  base_url: string;
+  model: string;
+  api_key?: string;
+}
+
+/**
+ * An error answer of the model service.
+ */
+export class ModelsError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status: number
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The client.
+ */
+export class ModelsClient {
+  constructor(options: ModelsClient.IOptions = {}) {
+    this._settings = options.serverSettings ?? ServerConnection.makeSettings();
+  }
+
+  list(detect = true): Promise<IModelListing> {
+    return this._json('GET', `choices?detect=${detect ? 1 : 0}`);
+  }
+
+  use(
+    id: string,
+    custom?: ICustomEndpoint
+  ): Promise<{ active: string; serving: IServingModel; report: IProbeReport }> {
+    return this._json('POST', 'use', { id, custom });
+  }
+
+  async test(id: string, custom?: ICustomEndpoint): Promise<IProbeReport> {
+    const out = await this._json<{ report: IProbeReport }>('POST', 'test', {
+      id,
+      custom
+    });
+    return out.report;
+  }
+
+  async saveCustom(custom: ICustomEndpoint): Promise<IModelEntry | null> {
+    const out = await this._json<{ entry: IModelEntry | null }>(
+      'PUT',
+      'custom',
+      custom
+    );
+    return out.entry;
+  }
+
+  startDownload(id: string): Promise<IDownload> {
+    return this._json('POST', 'downloads', { id });
+  }
+
+  cancelDownload(id: string): Promise<IDownload> {
+    return this._json('DELETE', `downloads/${encodeURIComponent(id)}`);
+  }
+
+  /**
+   * Follow a download's server-sent progress until it ends; the last state is returned.
+   */
+  async followDownload(
+    id: string,
+    onProgress: (d: IDownload) => void
+  ): Promise<IDownload> {
+    const url = this._url(`downloads/${encodeURIComponent(id)}?stream=1`);
+    const response = await ServerConnection.makeRequest(
+      url,
+      { method: 'GET' },
+      this._settings
+    );
+    if (!response.ok || !response.body) {
+      throw await this._error(response);
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let last: IDownload | null = null;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        break;
+      }
+      buffer += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const event = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        if (event.startsWith('data: ')) {
+          last = JSON.parse(event.slice(6)) as IDownload;
+          onProgress(last);
+        }
+      }
+    }
+    if (!last) {
+      throw new ModelsError('network', 'The progress stream ended early.', 0);
+    }
+    return last;
+  }
+
+  private _url(path: string): string {
+    return URLExt.join(this._settings.baseUrl, 'api/codecomplete/models', path);
+  }
+
+  private async _json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const init: RequestInit = { method };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers = { 'Content-Type': 'application/json' };
+    }
+    const response = await ServerConnection.makeRequest(
+      this._url(path),
+      init,
+      this._settings
+    );
+    if (!response.ok) {
+      throw await this._error(response);
+    }
+    return (await response.json()) as T;
+  }
+
+  private async _error(response: Response): Promise<ModelsError> {
+    try {
+      const data = await response.json();
+      return new ModelsError(
+        data.error?.type ?? 'error',
+        data.error?.message ?? response.statusText,
+        response.status
+      );
+    } catch {
+      return new ModelsError('error', response.statusText, response.status);
+    }
+  }
+
+  private _settings: ServerConnection.ISettings;
+}
+
+/**
+ * The client's statics.
+ */
+export namespace ModelsClient {
+  export interface IOptions {
+    /**
+     * Server settings (base URL, token); default `ServerConnection.makeSettings()`.
+     */
+    serverSettings?: ServerConnection.ISettings;
+  }
+}
+
+/**
+ * Bytes for people.
+ */
+export function formatBytes(n: number | null | undefined): string {
+  if (!n) {
+    return '';
+  }
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
+}

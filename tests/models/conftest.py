@@ -1,0 +1,66 @@
+"""Fixtures for the model service: a fake hub, a fake Ollama, private folders, a running server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry
+from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig
+from jupyter_codecomplete.testing.providers import FIM_TEMPLATE, OllamaUpstream
+
+OLLAMA_MODELS = {
+    "qwen2.5-coder:1.5b": {"capabilities": ["completion", "insert"], "template": FIM_TEMPLATE},
+    "llama3.1:8b": {"capabilities": ["completion"], "template": "{{ .Prompt }}"},
+}
+
+
+@pytest.fixture
+def hub() -> Iterator[FakeHub]:
+    with FakeHub() as h:
+        yield h
+
+
+@pytest.fixture
+def ollama() -> Iterator[OllamaUpstream]:
+    up = OllamaUpstream(
+        UpstreamConfig(
+            model="qwen2.5-coder:1.5b",
+            rules=[{"contains": "def add(a, b):", "completion": "\n    return a + b  # ollama\n"}],
+            default="ollama_says = 1\n",
+        ),
+        models=dict(OLLAMA_MODELS),
+    )
+    up.start()
+    yield up
+    up.stop()
+
+
+@pytest.fixture
+def models_dir(tmp_path: Path) -> Path:
+    return tmp_path / "models"
+
+
+@pytest.fixture
+def service_config(hub: FakeHub, ollama: OllamaUpstream, models_dir: Path, tmp_path: Path) -> dict[str, Any]:
+    return {
+        "models_dir": str(models_dir),
+        "store_dir": str(tmp_path / "store"),
+        "hub_endpoint": hub.endpoint,
+        "extra_catalogue": [demo_entry()],
+        "scan_default_dirs": False,
+        "detect_servers": [["ollama", ollama.port]],
+        "probe_timeout": 30.0,
+    }
+
+
+@pytest.fixture
+def jp_server_config(codecomplete_config: dict[str, Any], service_config: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "ServerApp": {"jpserver_extensions": {"jupyter_codecomplete": True}},
+        "CodeCompleteApp": codecomplete_config,
+        "ModelService": service_config,
+    }
