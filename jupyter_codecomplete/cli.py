@@ -352,11 +352,22 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--model-json", action="append", help='[NAME=]{"backend": ...} a model; repeatable')
     ev.add_argument(
         "--variant", action="append", help="NAME=key:value[,...] a variant of the first configuration, "
-        "e.g. no-nb=notebook_context:off or raw=style:raw; repeatable"
+        "e.g. no-nb=notebook_context:off, no-outputs=cell_outputs:off, no-kernel=kernel_candidates:off "
+        "or raw=style:raw; repeatable"
     )
     ev.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     ev.add_argument("--samples", type=int, default=20, help="tasks per kind (default 20)")
-    ev.add_argument("--kinds", default="next_line,span,block", help="task kinds (default all three)")
+    ev.add_argument(
+        "--kinds",
+        default="next_line,span,block",
+        help="task kinds: next_line, span, block (the default) and member (after name. name[ name()",
+    )
+    ev.add_argument(
+        "--kernel",
+        help="run the notebooks in this kernel (e.g. python3) to give member tasks what the kernel "
+        "completes at the cursor; compare with a variant kernel_candidates:off",
+    )
+    ev.add_argument("--kernel-timeout", type=float, default=60.0, help="seconds per cell with --kernel")
     ev.add_argument("--json", help="write the full report (every task and suggestion) to this file")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return parser

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 # Limits that keep one message from flooding the engine; the websocket also has a byte limit.
 MAX_TEXT = 4_000_000
-# Deepest JSON nesting a request may have (a valid request needs 4); deeper is refused before
+# Deepest JSON nesting a request may have (a valid one needs about 6); deeper is refused before
 # validation, and the parser's own recursion limit is caught.
 MAX_DEPTH = 32
 PROTOCOL_VERSIONS = (1, 2)
@@ -52,6 +52,11 @@ def number_hint(message: str) -> int:
     """The request number of a message that cannot be parsed, when it is readable at the top level."""
     m = _NUMBER_RE.match(message[:4096])
     return int(m.group(1)) if m else -1
+# Cell outputs and kernel candidates are hints, not code: small limits (the client cuts to less).
+MAX_OUTPUT_TEXT = 20_000
+MAX_CELL_OUTPUTS = 32
+MAX_CANDIDATES = 100
+MAX_CANDIDATE_TEXT = 200
 
 
 class _Strict(BaseModel):
@@ -60,12 +65,40 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+class CellOutput(_Strict):
+    """One output of a code cell above the cursor, as plain text the client extracted.
+
+    ``execute_result`` / ``display_data``: the ``text/plain`` result, or an HTML table's rows;
+    ``stream``: what the cell printed; ``error``: ``"Name: message"`` (a traceback's last line).
+    Images and widgets are never sent. The prompt builder cleans and cuts the text again.
+    """
+
+    output_type: Literal["execute_result", "display_data", "stream", "error"]
+    text: Annotated[str, Field(max_length=MAX_OUTPUT_TEXT)] = ""
+
+
 class ContextCell(_Strict):
-    """Another cell of the notebook the cursor is in (never its outputs)."""
+    """Another cell of the notebook the cursor is in; code cells above may carry their outputs."""
 
     cell_type: Literal["code", "markdown", "raw"] = "code"
     language: str | None = None
     source: Annotated[str, Field(max_length=MAX_TEXT)] = ""
+    outputs: Annotated[list[CellOutput], Field(max_length=MAX_CELL_OUTPUTS)] = Field(default_factory=list)
+
+
+class KernelCandidate(_Strict):
+    """One completion the notebook's kernel offers at the cursor (a column, attribute, argument)."""
+
+    text: Annotated[str, Field(min_length=1, max_length=MAX_CANDIDATE_TEXT)]
+    type: Annotated[str, Field(max_length=64)] | None = None
+
+
+class KernelCandidates(_Strict):
+    """What the kernel's ``complete_request`` answered for the expression before the cursor."""
+
+    # the text the kernel completed, e.g. ``df[`` or ``df.``
+    expression: Annotated[str, Field(min_length=1, max_length=MAX_CANDIDATE_TEXT)]
+    items: Annotated[list[KernelCandidate], Field(max_length=MAX_CANDIDATES)] = Field(default_factory=list)
 
 
 class ContextFile(_Strict):
@@ -93,6 +126,8 @@ class InlineCompletionRequest(_Strict):
     cells_above: list[ContextCell] = Field(default_factory=list)
     cells_below: list[ContextCell] = Field(default_factory=list)
     files: list[ContextFile] = Field(default_factory=list)
+    # what the notebook's kernel completes at the cursor (optional; older clients leave it out)
+    kernel_candidates: KernelCandidates | None = None
 
 
 class CancelRequest(_Strict):

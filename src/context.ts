@@ -3,6 +3,7 @@
  * of a notebook and other open documents, all bounded by the settings and the server's
  * message size limit.
  */
+import { cellOutputs, IRawOutput, OutputLimits } from './outputs';
 import { IContextCell, IContextFile, IRequestBody } from './protocol';
 import { ISettings } from './settings';
 
@@ -113,17 +114,25 @@ export interface ICellInfo {
   cell_type: 'code' | 'markdown' | 'raw';
   language: string | null;
   source: string;
+  /**
+   * The cell's outputs (nbformat), read only for the code cells above that are sent and only
+   * when the settings allow outputs.
+   */
+  outputs?: () => ReadonlyArray<IRawOutput>;
 }
 
 /**
  * The cells above and below the active one, nearest first in the budget, each list in
  * notebook order. Cells above get three quarters of the character budget when both sides
  * are sent; a cell that does not fit whole is cut (above: its end is kept; below: its start).
+ * With `cellOutputs`, code cells above carry their outputs, nearest first, within a budget of
+ * their own (`OutputLimits.totalChars`): outputs never take room from code.
  */
 export function contextCells(
   cells: ReadonlyArray<ICellInfo>,
   activeIndex: number,
-  settings: Pick<ISettings, 'cellContext' | 'maxContextCells' | 'maxContextChars'>
+  settings: Pick<ISettings, 'cellContext' | 'maxContextCells' | 'maxContextChars'> &
+    Partial<Pick<ISettings, 'cellOutputs'>>
 ): { above: IContextCell[]; below: IContextCell[] } {
   const mode = settings.cellContext;
   const wantAbove = mode === 'above-and-below' || mode === 'above';
@@ -141,6 +150,7 @@ export function contextCells(
 
   const above: IContextCell[] = [];
   let budget = aboveBudget;
+  let outputBudget = settings.cellOutputs ? OutputLimits.totalChars : 0;
   for (
     let i = activeIndex - 1;
     wantAbove && i >= 0 && above.length < settings.maxContextCells && budget > 0;
@@ -153,7 +163,15 @@ export function contextCells(
     const source =
       cell.source.length > budget ? cell.source.slice(-budget) : cell.source;
     budget -= source.length;
-    above.unshift({ cell_type: cell.cell_type, language: cell.language, source });
+    const context: IContextCell = { cell_type: cell.cell_type, language: cell.language, source };
+    if (outputBudget > 0 && cell.cell_type === 'code' && cell.outputs && source === cell.source) {
+      const { outputs, used } = cellOutputs(Private.readOutputs(cell.outputs), outputBudget);
+      outputBudget -= used;
+      if (outputs.length) {
+        context.outputs = outputs;
+      }
+    }
+    above.unshift(context);
   }
   // What the cells above left over goes to the cells below.
   belowBudget += wantBelow ? Math.max(0, budget) : 0;
@@ -231,8 +249,9 @@ export function utf8Length(text: string): number {
 }
 
 /**
- * Shrink a request until its JSON fits the server's message limit: drop files, then the
- * farthest cells, then cut the suffix and the start of the prefix.
+ * Shrink a request until its JSON fits the server's message limit: drop the outputs of the
+ * farthest cells, the kernel's candidates, files, then the farthest cells, then cut the suffix
+ * and the start of the prefix.
  */
 export function fitToLimit(body: IRequestBody, maxBytes: number | null): IRequestBody {
   if (!maxBytes || maxBytes <= 0) {
@@ -247,6 +266,15 @@ export function fitToLimit(body: IRequestBody, maxBytes: number | null): IReques
     cells_above: [...body.cells_above],
     cells_below: [...body.cells_below]
   };
+  for (let i = 0; i < fitted.cells_above.length && size(fitted) > limit; i++) {
+    if (fitted.cells_above[i].outputs) {
+      const { outputs: _dropped, ...cell } = fitted.cells_above[i];
+      fitted.cells_above[i] = cell;
+    }
+  }
+  if (size(fitted) > limit && fitted.kernel_candidates) {
+    delete fitted.kernel_candidates;
+  }
   while (size(fitted) > limit && fitted.files.length) {
     fitted.files.pop();
   }
@@ -270,4 +298,17 @@ export function fitToLimit(body: IRequestBody, maxBytes: number | null): IReques
     excess = size(fitted) - limit;
   }
   return fitted;
+}
+
+namespace Private {
+  /**
+   * A cell's outputs; a widget that cannot give them gives none.
+   */
+  export function readOutputs(read: () => ReadonlyArray<IRawOutput>): ReadonlyArray<IRawOutput> {
+    try {
+      return read();
+    } catch {
+      return [];
+    }
+  }
 }

@@ -36,6 +36,7 @@ import { FreshLineTrigger } from './freshline';
 import { codeCompleteIcon } from './icon';
 import { showModelDialog } from './modeldialog';
 import { ModelsClient } from './models';
+import { KernelCompleter } from './kernel';
 import { ErrorNotifier } from './notifier';
 import { IErrorInfo } from './protocol';
 import { CodeCompleteProvider, PROVIDER_ID } from './provider';
@@ -139,6 +140,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       return language;
     };
 
+    const kernelCompleter = new KernelCompleter();
     const socket = new CompletionSocket({
       serverSettings: app.serviceManager.serverSettings
     });
@@ -148,7 +150,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
       translator: translator ?? nullTranslator,
       resolveLanguage,
       collectCells: context => collectCells(context, resolveLanguage),
-      collectDocuments: () => collectOpenDocuments(app, resolveLanguage)
+      collectDocuments: () => collectOpenDocuments(app, resolveLanguage),
+      kernelCandidates: (request, context, language) =>
+        kernelCompleter.candidates(
+          context.session?.kernel,
+          request.text.slice(0, request.offset),
+          language
+        )
     });
     manager.registerInlineProvider(provider);
 

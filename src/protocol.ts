@@ -28,12 +28,38 @@ export interface IErrorInfo {
 }
 
 /**
- * Another cell of the notebook (never its outputs).
+ * One output of a code cell above the cursor, as plain text (never images or widgets).
+ */
+export interface ICellOutput {
+  output_type: 'execute_result' | 'display_data' | 'stream' | 'error';
+  text: string;
+}
+
+/**
+ * Another cell of the notebook; code cells above may carry their outputs (sent only when
+ * there are some, so older servers keep accepting requests without outputs).
  */
 export interface IContextCell {
   cell_type: 'code' | 'markdown' | 'raw';
   language: string | null;
   source: string;
+  outputs?: ICellOutput[];
+}
+
+/**
+ * One completion the notebook's kernel offers at the cursor.
+ */
+export interface IKernelCandidate {
+  text: string;
+  type?: string | null;
+}
+
+/**
+ * What the kernel's `complete_request` answered for the expression before the cursor.
+ */
+export interface IKernelCandidates {
+  expression: string;
+  items: IKernelCandidate[];
 }
 
 /**
@@ -67,6 +93,7 @@ export interface IInlineCompletionRequest {
   cells_above: IContextCell[];
   cells_below: IContextCell[];
   files: IContextFile[];
+  kernel_candidates?: IKernelCandidates;
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   IContextFile,
   IErrorInfo,
   IInlineCompletionReply,
+  IKernelCandidates,
   IRequestBody,
   IStreamChunk,
   isQuietError
@@ -67,6 +68,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._resolveLanguage = options.resolveLanguage ?? (mime => languageFromMime(mime));
     this._collectCells = options.collectCells ?? (() => null);
     this._collectDocuments = options.collectDocuments ?? (() => []);
+    this._kernelCandidates = options.kernelCandidates ?? (() => null);
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
   }
 
@@ -106,7 +108,12 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   buildRequest(
     request: CompletionHandler.IRequest,
     context: IInlineCompletionContext,
-    options: { language: string | null; stream: boolean; manual: boolean },
+    options: {
+      language: string | null;
+      stream: boolean;
+      manual: boolean;
+      kernel?: IKernelCandidates | null;
+    },
     settings: ISettings = this._getSettings()
   ): IRequestBody {
     const path = Private.pathOf(context);
@@ -128,7 +135,10 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       trigger: options.manual ? 'manual' : 'auto',
       cells_above: above,
       cells_below: below,
-      files
+      files,
+      ...(options.kernel && settings.kernelCandidates
+        ? { kernel_candidates: options.kernel }
+        : {})
     };
   }
 
@@ -174,8 +184,14 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const stream =
       settings.streaming === 'always' ||
       (settings.streaming === 'manual' && manual);
+    // what the kernel completes at the cursor: awaited only while a question is out (bounded by
+    // a short time budget); no trigger, a cached answer or a skipped kernel answer at once
+    const asked = settings.kernelCandidates
+      ? this._kernelCandidates(request, context, language)
+      : null;
+    const kernel = asked instanceof Promise ? await asked.catch(() => null) : asked;
     const body = fitToLimit(
-      this.buildRequest(request, context, { language, stream, manual }, settings),
+      this.buildRequest(request, context, { language, stream, manual, kernel }, settings),
       this._client.hello?.max_message_bytes ?? null
     );
     const pending = this._client.request(body);
@@ -287,6 +303,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   ) => string | null;
   private _collectCells: (context: IInlineCompletionContext) => CodeCompleteProvider.ICells | null;
   private _collectDocuments: (context: IInlineCompletionContext) => IContextFile[];
+  private _kernelCandidates: NonNullable<CodeCompleteProvider.IOptions['kernelCandidates']>;
   private _trans: ReturnType<ITranslator['load']>;
   private _lastLanguage: string | null = null;
   private _latest: number | null = null;
@@ -338,6 +355,14 @@ export namespace CodeCompleteProvider {
      * Other open documents (only read when the settings allow them).
      */
     collectDocuments?: (context: IInlineCompletionContext) => IContextFile[];
+    /**
+     * What the kernel completes at the cursor (only called when the settings allow it).
+     */
+    kernelCandidates?: (
+      request: CompletionHandler.IRequest,
+      context: IInlineCompletionContext,
+      language: string | null
+    ) => IKernelCandidates | null | Promise<IKernelCandidates | null>;
     translator?: ITranslator;
   }
 

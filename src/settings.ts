@@ -35,6 +35,8 @@ export interface ISettings {
   maxOpenDocuments: number;
   maxDocumentChars: number;
   notifyErrors: boolean;
+  cellOutputs: boolean;
+  kernelCandidates: boolean;
 }
 
 /**
@@ -54,7 +56,9 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   openDocuments: false,
   maxOpenDocuments: 5,
   maxDocumentChars: 4000,
-  notifyErrors: true
+  notifyErrors: true,
+  cellOutputs: true,
+  kernelCandidates: true
 } as ISettings);
 
 function pick<T extends string>(
@@ -107,7 +111,10 @@ export function normalizeSettings(raw: unknown): ISettings {
     maxOpenDocuments: count(s.maxOpenDocuments, d.maxOpenDocuments),
     maxDocumentChars: count(s.maxDocumentChars, d.maxDocumentChars),
     notifyErrors:
-      typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors
+      typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors,
+    cellOutputs: typeof s.cellOutputs === 'boolean' ? s.cellOutputs : d.cellOutputs,
+    kernelCandidates:
+      typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates
   };
 }
 

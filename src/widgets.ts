@@ -11,6 +11,7 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { ICellInfo } from './context';
+import { IRawOutput } from './outputs';
 import { IContextFile } from './protocol';
 import { CodeCompleteProvider } from './provider';
 
@@ -21,7 +22,28 @@ function cellType(type: string): ICellInfo['cell_type'] {
 }
 
 /**
- * The cells of a notebook (sources, types, languages; never outputs) or of a console.
+ * A code cell's outputs as nbformat, read when asked (only for the cells that are sent).
+ */
+function outputsOf(model: { type: string }): (() => IRawOutput[]) | undefined {
+  if (model.type !== 'code') {
+    return undefined;
+  }
+  return () => {
+    // ICodeCellModel.outputs, read structurally
+    const outputs = (model as unknown as {
+      outputs?: { length: number; get(index: number): { toJSON(): unknown } };
+    }).outputs;
+    const raw: IRawOutput[] = [];
+    for (let i = 0; outputs && i < outputs.length; i++) {
+      raw.push(outputs.get(i).toJSON() as IRawOutput);
+    }
+    return raw;
+  };
+}
+
+/**
+ * The cells of a notebook or of a console: sources, types, languages, and a reader of each
+ * code cell's outputs.
  */
 export function collectCells(
   context: IInlineCompletionContext,
@@ -38,7 +60,8 @@ export function collectCells(
         cell_type: type,
         language:
           type === 'code' ? codeLanguage : type === 'markdown' ? 'markdown' : null,
-        source: cell.model.sharedModel.getSource()
+        source: cell.model.sharedModel.getSource(),
+        outputs: outputsOf(cell.model)
       };
     });
     const activeIndex = active ? notebook.widgets.indexOf(active) : -1;
@@ -54,7 +77,8 @@ export function collectCells(
       cells.push({
         cell_type: cellType(cell.model.type),
         language: cell.model.type === 'code' ? language : null,
-        source: cell.model.sharedModel.getSource()
+        source: cell.model.sharedModel.getSource(),
+        outputs: outputsOf(cell.model)
       });
     }
     // The prompt is the active cell, after the executed ones.

@@ -33,6 +33,8 @@ RULES = [
     {"contains": "def slow_sum(values):", "completion": "\n    total = 0\n    for value in values:\n        total += value\n    return total\n"},
     {"contains": "function greet(name)", "completion": " {\n  return `Hello, ${name}!`;\n}\n"},
     {"contains": "# Shopping", "completion": " list\n\n- apples\n"},
+    # The kernel's candidates reached the prompt (tests/kernel.spec.ts, the user guide's screenshot).
+    {"contains": "# The kernel completes df[ with:", "completion": "'price'] * df['qty']\n"},
 ]
 
 _rules_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)

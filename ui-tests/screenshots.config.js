@@ -9,6 +9,7 @@ const port = process.env.CODECOMPLETE_SHOTS_PORT || '8890';
 module.exports = {
   ...base,
   testDir: './screenshots',
+  testMatch: '*.spec.ts',
   outputDir: './test-results/screenshots-run',
   retries: 0,
   use: { ...base.use, baseURL: `http://localhost:${port}` },

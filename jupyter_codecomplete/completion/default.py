@@ -211,6 +211,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             language=request.language,
             cells_above=request.cells_above,
             cells_below=request.cells_below,
+            kernel_candidates=request.kernel_candidates,
         )
 
     def prepare(

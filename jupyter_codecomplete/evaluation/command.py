@@ -65,12 +65,26 @@ def run_command(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(msg, file=sys.stderr, flush=True)
 
+    gathered = None
+    if getattr(args, "kernel", None):
+        from .kernel import gather_kernel_candidates
+
+        try:
+            gathered = gather_kernel_candidates(
+                tasks, args.folder, args.kernel, args.kernel_timeout, progress=progress
+            )
+        except Exception as exc:  # a missing kernel spec, a kernel that does not start
+            print(f"jupyter codecomplete eval: --kernel {args.kernel}: {exc}", file=sys.stderr)
+            return 2
+
     report: dict[str, Any] = {
         "folder": args.folder,
         "seed": args.seed,
         "samples_per_kind": args.samples,
         "kinds": kinds,
         "documents": len(documents),
+        "kernel": getattr(args, "kernel", None),
+        "tasks_with_kernel_candidates": gathered,
         **asyncio.run(run_eval(configs, tasks, progress=progress)),
     }
     print(format_table(report))

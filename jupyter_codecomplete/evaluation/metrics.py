@@ -1,7 +1,8 @@
 """Scoring one suggestion against the real text, and summarising many.
 
 * The compared suggestion: for ``next_line`` and ``span`` tasks only its first line (what the
-  task asks for); for ``block`` the whole suggestion.
+  task asks for); for ``block`` the whole suggestion; for ``member`` (the name or key after
+  ``name.`` / ``name[`` / ``name(``) the suggestion's first token of that shape.
 * Both sides are normalised the same way: trailing whitespace of each line and blank lines at the
   start and the end are dropped (leading indentation is kept).
 * **exact match**: the normalised texts are equal.
@@ -13,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,8 +28,15 @@ def normalize(text: str) -> str:
     return "\n".join(lines)
 
 
+# the first name, string literal or keyword argument of a suggestion (a ``member`` task's answer)
+_MEMBER_TOKEN = re.compile(r"\s*('[^'\n]*'|\"[^\"\n]*\"|[A-Za-z_]\w*=?)")
+
+
 def compared(kind: str, suggestion: str) -> str:
     """The part of a suggestion that is scored for a task kind."""
+    if kind == "member":
+        m = _MEMBER_TOKEN.match(suggestion)
+        return m.group(1) if m else normalize(suggestion.split("\n", 1)[0])
     if kind in ("next_line", "span"):
         suggestion = suggestion.split("\n", 1)[0]
     return normalize(suggestion)

@@ -1,8 +1,11 @@
 """Run configurations over tasks through the editor's engine, and report.
 
 A configuration (:class:`EvalConfig`) is what the server would build from a
-``jupyter_server_config.py``: the models, routes and prompt styles, plus one evaluation switch,
-``notebook_context`` (send the notebook's other cells, as the editor does, or not). Each task goes
+``jupyter_server_config.py``: the models, routes and prompt styles, plus the editor's switches:
+``notebook_context`` (send the notebook's other cells, as the editor does, or not),
+``cell_outputs`` (their saved outputs) and ``kernel_candidates`` (what a kernel completes at
+the cursor, when the tasks have it: ``--kernel``). Variants of one configuration compare them in
+one run. Each task goes
 through :meth:`DefaultInlineCompletionHandler.suggest` (the code path of the websocket), one at a
 time, and is scored by :mod:`.metrics`. Before the timed tasks each configuration answers one
 warm-up request (the first request may load a model), which is not counted.
@@ -25,7 +28,7 @@ from ..protocol import InlineCompletionRequest
 from .metrics import score, summarize
 from .tasks import KINDS, Task
 
-EVAL_SWITCHES = ("notebook_context",)
+EVAL_SWITCHES = ("notebook_context", "cell_outputs", "kernel_candidates")
 _TRUE = {
     "on": True,
     "true": True,
@@ -47,12 +50,17 @@ class EvalConfig:
     routes: dict[str, str] = field(default_factory=dict)
     prompt_styles: dict[str, Any] = field(default_factory=dict)
     notebook_context: bool = True
+    cell_outputs: bool = True
+    kernel_candidates: bool = True
+
+    def switches(self) -> dict[str, bool]:
+        return {name: getattr(self, name) for name in EVAL_SWITCHES}
 
     def describe(self) -> dict[str, Any]:
         """For the JSON report: no secrets (api keys are dropped, headers are not shown)."""
         return {
             "name": self.name,
-            "notebook_context": self.notebook_context,
+            **self.switches(),
             "models": {
                 k: m.model_dump(mode="json", exclude={"api_key", "headers"}, exclude_defaults=True)
                 for k, m in self.models.items()
@@ -82,24 +90,25 @@ def _value(text: str) -> Any:
 def apply_variant(base: EvalConfig, spec: str) -> EvalConfig:
     """A variant of ``base`` from ``NAME=key:value[,key:value...]``.
 
-    ``notebook_context:on|off`` switches the notebook's other cells; any other key is a
+    ``notebook_context:on|off`` switches the notebook's other cells, ``cell_outputs:on|off`` their
+    outputs, ``kernel_candidates:on|off`` the kernel's candidates; any other key is a
     :class:`ModelConfig` field set on every model of the configuration (``style:raw``,
     ``max_tokens:32``, ``temperature:0``; values are read as JSON when they parse, else as text).
     """
     name, sep, settings = spec.partition("=")
     if not sep or not name.strip():
         raise ValueError(f"a variant is NAME=key:value[,key:value...], not {spec!r}")
-    notebook_context = base.notebook_context
+    switches = base.switches()
     changes: dict[str, Any] = {}
     for item in filter(None, (s.strip() for s in settings.split(","))):
         key, colon, raw = item.partition(":")
         key = key.strip()
         if not colon:
             raise ValueError(f"variant setting {item!r} is not key:value")
-        if key == "notebook_context":
+        if key in EVAL_SWITCHES:
             if raw.strip().lower() not in _TRUE:
-                raise ValueError(f"notebook_context is on or off, not {raw!r}")
-            notebook_context = _TRUE[raw.strip().lower()]
+                raise ValueError(f"{key} is on or off, not {raw!r}")
+            switches[key] = _TRUE[raw.strip().lower()]
         elif key in ModelConfig.model_fields:
             changes[key] = _value(raw)
         else:
@@ -109,7 +118,7 @@ def apply_variant(base: EvalConfig, spec: str) -> EvalConfig:
         k: ModelConfig.model_validate({**m.model_dump(exclude_unset=True), **changes})
         for k, m in base.models.items()
     }
-    return EvalConfig(name.strip(), models, dict(base.routes), dict(base.prompt_styles), notebook_context)
+    return EvalConfig(name.strip(), models, dict(base.routes), dict(base.prompt_styles), **switches)
 
 
 def config_from_file(path: str, name: str | None = None) -> EvalConfig:
@@ -139,9 +148,19 @@ def config_from_json(spec: str) -> EvalConfig:
 
 
 async def run_task(
-    handler: BaseInlineCompletionHandler, task: Task, number: int, notebook_context: bool
+    handler: BaseInlineCompletionHandler,
+    task: Task,
+    number: int,
+    notebook_context: bool,
+    cell_outputs: bool = True,
+    kernel_candidates: bool = True,
 ) -> dict[str, Any]:
-    request = task.request(number, notebook_context=notebook_context)
+    request = task.request(
+        number,
+        notebook_context=notebook_context,
+        cell_outputs=cell_outputs,
+        kernel_candidates=kernel_candidates,
+    )
     notes: list[str] = []
     text, error, first = "", None, None
     start = time.perf_counter()
@@ -187,7 +206,7 @@ async def run_config(
                 async for _ in h.suggest(warm, []):
                     pass
         for i, task in enumerate(tasks, 1):
-            results.append(await run_task(h, task, i, config.notebook_context))
+            results.append(await run_task(h, task, i, **config.switches()))
             if progress is not None:
                 progress(f"{config.name}: {i}/{len(tasks)}")
     finally:

@@ -10,7 +10,14 @@ document exactly, so the model sees the real text on both sides. Three kinds:
     a random span inside a line (at least 3 characters, never the whole line's content);
 ``block``
     the whole body of a block after a line ending with ``:`` (at most ``MAX_BLOCK_LINES`` lines),
-    from the first body line's indentation to the end of its last non-blank line.
+    from the first body line's indentation to the end of its last non-blank line;
+``member``
+    what follows ``name.`` (an attribute), ``name[`` (a key: a string literal or a name) or
+    ``name(`` (a keyword argument ``sep=``): where the kernel's candidates help. Not in the
+    default kinds.
+
+Notebook cells above a task's cell carry their saved outputs (text only, as the editor sends
+them), and ``kernel.py`` can give ``member`` tasks what a real kernel completes at the cursor.
 
 Sampling: every candidate of a kind across the folder (files in sorted order) is listed, then
 ``random.Random(seed)`` picks ``samples`` of them (and, for spans, where the span starts and ends).
@@ -22,13 +29,22 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..protocol import ContextCell, InlineCompletionRequest
+from ..protocol import (
+    MAX_CELL_OUTPUTS,
+    MAX_OUTPUT_TEXT,
+    CellOutput,
+    ContextCell,
+    InlineCompletionRequest,
+    KernelCandidates,
+)
 
-KINDS: tuple[str, ...] = ("next_line", "span", "block")
+KINDS: tuple[str, ...] = ("next_line", "span", "block", "member")
+DEFAULT_KINDS: tuple[str, ...] = ("next_line", "span", "block")
 MAX_BLOCK_LINES = 12
 MAX_BLOCK_CHARS = 800
 MIN_LINE_CHARS = 4  # a next_line target has at least this many non-blank characters
@@ -66,26 +82,40 @@ class Task:
     language: str = "python"
     cells_above: list[ContextCell] = field(default_factory=list)
     cells_below: list[ContextCell] = field(default_factory=list)
+    # what the kernel completes at the cursor (``kernel.py`` fills it in for ``member`` tasks)
+    kernel_candidates: KernelCandidates | None = None
 
-    def request(self, number: int = 0, notebook_context: bool = True) -> InlineCompletionRequest:
-        """The request the editor would send at this cursor."""
+    def request(
+        self,
+        number: int = 0,
+        notebook_context: bool = True,
+        cell_outputs: bool = True,
+        kernel_candidates: bool = True,
+    ) -> InlineCompletionRequest:
+        """The request the editor would send at this cursor (with the editor's switches)."""
         path = self.path.split("#", 1)[0]
+        above = list(self.cells_above) if notebook_context else []
+        if not cell_outputs:
+            above = [c.model_copy(update={"outputs": []}) if c.outputs else c for c in above]
         return InlineCompletionRequest(
             number=number,
             path=path,
             language=self.language,
             prefix=self.prefix,
             suffix=self.suffix,
-            cells_above=list(self.cells_above) if notebook_context else [],
+            cells_above=above,
             cells_below=list(self.cells_below) if notebook_context else [],
+            kernel_candidates=self.kernel_candidates if kernel_candidates else None,
         )
 
     def summary(self) -> dict[str, Any]:
         """The task for a JSON report (without the long prefix and suffix)."""
         d = asdict(self)
-        for key in ("prefix", "suffix", "cells_above", "cells_below"):
+        for key in ("prefix", "suffix", "cells_above", "cells_below", "kernel_candidates"):
             d.pop(key)
         d["context_cells"] = len(self.cells_above) + len(self.cells_below)
+        d["context_outputs"] = sum(len(c.outputs) for c in self.cells_above)
+        d["kernel_candidates"] = len(self.kernel_candidates.items) if self.kernel_candidates else 0
         return d
 
 
@@ -97,11 +127,47 @@ def _cell_source(cell: dict[str, Any]) -> str:
     return "".join(src) if isinstance(src, list) else str(src)
 
 
+def _text(value: Any) -> str:
+    return "".join(str(v) for v in value) if isinstance(value, list) else str(value or "")
+
+
+def output_from_nbformat(output: Any) -> CellOutput | None:
+    """A saved output as the editor sends it: text results, streams, an error's name and message;
+    never images or widgets (the prompt builder cleans and cuts the text)."""
+    if not isinstance(output, dict):
+        return None
+    kind = output.get("output_type")
+    if kind == "stream":
+        text = _text(output.get("text"))
+    elif kind == "error":
+        name, value = str(output.get("ename") or ""), str(output.get("evalue") or "")
+        text = f"{name}: {value}" if value else name
+    elif kind in ("execute_result", "display_data"):
+        text = _text((output.get("data") or {}).get("text/plain"))
+    else:
+        return None
+    if not text.strip():
+        return None
+    return CellOutput(output_type=kind, text=text[:MAX_OUTPUT_TEXT])
+
+
+def _context_cell(cell: dict[str, Any], with_outputs: bool) -> ContextCell:
+    outputs: list[CellOutput] = []
+    if with_outputs and cell["cell_type"] == "code":
+        for raw in cell.get("outputs") or []:
+            out = output_from_nbformat(raw)
+            if out is not None and len(outputs) < MAX_CELL_OUTPUTS:
+                outputs.append(out)
+    return ContextCell(cell_type=cell["cell_type"], source=_cell_source(cell), outputs=outputs)
+
+
 def notebook_documents(rel: str, nb: dict[str, Any]) -> list[Document]:
-    """One document per code cell; every other cell (code or markdown) is its context."""
+    """One document per code cell; every other cell (code or markdown) is its context, the cells
+    above with their saved outputs."""
     lang = ((nb.get("metadata") or {}).get("language_info") or {}).get("name") or "python"
     cells = [c for c in nb.get("cells", []) if c.get("cell_type") in ("code", "markdown", "raw")]
-    ctx = [ContextCell(cell_type=c["cell_type"], source=_cell_source(c)) for c in cells]
+    above = [_context_cell(c, with_outputs=True) for c in cells]
+    below = [_context_cell(c, with_outputs=False) for c in cells]
     docs = []
     for i, cell in enumerate(cells):
         if cell["cell_type"] != "code":
@@ -111,8 +177,8 @@ def notebook_documents(rel: str, nb: dict[str, Any]) -> list[Document]:
                 path=f"{rel}#cell{i}",
                 text=_cell_source(cell),
                 language=lang,
-                cells_above=ctx[:i],
-                cells_below=ctx[i + 1 :],
+                cells_above=above[:i],
+                cells_below=below[i + 1 :],
             )
         )
     return docs
@@ -208,6 +274,49 @@ def _block_candidates(doc: Document) -> list[tuple[int, int, int]]:
     return out
 
 
+# `name.` / `name[` / `name(` (a name right before the trigger; mirrors src/kernel.ts) and what
+# the user would type after it
+_TRIGGER = re.compile(r"[.\[(]")
+_NAME_BEFORE = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_DEFINITION = re.compile(r"\b(?:def|class)\s+$")
+_AFTER = {
+    ".": re.compile(r"[A-Za-z_]\w*"),
+    "[": re.compile(r"'[^'\n\\]{1,60}'|\"[^\"\n\\]{1,60}\"|[A-Za-z_]\w*"),
+    "(": re.compile(r"[A-Za-z_]\w*=(?!=)"),
+}
+
+
+def _in_string_or_comment(text: str) -> bool:
+    quote = None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return True
+        i += 1
+    return quote is not None
+
+
+def _member_candidates(doc: Document) -> list[tuple[int, int, int]]:
+    """(line index, start, end) of what follows each ``name.`` / ``name[`` / ``name(``."""
+    out = []
+    for i, (pos, line) in enumerate(_lines(doc.text)):
+        for m in _TRIGGER.finditer(line):
+            name = _NAME_BEFORE.search(line, 0, m.start())
+            after = _AFTER[m.group()].match(line, m.end())
+            before = line[: name.start()] if name else ""
+            if name and after and not _in_string_or_comment(before) and not _DEFINITION.search(before):
+                out.append((i, pos + m.end(), pos + after.end()))
+    return out
+
+
 def _make_task(doc: Document, kind: str, n: int, start: int, end: int) -> Task:
     line = doc.text.count("\n", 0, start) + 1
     column = start - (doc.text.rfind("\n", 0, start) + 1)
@@ -227,7 +336,7 @@ def _make_task(doc: Document, kind: str, n: int, start: int, end: int) -> Task:
 
 
 def sample_tasks(
-    documents: Sequence[Document], samples: int, seed: int = 0, kinds: Iterable[str] = KINDS
+    documents: Sequence[Document], samples: int, seed: int = 0, kinds: Iterable[str] = DEFAULT_KINDS
 ) -> list[Task]:
     """``samples`` tasks of each kind (fewer when the folder has fewer candidates), deterministically."""
     tasks: list[Task] = []
@@ -235,7 +344,7 @@ def sample_tasks(
         if kind not in KINDS:
             raise ValueError(f"unknown task kind {kind!r}; known: {', '.join(KINDS)}")
         rng = random.Random(f"{seed}:{kind}")
-        finder = _block_candidates if kind == "block" else _line_candidates
+        finder = {"block": _block_candidates, "member": _member_candidates}.get(kind, _line_candidates)
         pool = [(d, c) for d in documents for c in finder(d)]
         if kind == "span":
             pool = [(d, c) for d, c in pool if c[2] - c[1] >= 8]

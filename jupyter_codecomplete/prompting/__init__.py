@@ -10,7 +10,7 @@ Public interface (used by ``completion/`` and ``web/``; keep these names and sig
 """
 
 from .builder import MODES, Budget, BuiltPrompt, PromptError, PromptRequest, build_prompt, parse_request
-from .styles import BUILTIN_STYLES, ChatSpec, FimSpec, PromptStyle, RepoSpec, StyleRegistry
+from .styles import BUILTIN_STYLES, ChatSpec, FimSpec, NotebookSpec, PromptStyle, RepoSpec, StyleRegistry
 from .tokens import (
     CallableCounter,
     EstimateCounter,
@@ -30,6 +30,7 @@ __all__ = [
     "ChatSpec",
     "EstimateCounter",
     "FimSpec",
+    "NotebookSpec",
     "PromptError",
     "PromptRequest",
     "PromptStyle",

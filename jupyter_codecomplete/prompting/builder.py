@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..protocol import ContextCell
+from ..protocol import ContextCell, KernelCandidates
 from .budget import Kept, keep_head, keep_tail
 from .context import (
     assemble_prefix,
@@ -38,6 +38,7 @@ from .context import (
 )
 from .errors import PromptError
 from .healing import split_heal
+from .outputs import CellOutputs, cursor_indent, insert_candidates, render_candidates
 from .styles import PromptStyle
 from .tokens import EstimateCounter, TokenCounter
 
@@ -71,6 +72,8 @@ class PromptRequest(BaseModel):
     cells_below: list[ContextCell] = Field(default_factory=list)
     stop: list[str] = Field(default_factory=list)
     native_suffix: bool | None = None
+    # what the notebook's kernel completes at the cursor (written right above the cursor's line)
+    kernel_candidates: KernelCandidates | None = None
 
 
 class Budget(BaseModel):
@@ -355,8 +358,9 @@ def build_prompt(
     files = list(request.files.items()) if plan.repo else []
     repo_name = request.repo_name if plan.repo else None
 
+    prefix_in, outputs = _notebook_context(request, style, fields)
     if budget is None:
-        prefix_text, _ = assemble_prefix(request.cells_above, request.prefix, language)
+        prefix_text, _ = assemble_prefix(request.cells_above, prefix_in, language, outputs=outputs.all())
         suffix_text = assemble_suffix(request.suffix, request.cells_below, language)[0] if plan.infill else ""
         prefix_text, heal = split_heal(prefix_text) if style.heal else (prefix_text, "")
         blocks = [_file_block(style, p, c, fields) for p, c in files]
@@ -375,7 +379,29 @@ def build_prompt(
             dropped=[],
         )
 
-    return _build_with_budget(request, style, plan, budget, count, fields, language, notes, files, repo_name)
+    return _build_with_budget(
+        request, style, plan, budget, count, fields, language, notes, files, repo_name, prefix_in, outputs
+    )
+
+
+def _notebook_context(
+    request: PromptRequest, style: PromptStyle, fields: dict[str, str]
+) -> tuple[str, CellOutputs]:
+    """The prefix with the kernel's candidates above the cursor's line, and each cell's outputs."""
+    spec = style.notebook
+    marker = fields["comment"]
+    prefix = request.prefix
+    candidates = request.kernel_candidates
+    if spec.candidates and candidates is not None:
+        label = spec.candidates_label.format(**fields, expression=candidates.expression)
+        block = render_candidates(candidates, label, marker, cursor_indent(prefix))
+        prefix = insert_candidates(prefix, block)
+    labels = (
+        spec.output_label.format(**fields, expression=""),
+        spec.error_label.format(**fields, expression=""),
+    )
+    outputs = CellOutputs(request.cells_above, labels, marker, enabled=spec.outputs)
+    return prefix, outputs
 
 
 def _result(
@@ -428,6 +454,8 @@ def _build_with_budget(
     notes: list[str],
     files: list[tuple[str, str]],
     repo_name: str | None,
+    prefix_in: str,
+    outputs: CellOutputs,
 ) -> BuiltPrompt:
     window = budget.context_window - budget.max_new_tokens
     if window <= 0:
@@ -440,7 +468,8 @@ def _build_with_budget(
     overhead = count.count(skeleton.prompt)
     avail = window - overhead - budget.safety_tokens
     max_chars = max(avail, 1) * _MAX_CHARS_PER_TOKEN
-    prefix_text, cut_p = assemble_prefix(request.cells_above, request.prefix, language, max_chars)
+    # outputs are left out here: they only get what the code leaves (see _fit_outputs)
+    prefix_text, cut_p = assemble_prefix(request.cells_above, prefix_in, language, max_chars)
     suffix_text, cut_s = ("", False)
     if plan.infill:
         suffix_text, cut_s = assemble_suffix(request.suffix, request.cells_below, language, max_chars)
@@ -462,6 +491,9 @@ def _build_with_budget(
     for _ in range(_FIT_ROUNDS):
         pre, suf = _fit_prefix_suffix(prefix_text, suffix_text, p_line, s_line, text_avail, budget, count)
         left = avail - pre.tokens - suf.tokens
+        pre, left, outputs_complete = _fit_outputs(
+            request, prefix_in, language, style.heal, outputs, pre, cut_p, left, count
+        )
         blocks, used, dropped, files_tokens = _fit_files(style, files, fields, left, budget, count)
         rendered = _render(style, plan, fields, pre.text, suf.text, blocks, repo_name)
         # counted by parts (template, prefix, suffix, files): each part was counted exactly
@@ -483,6 +515,8 @@ def _build_with_budget(
         notes.append("context below the cursor was trimmed to fit the token budget")
     if dropped:
         notes.append(f"files left out to fit the token budget: {', '.join(dropped)}")
+    if not outputs_complete:
+        notes.append("cell outputs left out to fit the token budget")
     return _result(
         style,
         plan,
@@ -514,6 +548,50 @@ def _fit_prefix_suffix(
         # the cursor lines forced more than a share allowed: shrink the prefix first
         pre = keep_tail(prefix, avail - suf.tokens, count, min_start=p_line)
     return pre, suf
+
+
+def _fit_outputs(
+    request: PromptRequest,
+    prefix_in: str,
+    language: str | None,
+    heal: bool,
+    outputs: CellOutputs,
+    pre: Kept,
+    cut: bool,
+    left: int,
+    count: TokenCounter,
+) -> tuple[Kept, int, bool]:
+    """Add cell outputs, nearest cell first, into what the code left: outputs rank below code.
+
+    Only when every cell above fit whole (a cell's output without the cell would mislead);
+    stops at the first cell whose outputs do not fit, and renders no output past it. Returns
+    (prefix, tokens left, whether every cell's outputs are in).
+    """
+    if not outputs.indexes:
+        return pre, left, True
+    if cut or not pre.complete or left <= 0:
+        return pre, left, False
+    chosen: dict[int, str] = {}
+    spent = 0
+    complete = True
+    for index in reversed(outputs.indexes):
+        text = outputs.get(index)
+        if text is None:
+            continue
+        # an output block longer than any tokenizer could pack into what is left is not counted
+        cost = count.count(text + "\n") if len(text) <= left * _MAX_CHARS_PER_TOKEN else left + 1
+        if cost > left:
+            complete = False
+            break
+        chosen[index] = text
+        left -= cost
+        spent += cost
+    if not chosen:
+        return pre, left, complete
+    text, _ = assemble_prefix(request.cells_above, prefix_in, language, outputs=chosen)
+    if heal:
+        text = split_heal(text)[0]
+    return Kept(text, pre.tokens + spent, True), left, complete
 
 
 def _fit_files(

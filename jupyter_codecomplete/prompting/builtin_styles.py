@@ -87,6 +87,12 @@ BUILTIN_RECORDS: dict[str, dict[str, Any]] = {
         },
         "stop": ["</COMPLETION>"],
         "leftovers": ["<COMPLETION>", "</COMPLETION>"],
+        # an instruction model reads labels as sentences
+        "notebook": {
+            "output_label": "{comment} Output of the cell above:",
+            "error_label": "{comment} The cell above failed with:",
+            "candidates_label": "{comment} The running kernel completes {expression} with:",
+        },
     },
     "starcoder": {
         "description": "StarCoder / StarCoderBase (BigCode, 2023).",

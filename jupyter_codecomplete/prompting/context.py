@@ -2,7 +2,8 @@
 
 Cells above the cursor become the top of the prefix, cells below the end of the suffix. Markdown
 cells become line comments of the current cell's language; raw cells are left out (they hold
-nbconvert material, not code); outputs are never in a request. Cells are separated by one blank line.
+nbconvert material, not code). A code cell's outputs, when the caller passes them (rendered by
+``outputs.py``), follow its source. Cells are separated by one blank line.
 
 Assembly is lazy: cells are taken nearest-first and the walk stops once ``max_chars`` characters are
 collected, so a 1,000-cell notebook is not joined whole when only its last cells fit the budget.
@@ -11,7 +12,7 @@ collected, so a 1,000-cell notebook is not joined whole when only its last cells
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..protocol import ContextCell
 
@@ -274,26 +275,39 @@ def cell_text(cell: ContextCell, language: str | None) -> str | None:
 
 
 def _collect(
-    cells: Iterable[ContextCell], language: str | None, max_chars: int | None
+    cells: Iterable[tuple[int, ContextCell]],
+    language: str | None,
+    max_chars: int | None,
+    outputs: Mapping[int, str] | None = None,
 ) -> tuple[list[str], bool]:
     out: list[str] = []
     total = 0
-    for cell in cells:
+    for index, cell in cells:
         if max_chars is not None and total >= max_chars:
             return out, True
         text = cell_text(cell, language)
         if text is None:
             continue
+        if outputs and index in outputs:
+            text += "\n" + outputs[index]
         out.append(text)
         total += len(text) + len(CELL_SEPARATOR)
     return out, False
 
 
 def assemble_prefix(
-    cells_above: Sequence[ContextCell], prefix: str, language: str | None, max_chars: int | None = None
+    cells_above: Sequence[ContextCell],
+    prefix: str,
+    language: str | None,
+    max_chars: int | None = None,
+    outputs: Mapping[int, str] | None = None,
 ) -> tuple[str, bool]:
-    """Cells above (nearest last) + the current cell's prefix. Returns (text, cut_short)."""
-    parts, cut = _collect(reversed(cells_above), language, max_chars)
+    """Cells above (nearest last) + the current cell's prefix. Returns (text, cut_short).
+
+    ``outputs``: index in ``cells_above`` -> that cell's rendered outputs, written after its source.
+    """
+    indexed = ((i, cells_above[i]) for i in range(len(cells_above) - 1, -1, -1))
+    parts, cut = _collect(indexed, language, max_chars, outputs)
     if not parts:
         return prefix, cut
     parts.reverse()
@@ -304,7 +318,7 @@ def assemble_suffix(
     suffix: str, cells_below: Sequence[ContextCell], language: str | None, max_chars: int | None = None
 ) -> tuple[str, bool]:
     """The current cell's suffix + cells below (nearest first). Returns (text, cut_short)."""
-    parts, cut = _collect(cells_below, language, max_chars)
+    parts, cut = _collect(enumerate(cells_below), language, max_chars)
     if not parts:
         return suffix, cut
     return suffix.rstrip("\n") + CELL_SEPARATOR + CELL_SEPARATOR.join(parts), cut

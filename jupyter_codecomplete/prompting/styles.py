@@ -112,6 +112,32 @@ class ChatSpec(BaseModel):
     )
 
 
+NOTEBOOK_FIELDS = TEMPLATE_FIELDS | {"expression"}
+
+
+def _check_notebook_template(value: str) -> str:
+    return _check_template(value, NOTEBOOK_FIELDS)
+
+
+class NotebookSpec(BaseModel):
+    """How a family is shown what only a notebook knows: cell outputs and the kernel's candidates.
+
+    Both are written as line comments of the cell's language; these are the label lines before
+    them (``{comment}`` is the marker, ``{expression}`` the text the kernel completed, e.g.
+    ``df[``). An empty label writes no label line; ``outputs`` / ``candidates`` false leaves that
+    context out for the family.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    outputs: bool = True
+    candidates: bool = True
+    output_label: str = "{comment} Out:"
+    error_label: str = "{comment} Error:"
+    candidates_label: str = "{comment} The kernel completes {expression} with:"
+
+    _tmpl = field_validator("output_label", "error_label", "candidates_label")(_check_notebook_template)
+
+
 class PromptStyle(BaseModel):
     """One model family's prompt format. See the module docstring for template fields."""
 
@@ -142,6 +168,8 @@ class PromptStyle(BaseModel):
     # The family is not trained for fill-in-the-middle (Code Llama 34B/70B and -Python, CodeGemma
     # -it): completion mode, also where a server could write a FIM prompt itself.
     no_infill: bool = False
+    # Cell outputs and kernel candidates: their labels (comment lines), or off for this family.
+    notebook: NotebookSpec = Field(default_factory=NotebookSpec)
 
     _tmpl = field_validator("prompt_start", "prompt_end", "header")(_check_template)
 

@@ -27,7 +27,14 @@ from ..completion.base import with_deadlines
 from ..completion.default import OFF_LOOP_CHARS
 from ..postprocess import make_pipeline
 from ..prompting import PromptError, PromptRequest
-from ..protocol import MAX_DEPTH, MAX_TEXT, InlineCompletionRequest, nesting_depth
+from ..protocol import (
+    MAX_DEPTH,
+    MAX_TEXT,
+    ContextCell,
+    InlineCompletionRequest,
+    KernelCandidates,
+    nesting_depth,
+)
 from .websocket import AUTH_RESOURCE, too_deep_message, validation_message
 
 # Most stop sequences a REST request may add, and their longest length (OpenAI itself takes 4).
@@ -52,6 +59,13 @@ class CompletionRequestBody(BaseModel):
     repo_name: str | None = None
     file_path: str | None = None
     language: str | None = None
+    cells_above: list[ContextCell] | None = Field(
+        None, description="Notebook cells above the cursor (code cells may carry their outputs)."
+    )
+    cells_below: list[ContextCell] | None = Field(None, description="Notebook cells below the cursor.")
+    kernel_candidates: KernelCandidates | None = Field(
+        None, description="What the notebook's kernel completes at the cursor."
+    )
     max_tokens: Annotated[int, Field(ge=1, le=32768)] | None = None
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     stop: Annotated[
@@ -126,6 +140,9 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             repo_name=body.repo_name or (engine.repo_name if body.files else None),
             file_path=body.file_path,
             language=body.language,
+            cells_above=body.cells_above or [],
+            cells_below=body.cells_below or [],
+            kernel_candidates=body.kernel_candidates,
         )
         size = len(body.prompt) + len(body.suffix or "") + sum(len(v) for v in (body.files or {}).values())
         try:

@@ -118,6 +118,67 @@ EXTRA_CASES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
+# Notebook context only Jupyter has (issue 15): the outputs of the cells above (a result, a
+# traceback's last line with ANSI colours, a progress bar) and the kernel's candidates at `df[`.
+NOTEBOOK_OUTPUTS_ABOVE: list[dict[str, Any]] = [
+    {
+        "cell_type": "code",
+        "source": "import pandas as pd\ndf = pd.read_csv('sales.csv')\ndf.head(2)",
+        "outputs": [{"output_type": "execute_result", "text": "   price  qty\n0    1.0    2\n1    2.5    1"}],
+    },
+    {
+        "cell_type": "code",
+        "source": "df['prize'].sum()",
+        "outputs": [
+            {
+                "output_type": "error",
+                "text": "\u001b[0;31mKeyError\u001b[0m                  Traceback\n"
+                "\u001b[0;31mKeyError\u001b[0m: 'prize'",
+            }
+        ],
+    },
+    {
+        "cell_type": "code",
+        "source": "for _ in track(range(3)): pass",
+        "outputs": [{"output_type": "stream", "text": " 33%|###\r 66%|######\r100%|##########\n"}],
+    },
+]
+KERNEL_CANDIDATES = {
+    "expression": "df[",
+    "items": [{"text": "'price'", "type": "dict key"}, {"text": "'qty'", "type": "dict key"}],
+}
+NB_PREFIX = "def revenue(df):\n    return df["
+NB_SUFFIX = "\n\nprint(revenue(df))\n"
+NB_BASE: dict[str, Any] = {
+    "file_path": "sales.ipynb",
+    "language": "python",
+    "cells_above": NOTEBOOK_OUTPUTS_ABOVE,
+    "kernel_candidates": KERNEL_CANDIDATES,
+    "prefix": NB_PREFIX,
+}
+NOTEBOOK_CONTEXT_CASES: dict[str, dict[str, Any]] = {
+    "outputs-completion": {**NB_BASE, "mode": "completion"},
+    "outputs-infill": {**NB_BASE, "mode": "infill", "suffix": NB_SUFFIX},
+    "outputs-repository": {**NB_BASE, "mode": "repository", "files": FILES, "repo_name": "demo"},
+    "outputs-repository-infill": {
+        **NB_BASE,
+        "mode": "repository_infill",
+        "suffix": NB_SUFFIX,
+        "files": FILES,
+        "repo_name": "demo",
+    },
+}
+NOTEBOOK_CONTEXT_STYLES = (
+    "qwen2.5-coder",
+    "deepseek-coder",
+    "codellama",
+    "starcoder2",
+    "codestral",
+    "chat",
+    "raw",
+)
+
+
 def supported(style_name: str, case: str) -> bool:
     style = BUILTIN_STYLES[style_name]
     if "infill" in case and not style.supports_infill:
@@ -139,6 +200,10 @@ def all_cases() -> dict[str, tuple[str, dict[str, Any]]]:
     for name in BUILTIN_STYLES:
         for case, request in MODE_CASES.items():
             if supported(name, case):
+                cases[f"{name}--{case}"] = (name, request)
+    for name in NOTEBOOK_CONTEXT_STYLES:
+        for case, request in NOTEBOOK_CONTEXT_CASES.items():
+            if supported(name, case) or (BUILTIN_STYLES[name].chat and case == "outputs-infill"):
                 cases[f"{name}--{case}"] = (name, request)
     cases.update(EXTRA_CASES)
     return cases
