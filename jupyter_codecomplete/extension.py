@@ -89,6 +89,22 @@ class CodeCompleteApp(ExtensionApp):
         config=True,
         help="Largest websocket message accepted; larger ones get an error reply naming this limit.",
     )
+    max_suggestion_chars = Int(
+        16_000,
+        config=True,
+        help="Longest suggestion in characters: reaching it ends the suggestion, closes the model's "
+        "stream and says so in the reply's notes (a model that ignores max_tokens cannot flood the "
+        "browser). The model's own text is read up to four times this much.",
+    )
+    max_suggestion_lines = Int(
+        400, config=True, help="Most lines of a suggestion (as max_suggestion_chars)."
+    )
+    max_queued_bytes = Int(
+        4 * 1024 * 1024,
+        config=True,
+        help="Websocket: most bytes queued for a client that does not read; past it the request is "
+        "ended (its model stream closed) with a 'slow_client' error, past twice it the socket is closed.",
+    )
 
     recent_completions = Int(
         256,
@@ -206,6 +222,8 @@ class CodeCompleteApp(ExtensionApp):
             "styles": StyleRegistry(self.prompt_styles),
             "repo_name": self.repo_name or os.path.basename(os.path.abspath(self.serverapp.root_dir)),
             "recent_completions": self.recent_completions,
+            "max_suggestion_chars": self.max_suggestion_chars,
+            "max_suggestion_lines": self.max_suggestion_lines,
         }
         return cls(log=self.log, settings=settings)
 

@@ -5,16 +5,53 @@ The websocket ``api/codecomplete/inline`` speaks JSON text frames. The client se
 (``type: "cancel"``); the server answers with :class:`InlineCompletionReply` (non-streamed),
 :class:`InlineCompletionStreamChunk` (streamed) or :class:`ErrorReply`. Every answer carries
 ``reply_to``: the ``number`` of the request it answers. See ``docs/protocol.md``.
+
+Protocol versions: 1 sends the whole suggestion so far in every ``stream`` message; 2 sends only
+what is new (``delta: true``), so an n-character suggestion costs O(n) bytes on the wire. The
+server's ``hello`` names the versions it speaks; a client that wants version 2 answers with a
+:class:`ClientHello`. A client that sends none (an old client) keeps version 1.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import re
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 # Limits that keep one message from flooding the engine; the websocket also has a byte limit.
 MAX_TEXT = 4_000_000
+# Deepest JSON nesting a request may have (a valid one needs about 6); deeper is refused before
+# validation, and the parser's own recursion limit is caught.
+MAX_DEPTH = 32
+PROTOCOL_VERSIONS = (1, 2)
+
+
+def nesting_depth(data: Any, limit: int = MAX_DEPTH) -> int:
+    """Depth of nested lists/dicts in ``data``, counted without recursion; stops past ``limit``."""
+    depth = 0
+    level: list[Any] = [data]
+    while level:
+        containers = [x for x in level if isinstance(x, dict | list)]
+        if not containers:
+            break
+        depth += 1
+        if depth > limit:
+            break
+        nxt: list[Any] = []
+        for c in containers:
+            nxt.extend(c.values() if isinstance(c, dict) else c)
+        level = nxt
+    return depth
+
+
+_NUMBER_RE = re.compile(r'^\s*\{[^{}\[\]]*?"number"\s*:\s*(\d{1,15})\s*[,}]')
+
+
+def number_hint(message: str) -> int:
+    """The request number of a message that cannot be parsed, when it is readable at the top level."""
+    m = _NUMBER_RE.match(message[:4096])
+    return int(m.group(1)) if m else -1
 # Cell outputs and kernel candidates are hints, not code: small limits (the client cuts to less).
 MAX_OUTPUT_TEXT = 20_000
 MAX_CELL_OUTPUTS = 32
@@ -100,8 +137,19 @@ class CancelRequest(_Strict):
     number: Annotated[int, Field(ge=0, strict=True)]
 
 
-ClientMessage = Annotated[InlineCompletionRequest | CancelRequest, Field(discriminator="type")]
-client_message_adapter: TypeAdapter[InlineCompletionRequest | CancelRequest] = TypeAdapter(ClientMessage)
+class ClientHello(_Strict):
+    """The client's answer to the server's hello: the protocol version it wants on this socket."""
+
+    type: Literal["hello"]
+    protocol: Annotated[int, Field(ge=1, strict=True)]
+
+
+ClientMessage = Annotated[
+    InlineCompletionRequest | CancelRequest | ClientHello, Field(discriminator="type")
+]
+client_message_adapter: TypeAdapter[InlineCompletionRequest | CancelRequest | ClientHello] = TypeAdapter(
+    ClientMessage
+)
 
 
 class InlineCompletionItem(BaseModel):
@@ -145,12 +193,14 @@ class InlineCompletionReply(BaseModel):
 
 
 class InlineCompletionStreamChunk(BaseModel):
-    """A streamed update: ``response.insertText`` is the whole suggestion so far (not a delta)."""
+    """A streamed update: ``response.insertText`` is the whole suggestion so far (protocol 1), or
+    only what is new since the previous chunk when ``delta`` is true (protocol 2)."""
 
     type: Literal["stream"] = "stream"
     reply_to: int
     response: InlineCompletionItem
     done: bool
+    delta: bool = False
     model: ServingModel | None = None
     notes: list[str] = Field(default_factory=list)
     error: ErrorInfo | None = None
@@ -165,9 +215,13 @@ class ErrorReply(BaseModel):
 
 
 class HelloMessage(BaseModel):
-    """Sent once when the socket opens: protocol version and the model that serves by default."""
+    """Sent once when the socket opens: protocol version and the model that serves by default.
+
+    ``protocol`` is the version in force until the client asks for another one of ``protocols``
+    with a :class:`ClientHello`."""
 
     type: Literal["hello"] = "hello"
     protocol: int = 1
+    protocols: list[int] = Field(default_factory=lambda: list(PROTOCOL_VERSIONS))
     model: ServingModel | None = None
     max_message_bytes: int

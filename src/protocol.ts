@@ -131,13 +131,16 @@ export interface IInlineCompletionReply {
 }
 
 /**
- * A streamed update: `response.insertText` is the whole suggestion so far.
+ * A streamed update: `response.insertText` is the whole suggestion so far, or with
+ * `delta` (protocol 2) only what is new since the previous chunk. The socket client
+ * rebuilds the whole text, so its readers always see the whole suggestion so far.
  */
 export interface IStreamChunk {
   type: 'stream';
   reply_to: number;
   response: ICompletionItem;
   done: boolean;
+  delta?: boolean;
   model?: IServingModel | null;
   notes?: string[];
   error?: IErrorInfo | null;
@@ -157,9 +160,29 @@ export interface IErrorReply {
  */
 export interface IHelloMessage {
   type: 'hello';
+  /**
+   * The version in force until the client asks for another.
+   */
   protocol: number;
+  /**
+   * The versions the server speaks (absent from servers that speak only 1).
+   */
+  protocols?: number[];
   model: IServingModel | null;
   max_message_bytes: number;
+}
+
+/**
+ * The newest protocol version this client speaks: 2 streams deltas.
+ */
+export const PROTOCOL_VERSION = 2;
+
+/**
+ * The client's answer to the hello: the protocol version it wants (client to server).
+ */
+export interface IClientHello {
+  type: 'hello';
+  protocol: number;
 }
 
 /**
@@ -176,7 +199,8 @@ export type ServerMessage =
  */
 export const QUIET_ERROR_TYPES: ReadonlyArray<string> = [
   'cancelled',
-  'superseded'
+  'superseded',
+  'not_running'
 ];
 
 /**

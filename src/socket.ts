@@ -15,6 +15,8 @@ import {
   IRequestBody,
   IStreamChunk,
   IServingModel,
+  isQuietError,
+  PROTOCOL_VERSION,
   ServerMessage
 } from './protocol';
 
@@ -269,7 +271,8 @@ export class CompletionSocket implements IDisposable {
       number,
       reply,
       replied: false,
-      chunks: body.stream ? new ChunkQueue() : null
+      chunks: body.stream ? new ChunkQueue() : null,
+      text: ''
     };
     this._pending.set(number, entry);
     const message = { type: 'inline_completion', number, ...body };
@@ -358,6 +361,7 @@ export class CompletionSocket implements IDisposable {
       case 'hello':
         this._hello = message;
         this._setModel(message.model ?? null);
+        this._negotiate(message);
         break;
       case 'inline_completion':
         this._onReply(message);
@@ -371,6 +375,31 @@ export class CompletionSocket implements IDisposable {
       default:
         break;
     }
+  }
+
+  /**
+   * Ask for the newest protocol both sides speak (2: stream deltas); a server that names
+   * no `protocols` speaks only 1, and then nothing is sent.
+   */
+  private _negotiate(hello: IHelloMessage): void {
+    this._protocol = hello.protocol ?? 1;
+    const common = (hello.protocols ?? []).filter(v => v <= PROTOCOL_VERSION);
+    const wanted = common.length ? Math.max(...common) : this._protocol;
+    if (wanted > this._protocol && this._ws) {
+      try {
+        this._ws.send(JSON.stringify({ type: 'hello', protocol: wanted }));
+        this._protocol = wanted;
+      } catch {
+        // The close handler does the work.
+      }
+    }
+  }
+
+  /**
+   * The protocol version in use on the current connection.
+   */
+  get protocol(): number {
+    return this._protocol;
   }
 
   private _onReply(message: IInlineCompletionReply): void {
@@ -413,6 +442,15 @@ export class CompletionSocket implements IDisposable {
       this._fail(entry, message.error);
       return;
     }
+    if (message.delta) {
+      // Protocol 2: rebuild the whole suggestion so far for the readers.
+      entry.text += message.response.insertText;
+      message = {
+        ...message,
+        delta: false,
+        response: { ...message.response, insertText: entry.text }
+      };
+    }
     entry.chunks.push(message);
     if (message.done) {
       this._pending.delete(entry.number);
@@ -422,7 +460,11 @@ export class CompletionSocket implements IDisposable {
   private _onError(replyTo: number, info: IErrorInfo): void {
     const entry = this._pending.get(replyTo);
     if (!entry) {
-      this._unmatchedError.emit(info);
+      // A late answer to a request already given up here (a cancel that crossed its
+      // end) is normal; anything else is worth reporting.
+      if (!isQuietError(info)) {
+        this._unmatchedError.emit(info);
+      }
       return;
     }
     this._fail(entry, info);
@@ -450,6 +492,7 @@ export class CompletionSocket implements IDisposable {
     }
     this._ws = null;
     this._hello = null;
+    this._protocol = 1;
     if (this._state === 'disposed') {
       return;
     }
@@ -503,6 +546,7 @@ export class CompletionSocket implements IDisposable {
   private _reconnectTimer: any = null;
   private _pending = new Map<number, Private.IEntry>();
   private _hello: IHelloMessage | null = null;
+  private _protocol = 1;
   private _model: IServingModel | null = null;
   private _stateChanged = new Signal<this, CompletionSocket.State>(this);
   private _modelChanged = new Signal<this, IServingModel | null>(this);
@@ -582,6 +626,10 @@ namespace Private {
     reply: PromiseDelegate<IInlineCompletionReply>;
     replied: boolean;
     chunks: ChunkQueue | null;
+    /**
+     * The suggestion so far, rebuilt from protocol-2 deltas.
+     */
+    text: string;
   }
 
   export function disconnectedMessage(delay: number | null): string {

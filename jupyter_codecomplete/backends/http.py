@@ -300,7 +300,18 @@ class HttpStreamingLLM(QuirkState, LLM):
         repair = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor)
         sent = False
         async for data in self.events(call):
-            event = self._read_event(data)
+            if not isinstance(data, dict):  # every provider's events are JSON objects
+                raise self._error(
+                    "backend_error",
+                    f"The model server sent an event of an unexpected shape ({type(data).__name__}).",
+                )
+            try:
+                event = self._read_event(data)
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+                raise self._error(
+                    "backend_error",
+                    f"The model server sent an event of an unexpected shape ({type(exc).__name__}).",
+                ) from exc
             if event.model:
                 self._reported = event.model
             text = repair.feed(event.text) if event.text else ""

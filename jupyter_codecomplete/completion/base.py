@@ -4,13 +4,18 @@ A completion handler turns one :class:`InlineCompletionRequest` into a suggestio
 implement :meth:`BaseInlineCompletionHandler.suggest` (an async iterator of *deltas* of the
 cleaned suggestion) and may override :meth:`model_info`. The base class gives them the rest:
 non-streamed and streamed replies, the error envelope (every failure becomes an
-:class:`ErrorInfo`, with secrets scrubbed), deadlines, and timing. Cancellation is the caller's
+:class:`ErrorInfo`, with secrets scrubbed), deadlines, timing, and the bounds every answer keeps
+whatever the model sends: a maximum suggestion size (:class:`SuggestionLimit`), secrets scrubbed
+from the suggestion itself (:class:`StreamScrubber`), and model text handed on in bounded pieces
+with the event loop yielded between them (:func:`with_deadlines`). Cancellation is the caller's
 ``Task.cancel()``: it propagates into ``suggest`` and must close whatever upstream stream is open.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
 import sys
 import time
@@ -39,12 +44,91 @@ class CompletionError(Exception):
         self.retry_after = retry_after
 
 
+# Defaults of c.CodeCompleteApp.max_suggestion_chars / max_suggestion_lines.
+DEFAULT_MAX_SUGGESTION_CHARS = 16_000
+DEFAULT_MAX_SUGGESTION_LINES = 400
+# The model's raw text is read up to this many times the suggestion limit (cleaning may drop text).
+RAW_TEXT_FACTOR = 4
+# Model text is cleaned in pieces of at most this many characters, the event loop yielded between.
+PIECE_CHARS = 4096
+
+
 def scrub(text: str, secrets: Sequence[str]) -> str:
     """Replace every secret in ``text`` with ``***``."""
     for s in secrets:
         if s:
             text = text.replace(s, "***")
     return text
+
+
+class StreamScrubber:
+    """:func:`scrub` for a stream of deltas: a secret split across two deltas is still replaced.
+
+    It holds back the end of the text while that end could be the start of a secret (at most the
+    longest secret's length minus one characters)."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        if not self.secrets:
+            return text
+        buf = scrub(self._held + text, self.secrets)
+        hold = 0
+        for s in self.secrets:
+            start = max(0, len(buf) - len(s) + 1)
+            i = buf.find(s[0], start)
+            while i != -1:
+                if s.startswith(buf[i:]):
+                    hold = max(hold, len(buf) - i)
+                    break
+                i = buf.find(s[0], i + 1)
+        self._held = buf[len(buf) - hold :] if hold else ""
+        return buf[: len(buf) - hold]
+
+    def finish(self) -> str:
+        held, self._held = self._held, ""
+        return held
+
+
+class SuggestionLimit:
+    """Caps a suggestion at ``max_chars`` characters and ``max_lines`` lines.
+
+    :meth:`take` returns what of a delta fits; once the limit is reached, ``reached`` is True and
+    the caller ends the suggestion (closing the model stream) and adds :meth:`note` to the notes."""
+
+    def __init__(self, max_chars: int, max_lines: int) -> None:
+        self.max_chars = max(1, max_chars)
+        self.max_lines = max(1, max_lines)
+        self.chars = 0
+        self.lines = 1
+        self.reached = False
+
+    def take(self, delta: str) -> str:
+        if self.reached:
+            return ""
+        cut: int | None = None
+        if self.chars + len(delta) > self.max_chars:
+            cut = self.max_chars - self.chars
+        newlines = delta.count("\n", 0, cut)
+        if self.lines + newlines > self.max_lines:
+            pos = -1
+            for _ in range(self.max_lines - self.lines + 1):
+                pos = delta.find("\n", pos + 1)
+            cut = pos if cut is None else min(cut, pos)
+        if cut is not None:
+            delta = delta[:cut]
+            self.reached = True
+        self.chars += len(delta)
+        self.lines += delta.count("\n")
+        return delta
+
+    def note(self) -> str:
+        return (
+            f"The suggestion was cut at its maximum size ({self.max_chars} characters or "
+            f"{self.max_lines} lines: c.CodeCompleteApp.max_suggestion_chars / max_suggestion_lines)."
+        )
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -94,6 +178,12 @@ def error_info_from(exc: BaseException, secrets: Sequence[str] = ()) -> ErrorInf
             message=str(exc.message),
             retry_after=_retry_after(exc.response.headers),
         )
+    elif isinstance(exc, json.JSONDecodeError):
+        info = ErrorInfo(
+            type="backend_error",
+            title="The model server sent an invalid answer",
+            message="The model server's answer is not valid JSON.",
+        )
     elif isinstance(exc, ValueError) and "No generation chunks" in str(exc):
         info = ErrorInfo(
             type="backend_error",
@@ -133,12 +223,24 @@ else:  # pragma: no cover - Python 3.10
 
 
 async def with_deadlines(
-    source: AsyncIterator[str], first: float | None, total: float | None
+    source: AsyncIterator[str],
+    first: float | None,
+    total: float | None,
+    *,
+    max_chars: int | None = None,
+    notes: list[str] | None = None,
+    piece: int = PIECE_CHARS,
 ) -> AsyncIterator[str]:
-    """Re-yield ``source``, raising TimeoutError if the first item or the whole stream is late."""
+    """Re-yield ``source``, raising TimeoutError if the first item or the whole stream is late.
+
+    Bounds for what the model sends: an item longer than ``piece`` characters is re-yielded in
+    pieces, with the event loop yielded between them (cleaning a 10 MB answer never holds the
+    loop); after ``max_chars`` characters in all the stream ends (``source`` is closed) and a
+    note says so."""
     loop = asyncio.get_running_loop()
     start = loop.time()
     got_first = False
+    seen = 0
     try:
         while True:
             limits = []
@@ -158,7 +260,25 @@ async def with_deadlines(
                 what = "first token" if not got_first else "completion"
                 raise TimeoutError(f"No {what} within the configured timeout of {limit:g} s.") from None
             got_first = True
-            yield item
+            if max_chars is not None and seen + len(item) > max_chars:
+                item = item[: max(0, max_chars - seen)]
+                seen = max_chars + 1
+            else:
+                seen += len(item)
+            if len(item) <= piece:
+                yield item
+            else:
+                for i in range(0, len(item), piece):
+                    if i:
+                        await asyncio.sleep(0)
+                    yield item[i : i + piece]
+            if max_chars is not None and seen > max_chars:
+                if notes is not None:
+                    notes.append(
+                        f"The model's answer was cut after {max_chars} characters (it sent more "
+                        "than the suggestion may hold)."
+                    )
+                return
     finally:
         aclose = getattr(source, "aclose", None)
         if aclose is not None:
@@ -176,6 +296,43 @@ class BaseInlineCompletionHandler:
     def __init__(self, *, log: logging.Logger | None = None, settings: dict[str, Any] | None = None) -> None:
         self.log = log or logging.getLogger("jupyter_codecomplete")
         self.settings = settings or {}
+        self.max_suggestion_chars = int(
+            self.settings.get("max_suggestion_chars") or DEFAULT_MAX_SUGGESTION_CHARS
+        )
+        self.max_suggestion_lines = int(
+            self.settings.get("max_suggestion_lines") or DEFAULT_MAX_SUGGESTION_LINES
+        )
+
+    @property
+    def max_raw_chars(self) -> int:
+        """How much of the model's own text is read at most (before cleaning)."""
+        return RAW_TEXT_FACTOR * self.max_suggestion_chars + PIECE_CHARS
+
+    def bounds(self) -> tuple[StreamScrubber, SuggestionLimit]:
+        """A fresh scrubber and size limit for one suggestion."""
+        return StreamScrubber(self.secrets()), SuggestionLimit(
+            self.max_suggestion_chars, self.max_suggestion_lines
+        )
+
+    async def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
+        """:meth:`suggest` with secrets scrubbed and the size limit applied.
+
+        Reaching the limit ends the suggestion and closes :meth:`suggest` (and so the model
+        stream) at once."""
+        scrubber, limit = self.bounds()
+        async with contextlib.aclosing(self.suggest(request, notes)) as deltas:
+            async for delta in deltas:
+                out = limit.take(scrubber.feed(delta))
+                if out:
+                    yield out
+                if limit.reached:
+                    notes.append(limit.note())
+                    return
+        out = limit.take(scrubber.finish())
+        if out:
+            yield out
+        if limit.reached:
+            notes.append(limit.note())
 
     # -- to implement ---------------------------------------------------------------------------
     def suggest(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
@@ -215,7 +372,7 @@ class BaseInlineCompletionHandler:
         first: float | None = None
         parts: list[str] = []
         try:
-            async for delta in self.suggest(request, notes):
+            async for delta in self.bounded(request, notes):
                 if first is None:
                     first = time.perf_counter()
                 parts.append(delta)
@@ -241,25 +398,33 @@ class BaseInlineCompletionHandler:
         )
 
     async def handle_stream_request(
-        self, request: InlineCompletionRequest
+        self, request: InlineCompletionRequest, *, delta: bool = False
     ) -> AsyncIterator[InlineCompletionStreamChunk]:
+        """Stream chunks: the whole suggestion so far in each, or only what is new (``delta``)."""
         notes: list[str] = []
         start = time.perf_counter()
         first: float | None = None
         text = ""
+        n = 0
         model = self.model_info(request)
         try:
-            async for delta in self.suggest(request, notes):
-                if not delta:
-                    continue
-                if first is None:
-                    first = time.perf_counter()
-                text += delta
-                yield InlineCompletionStreamChunk(
-                    reply_to=request.number,
-                    response=InlineCompletionItem(insertText=text, isIncomplete=True),
-                    done=False,
-                )
+            async with contextlib.aclosing(self.bounded(request, notes)) as deltas:
+                async for piece in deltas:
+                    if not piece:
+                        continue
+                    if first is None:
+                        first = time.perf_counter()
+                    n += len(piece)
+                    if not delta:
+                        text += piece
+                    yield InlineCompletionStreamChunk(
+                        reply_to=request.number,
+                        response=InlineCompletionItem(
+                            insertText=piece if delta else text, isIncomplete=True
+                        ),
+                        done=False,
+                        delta=delta,
+                    )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -267,18 +432,20 @@ class BaseInlineCompletionHandler:
             self.log.warning("codecomplete #%s failed: %s", request.number, info.message)
             yield InlineCompletionStreamChunk(
                 reply_to=request.number,
-                response=InlineCompletionItem(insertText=text, isIncomplete=False),
+                response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
                 done=True,
+                delta=delta,
                 model=model,
                 notes=notes,
                 error=info,
             )
             return
-        self._log_done(request, start, first, len(text))
+        self._log_done(request, start, first, n)
         yield InlineCompletionStreamChunk(
             reply_to=request.number,
-            response=InlineCompletionItem(insertText=text, isIncomplete=False),
+            response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
             done=True,
+            delta=delta,
             model=model,
             notes=notes,
         )

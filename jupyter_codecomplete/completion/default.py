@@ -20,13 +20,26 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableGenerator, RunnableLambda
 
 from ..backends import Backend, ModelConfig, make_backend
-from ..postprocess import PostprocessContext, make_pipeline
+from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
 from ..protocol import InlineCompletionRequest, ServingModel
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
 from .recent import RecentCompletions, fingerprint
 
 _CLOSERS = frozenset(")]}>\"'`;:, \t")
+# Requests with more text than this are prepared (prompt, cursor analysis) on a worker thread, so
+# the event loop is never held by one large request.
+OFF_LOOP_CHARS = 256_000
+
+
+def request_size(request: InlineCompletionRequest) -> int:
+    """Characters of text a request carries (prefix, suffix, cells, files)."""
+    return (
+        len(request.prefix)
+        + len(request.suffix)
+        + sum(len(c.source) for c in (*request.cells_above, *request.cells_below))
+        + sum(len(f.content) for f in request.files)
+    )
 
 
 def is_single_line(prefix: str, suffix: str) -> bool:
@@ -328,8 +341,19 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             [prepared.max_tokens, prepared.stop, prepared.bind],
         )
 
+    async def prepare_async(self, request: InlineCompletionRequest) -> tuple[Prepared, Pipeline]:
+        """:meth:`prepare` and the cleaning pipeline; off the event loop for a large request."""
+
+        def work() -> tuple[Prepared, Pipeline]:
+            prepared = self.prepare(request)
+            return prepared, make_pipeline(prepared.postprocess)
+
+        if request_size(request) <= OFF_LOOP_CHARS:
+            return work()
+        return await asyncio.to_thread(work)
+
     async def suggest(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
-        prepared = self.prepare(request)
+        prepared, pipeline = await self.prepare_async(request)
         notes.extend(prepared.built.notes)
         self._learn_reported(prepared.key)
         recent = self.recent_key(request, prepared) if self.recent.size else None
@@ -340,8 +364,13 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                 if cached:
                     yield cached
                 return
-        pipeline = make_pipeline(prepared.postprocess)
-        source = with_deadlines(self.raw_stream(prepared), prepared.first_timeout, prepared.total_timeout)
+        source = with_deadlines(
+            self.raw_stream(prepared),
+            prepared.first_timeout,
+            prepared.total_timeout,
+            max_chars=self.max_raw_chars,
+            notes=notes,
+        )
         parts: list[str] = []
         try:
             async for chunk in source:

@@ -162,6 +162,14 @@ def build_filters(ctx: PostprocessContext, cursor: Cursor | None = None) -> list
     return filters
 
 
+# Amortised cost: past BATCH_FROM characters, chunks are gathered until they make 1/BATCH_RATIO of
+# what was fed so far, so a filter whose work per call grows with the text (the current line, the
+# text held back) is called O(log n) times more, not once per chunk (issue 18: 10,000 chunks of 500
+# bytes cost 14 s before). Text is never changed by the gathering, only delayed.
+BATCH_FROM = 8192
+BATCH_RATIO = 8
+
+
 def _run(filters: list[Filter], text: str, ended: bool = False) -> tuple[str, bool]:
     """Feed ``text`` through a chain; once a filter has ended, the ones after it finish."""
     for f in filters:
@@ -219,6 +227,9 @@ class Pipeline:
         self._extending = False
         self._text_ended = False
         self.done = False
+        self._fed = 0
+        self._gathered: list[str] = []
+        self._gathered_len = 0
 
     def _post_run(self, text: str) -> str:
         return _run(self._post, text)[0] if text and self._post else text
@@ -244,6 +255,17 @@ class Pipeline:
     def feed(self, chunk: str) -> str:
         if self.done:
             return ""
+        if self._fed >= BATCH_FROM:
+            self._gathered.append(chunk)
+            self._gathered_len += len(chunk)
+            if self._gathered_len * BATCH_RATIO < self._fed:
+                return ""
+            chunk = "".join(self._gathered)
+            self._gathered, self._gathered_len = [], 0
+        self._fed += len(chunk)
+        return self._feed(chunk)
+
+    def _feed(self, chunk: str) -> str:
         text, self._text_ended = _run(self._text, chunk)
         if self._guard is not None:
             self._base.append(text)
@@ -261,6 +283,12 @@ class Pipeline:
         (finish reason ``length``): a last line it was still writing is dropped."""
         if self.done:
             return ""
+        gathered = ""
+        if self._gathered:  # what was held for gathering goes through first
+            gathered = self._feed("".join(self._gathered))
+            self._gathered, self._gathered_len = [], 0
+            if self.done:
+                return gathered
         if truncated:
             for f in self.filters:
                 if isinstance(f, LastLine):
@@ -275,7 +303,7 @@ class Pipeline:
             self._shown.append(out)
             out += self._ended(True, truncated)
         self.done = True
-        return _finish(self._post, out)
+        return gathered + _finish(self._post, out)
 
 
 def make_pipeline(ctx: PostprocessContext) -> Pipeline:

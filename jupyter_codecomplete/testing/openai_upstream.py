@@ -11,6 +11,9 @@ A rule can also script a fault: ``status`` (+ ``body``, ``retry_after``), ``hang
 ``invalid_json``, ``error_body`` (200 with an error body), ``echo_prompt``, ``literal_newlines``,
 ``no_finish_reason``, ``leading_space``, ``reject_fields`` (400 when a body has these fields),
 ``repeat`` (repeat the completion N times: a large response), ``model`` (the reported model).
+Hostile modes: ``ignore_max_tokens`` (send everything whatever ``max_tokens`` says),
+``piece_chars`` (stream events of N characters instead of word-like tokens), ``bad_shape`` (stream
+events that are JSON but not completion chunks).
 
 Run as a process: ``python -m jupyter_codecomplete.testing.openai_upstream --port 8911 --rules R.json``.
 """
@@ -165,8 +168,11 @@ class _CompletionBase(_Base):
             i = text.find(s) if s else -1
             if i != -1:
                 text = text[:i]
-        tokens = split_tokens(text)
+        piece = int(rule.get("piece_chars", 0))
+        tokens = [text[i : i + piece] for i in range(0, len(text), piece)] if piece else split_tokens(text)
         max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
+        if rule.get("ignore_max_tokens"):
+            max_tokens = None
         if isinstance(max_tokens, int) and len(tokens) > max_tokens:
             tokens, finish = tokens[:max_tokens], "length"
         model = str(rule.get("model", cfg.model))
@@ -209,6 +215,8 @@ class _CompletionBase(_Base):
                 return
             if rule.get("invalid_json"):
                 payload = "data: {not json\n\n"
+            elif rule.get("bad_shape"):
+                payload = "data: [1, 2, 3]\n\n"
             else:
                 payload = "data: " + json.dumps(self._chunk(cid, model, tok, None)) + "\n\n"
             if rec.client_closed:

@@ -16,7 +16,9 @@ each provider's documented native routes with their own framing:
 Rules (first whose ``contains`` is in prompt + suffix wins) take the same fault keys as the OpenAI
 server — ``status`` (+ ``body``, ``retry_after``), ``hang``, ``error_body``, ``echo_prompt``,
 ``literal_newlines``, ``leading_space``, ``reject_fields``, ``close_after``, ``no_finish_reason``,
-``ttft_s``, ``token_s``, ``model`` — plus ``stream_error`` (an error event after N tokens).
+``ttft_s``, ``token_s``, ``model`` — plus ``stream_error`` (an error event after N tokens), and the
+hostile ``invalid_json`` (stream events that are not JSON) and ``bad_shape`` (events that are JSON
+of an unexpected shape).
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ class _NativeHandler(_Base):
 
     def error_frame(self, message: str) -> str:
         return "data: " + json.dumps({"error": {"message": message, "type": "server_error"}}) + "\n\n"
+
+    def raw_frame(self, data: str) -> str:
+        """One event carrying ``data`` as it is (hostile modes)."""
+        return f"data: {data}\n\n"
 
     def authorized(self) -> bool:
         return True
@@ -153,6 +159,10 @@ class _NativeHandler(_Base):
                 self.request.connection.close()  # type: ignore[union-attr]
                 return
             payload = self.frame(tok, model)
+            if rule.get("invalid_json"):
+                payload = self.raw_frame("{not json")
+            elif rule.get("bad_shape"):
+                payload = self.raw_frame("[1, 2, 3]")
             if stream_error is not None and i >= int(stream_error):
                 payload = self.error_frame("scripted stream error")
             if rec.client_closed:
@@ -201,6 +211,9 @@ class OllamaGenerateHandler(_NativeHandler):
 
     def error_frame(self, message: str) -> str:
         return json.dumps({"error": message}) + "\n"
+
+    def raw_frame(self, data: str) -> str:
+        return data + "\n"
 
     def _now(self) -> str:
         return time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime())

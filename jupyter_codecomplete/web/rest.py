@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 import uuid
@@ -21,10 +23,23 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler
+from ..completion.base import with_deadlines
+from ..completion.default import OFF_LOOP_CHARS
 from ..postprocess import make_pipeline
 from ..prompting import PromptError, PromptRequest
-from ..protocol import MAX_TEXT, ContextCell, InlineCompletionRequest, KernelCandidates
-from .websocket import AUTH_RESOURCE, validation_message
+from ..protocol import (
+    MAX_DEPTH,
+    MAX_TEXT,
+    ContextCell,
+    InlineCompletionRequest,
+    KernelCandidates,
+    nesting_depth,
+)
+from .websocket import AUTH_RESOURCE, too_deep_message, validation_message
+
+# Most stop sequences a REST request may add, and their longest length (OpenAI itself takes 4).
+MAX_STOP = 32
+MAX_STOP_CHARS = 256
 
 
 class CompletionRequestBody(BaseModel):
@@ -53,7 +68,9 @@ class CompletionRequestBody(BaseModel):
     )
     max_tokens: Annotated[int, Field(ge=1, le=32768)] | None = None
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
-    stop: list[str] | None = None
+    stop: Annotated[
+        list[Annotated[str, Field(max_length=MAX_STOP_CHARS)]], Field(max_length=MAX_STOP)
+    ] | None = Field(None, description=f"Extra stop sequences (at most {MAX_STOP}).")
     stream: bool = False
 
 
@@ -87,13 +104,19 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
         except json.JSONDecodeError as exc:
             self.fail(400, "bad_json", f"The body is not valid JSON: {exc}")
             return None
+        except RecursionError:
+            self.fail(400, "bad_json", too_deep_message())
+            return None
+        if nesting_depth(data) > MAX_DEPTH:
+            self.fail(400, "bad_request", too_deep_message())
+            return None
         try:
             return CompletionRequestBody.model_validate(data)
         except ValidationError as exc:
             self.fail(400, "bad_request", validation_message(exc))
             return None
 
-    def prepared(self, engine: DefaultInlineCompletionHandler, body: CompletionRequestBody) -> Any:
+    async def prepared(self, engine: DefaultInlineCompletionHandler, body: CompletionRequestBody) -> Any:
         if body.model is not None and body.model not in engine.models:
             self.fail(
                 404, "unknown_model", f"No model named {body.model!r}; configured: {sorted(engine.models)}."
@@ -121,8 +144,12 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             cells_below=body.cells_below or [],
             kernel_candidates=body.kernel_candidates,
         )
+        size = len(body.prompt) + len(body.suffix or "") + sum(len(v) for v in (body.files or {}).values())
         try:
-            prepared = engine.prepare(request, prompt_request, key=body.model)
+            if size > OFF_LOOP_CHARS:  # a large request is prepared off the event loop
+                prepared = await asyncio.to_thread(engine.prepare, request, prompt_request, body.model)
+            else:
+                prepared = engine.prepare(request, prompt_request, key=body.model)
         except PromptError as exc:
             status = 413 if exc.type == "prompt_too_long" else 400
             self.fail(status, exc.type, str(exc))
@@ -153,7 +180,7 @@ class PromptHandler(_Base):
         body = self.body() if engine else None
         if engine is None or body is None:
             return
-        prepared = self.prepared(engine, body)
+        prepared = await self.prepared(engine, body)
         if prepared is None:
             return
         built = prepared.built
@@ -179,6 +206,16 @@ class PromptHandler(_Base):
 
 
 class CompletionsHandler(_Base):
+    """The completion runs as its own task: a client that hangs up cancels it, which closes the
+    model's stream at once (not at the model's timeout)."""
+
+    _job: asyncio.Task[None] | None = None
+
+    def on_connection_close(self) -> None:
+        super().on_connection_close()
+        if self._job is not None and not self._job.done():
+            self._job.cancel()
+
     @web.authenticated
     @authorized
     async def post(self) -> None:
@@ -186,9 +223,16 @@ class CompletionsHandler(_Base):
         body = self.body() if engine else None
         if engine is None or body is None:
             return
-        prepared = self.prepared(engine, body)
+        prepared = await self.prepared(engine, body)
         if prepared is None:
             return
+        self._job = asyncio.ensure_future(self.complete(engine, body, prepared))
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._job
+
+    async def complete(
+        self, engine: DefaultInlineCompletionHandler, body: CompletionRequestBody, prepared: Any
+    ) -> None:
         cid = f"cmpl-{uuid.uuid4().hex[:16]}"
         created = int(time.time())
         model_name = prepared.backend.name
@@ -207,16 +251,20 @@ class CompletionsHandler(_Base):
             self.set_header("Content-Type", "text/event-stream")
             self.set_header("Cache-Control", "no-cache")
         parts: list[str] = []
+        notes: list[str] = []
+        scrubber, limit = engine.bounds()
+        source = with_deadlines(engine.raw_stream(prepared), None, None, max_chars=engine.max_raw_chars)
         try:
-            async for raw in engine.raw_stream(prepared):
-                out = pipeline.feed(raw)
-                if out:
-                    parts.append(out)
-                    if body.stream:
-                        self.write(f"data: {json.dumps(chunk(out, None))}\n\n")
-                        await self.flush()
-                if pipeline.done:
-                    break
+            async with contextlib.aclosing(source) as raws:
+                async for raw in raws:
+                    out = limit.take(scrubber.feed(pipeline.feed(raw)))
+                    if out:
+                        parts.append(out)
+                        if body.stream:
+                            self.write(f"data: {json.dumps(chunk(out, None))}\n\n")
+                            await self.flush()
+                    if pipeline.done or limit.reached:
+                        break
         except StreamClosedError:
             return
         except Exception as exc:
@@ -227,16 +275,21 @@ class CompletionsHandler(_Base):
             else:
                 self.fail(502 if info.type != "timeout" else 504, info.type, info.message)
             return
-        tail = pipeline.finish()
+        tail = "" if limit.reached else limit.take(scrubber.feed(pipeline.finish()) + scrubber.finish())
         if tail:
             parts.append(tail)
+        finish = "length" if limit.reached else "stop"
+        if limit.reached:
+            notes.append(limit.note())
         if body.stream:
-            self.write(f"data: {json.dumps(chunk(tail, 'stop'))}\n\n")
+            self.write(f"data: {json.dumps(chunk(tail, finish))}\n\n")
             self.finish("data: [DONE]\n\n")
             return
-        result = chunk("".join(parts), "stop")
+        result = chunk("".join(parts), finish)
         result["prompt"] = prepared.built.prompt
         result["style"] = prepared.style.name
+        if notes:
+            result["notes"] = notes
         self.finish(result)
 
 

@@ -4,11 +4,18 @@ One socket per browser tab. Requests are numbered; each runs as a tracked task. 
 completion request supersedes (cancels) the older ones on the same socket, an explicit
 ``cancel`` stops one, and closing the socket stops all: cancelling the task closes the upstream
 HTTP stream. Every failure becomes a reply carrying the request number; the socket stays open.
+
+Bounded output: a client that speaks protocol 2 (it answers ``hello``) gets stream deltas; while
+the client is behind (more than :data:`COALESCE_BYTES` queued), stream chunks of a request are
+merged into one; past ``max_queued_bytes`` the request is ended, past twice that the socket is
+closed. Writes to a closed socket are quiet; a text frame that is not UTF-8 closes with 1007.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import json
 from typing import Any
 
@@ -19,11 +26,14 @@ from jupyter_server.base.websocket import WebSocketMixin
 from jupyter_server.extension.handler import ExtensionHandlerMixin
 from pydantic import BaseModel, ValidationError
 from tornado import web
-from tornado.websocket import WebSocketClosedError, WebSocketHandler
+from tornado.websocket import WebSocketClosedError, WebSocketHandler, WebSocketProtocol13
 
 from ..completion import BaseInlineCompletionHandler
 from ..protocol import (
+    MAX_DEPTH,
+    PROTOCOL_VERSIONS,
     CancelRequest,
+    ClientHello,
     ErrorInfo,
     ErrorReply,
     HelloMessage,
@@ -31,10 +41,15 @@ from ..protocol import (
     InlineCompletionList,
     InlineCompletionReply,
     InlineCompletionRequest,
+    InlineCompletionStreamChunk,
     client_message_adapter,
+    nesting_depth,
+    number_hint,
 )
 
 AUTH_RESOURCE = "codecomplete"
+# Past this many bytes queued for the client, stream chunks of a request are merged, not queued.
+COALESCE_BYTES = 64 * 1024
 
 
 def validation_message(exc: ValidationError) -> str:
@@ -45,6 +60,10 @@ def validation_message(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def too_deep_message() -> str:
+    return f"The message is nested too deeply (the limit is {MAX_DEPTH} levels of lists and objects)."
+
+
 def request_number(data: Any) -> int:
     """The request number of a message that failed validation, or -1."""
     if isinstance(data, dict):
@@ -52,6 +71,95 @@ def request_number(data: Any) -> int:
         if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
             return n
     return -1
+
+
+class _Protocol(WebSocketProtocol13):
+    """Tornado's protocol, but a text frame that is not UTF-8 gets the 1007 close frame (RFC 6455
+    §7.4.1) instead of a dropped TCP connection."""
+
+    def _handle_message(self, opcode: int, data: bytes) -> Any:
+        if opcode == 0x1 and not self._frame_compressed and not self.client_terminated:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                self.close(1007, "A text frame that is not UTF-8.")
+                return None
+        return super()._handle_message(opcode, data)
+
+
+class StartGate:
+    """Admits at most ``per_iteration`` request starts per event-loop iteration, in order.
+
+    Starting a request (prompt, cleaning pipeline, model call) is the costly synchronous part of
+    serving it. Under a burst (200 sockets typing at once) every socket's newest request would
+    start in the same iteration and hold the loop for hundreds of milliseconds; through the gate
+    they start a few per iteration, and a request superseded while it waits costs nothing.
+    With no queue (the normal case) a request starts at once."""
+
+    def __init__(self, per_iteration: int = 4) -> None:
+        self.per_iteration = per_iteration
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._admitted = 0
+        self._scheduled = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def enter(self) -> None:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # a new event loop (tests): nothing of the old one carries over
+            self._loop, self._waiters, self._admitted, self._scheduled = loop, collections.deque(), 0, False
+        if not self._waiters and self._admitted < self.per_iteration:
+            self._admit(loop)
+            return
+        fut: asyncio.Future[None] = loop.create_future()
+        self._waiters.append(fut)
+        self._schedule(loop)
+        await fut
+
+    def _admit(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._admitted += 1
+        self._schedule(loop)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self._next_iteration, loop)
+
+    def _next_iteration(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._scheduled = False
+        self._admitted = 0
+        while self._waiters and self._admitted < self.per_iteration:
+            fut = self._waiters.popleft()
+            if not fut.done():  # a waiter cancelled meanwhile is skipped
+                fut.set_result(None)
+                self._admitted += 1
+        if self._waiters or self._admitted:
+            self._schedule(loop)
+
+
+START_GATE = StartGate()
+# Incoming messages (parse, validate, supersede) go through a wider gate of their own: a burst
+# from hundreds of sockets is handled over several loop iterations, each socket's in order
+# (tornado reads a socket's next frame only when on_message is done with the previous one).
+MESSAGE_GATE = StartGate(per_iteration=16)
+
+
+class _Held:
+    """Stream chunks of one request merged while the client is behind."""
+
+    def __init__(self, chunk: InlineCompletionStreamChunk) -> None:
+        self.chunk = chunk
+        self.parts = [chunk.response.insertText]
+
+    def merge(self, chunk: InlineCompletionStreamChunk) -> None:
+        if chunk.delta:
+            self.parts.append(chunk.response.insertText)
+        else:
+            self.parts = [chunk.response.insertText]
+        self.chunk = chunk
+
+    def message(self) -> InlineCompletionStreamChunk:
+        self.chunk.response.insertText = "".join(self.parts)
+        return self.chunk
 
 
 class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandlerMixin, JupyterHandler):  # type: ignore[misc]
@@ -64,6 +172,16 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
     @property
     def max_message_bytes(self) -> int:
         return int(self.extensionapp.max_message_bytes)  # type: ignore[attr-defined]
+
+    @property
+    def max_queued_bytes(self) -> int:
+        return int(getattr(self.extensionapp, "max_queued_bytes", 4 * 1024 * 1024))
+
+    def get_websocket_protocol(self) -> Any:
+        protocol = super().get_websocket_protocol()
+        if type(protocol) is WebSocketProtocol13:
+            protocol.__class__ = _Protocol
+        return protocol
 
     @property
     def max_message_size(self) -> int:  # tornado's hard limit: above ours, so we can answer with an error
@@ -88,21 +206,74 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         # each one until the previous is acknowledged (+20 ms to the first chunk, measured).
         self.set_nodelay(True)
         self._tasks: dict[int, asyncio.Task[None]] = {}
+        self.protocol_version = 1
+        self._queued = 0  # bytes handed to tornado and not yet written to the socket
+        self._held: dict[int, _Held] = {}
         hello = HelloMessage(
             model=self.completion_handler.model_info(None), max_message_bytes=self.max_message_bytes
         )
         self.send(hello)
 
-    def send(self, message: BaseModel) -> None:
+    def send(self, message: BaseModel) -> bool:
+        """Queue one message; False when the socket is closed (quietly: nothing is raised or logged)."""
+        payload = message.model_dump_json(exclude_none=False)
         try:
-            self.write_message(message.model_dump_json(exclude_none=False))
+            fut = self.write_message(payload)
         except WebSocketClosedError:
-            pass
+            return False
+        size = len(payload)
+        self._queued += size
+        fut.add_done_callback(lambda f, size=size: self._written(f, size))
+        return True
+
+    def _written(self, fut: asyncio.Future[None], size: int) -> None:
+        self._queued -= size
+        if not fut.cancelled():
+            fut.exception()  # retrieved: a socket closed under a write is not an error to log
+        if self._held and self._queued <= COALESCE_BYTES:
+            held, self._held = self._held, {}
+            for item in held.values():
+                self.send(item.message())
+
+    def offer(self, chunk: InlineCompletionStreamChunk) -> bool:
+        """Send a stream chunk, or merge it with the unsent ones while the client is behind.
+
+        False when the client is so far behind that the request must end."""
+        number = chunk.reply_to
+        held = self._held.pop(number, None)
+        if held is not None:
+            held.merge(chunk)
+        else:
+            held = _Held(chunk)
+        if self._queued > self.max_queued_bytes:
+            return False
+        if not chunk.done and self._queued > COALESCE_BYTES:
+            self._held[number] = held
+            return True
+        self.send(held.message())
+        return True
+
+    def too_slow(self, number: int) -> None:
+        self._held.pop(number, None)
+        if self._queued > 2 * self.max_queued_bytes:
+            self.log.warning("codecomplete: closing a socket whose client does not read")
+            self.close(1008, "The client does not read its messages.")
+            return
+        self.reply_error(
+            number,
+            "slow_client",
+            "The client is not reading",
+            f"Request {number} was ended: over {self.max_queued_bytes} bytes wait for the client "
+            "(c.CodeCompleteApp.max_queued_bytes).",
+        )
 
     def reply_error(self, number: int, type: str, title: str, message: str) -> None:
         self.send(ErrorReply(reply_to=number, error=ErrorInfo(type=type, title=title, message=message)))
 
     async def on_message(self, message: str | bytes) -> None:
+        await MESSAGE_GATE.enter()
+        if self.ws_connection is None or self.ws_connection.is_closing():
+            return  # closed while the message waited
         if isinstance(message, bytes):
             self.reply_error(-1, "bad_message", "Binary frames are not supported", "Send JSON text frames.")
             return
@@ -121,13 +292,28 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         except json.JSONDecodeError as exc:
             self.reply_error(-1, "bad_json", "Malformed JSON", f"The message is not valid JSON: {exc}")
             return
+        except RecursionError:
+            self.reply_error(number_hint(message), "bad_json", "Malformed JSON", too_deep_message())
+            return
+        if nesting_depth(data) > MAX_DEPTH:
+            self.reply_error(request_number(data), "bad_request", "Invalid request", too_deep_message())
+            return
         try:
             msg = client_message_adapter.validate_python(data, strict=True)
         except ValidationError as exc:
             self.reply_error(request_number(data), "bad_request", "Invalid request", validation_message(exc))
             return
+        if isinstance(msg, ClientHello):
+            self.negotiate(msg.protocol)
+            return
         if isinstance(msg, CancelRequest):
-            self.cancel(msg.number, "cancelled")
+            if not self.cancel(msg.number, "cancelled"):
+                self.reply_error(
+                    msg.number,
+                    "not_running",
+                    "Nothing to cancel",
+                    f"Request {msg.number} is not running (finished, cancelled, or never sent).",
+                )
             return
         for number in [n for n in self._tasks if n < msg.number]:
             self.cancel(number, "superseded")
@@ -146,17 +332,26 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         if not task.cancelled() and task.exception() is not None:
             self.log.error("codecomplete task #%s crashed", number, exc_info=task.exception())
 
-    def cancel(self, number: int, why: str) -> None:
+    def negotiate(self, wanted: int) -> None:
+        """The client's hello: use the newest version both sides speak (at most ``wanted``)."""
+        usable = [v for v in PROTOCOL_VERSIONS if v <= wanted]
+        self.protocol_version = max(usable) if usable else 1
+
+    def cancel(self, number: int, why: str) -> bool:
+        """Stop request ``number`` and answer it; False when it was not running."""
         task = self._tasks.pop(number, None)
+        self._held.pop(number, None)
         if task is None or task.done():
-            return
+            return False
         task.cancel()
         title = "Request superseded" if why == "superseded" else "Request cancelled"
         self.reply_error(number, why, title, f"Request {number} was {why}.")
+        return True
 
     async def serve(self, request: InlineCompletionRequest) -> None:
         handler = self.completion_handler
         try:
+            await START_GATE.enter()
             if request.stream:
                 self.send(
                     InlineCompletionReply(
@@ -171,8 +366,16 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
                         model=handler.model_info(request),
                     )
                 )
-                async for chunk in handler.handle_stream_request(request):
-                    self.send(chunk)
+                stream = (
+                    handler.handle_stream_request(request, delta=True)
+                    if self.protocol_version >= 2
+                    else handler.handle_stream_request(request)
+                )
+                async with contextlib.aclosing(stream) as chunks:
+                    async for chunk in chunks:
+                        if not self.offer(chunk):
+                            self.too_slow(request.number)
+                            return  # closing the stream closes the model's
             else:
                 self.send(await handler.handle_request(request))
         except asyncio.CancelledError:
@@ -186,3 +389,4 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         for task in list(getattr(self, "_tasks", {}).values()):
             task.cancel()
         self._tasks = {}
+        self._held = {}

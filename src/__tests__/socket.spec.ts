@@ -153,6 +153,78 @@ describe('CompletionSocket', () => {
     socket.dispose();
   });
 
+  it('asks for protocol 2 when the server speaks it, and rebuilds the text from deltas', async () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.onopen?.({});
+    ws.receive({
+      type: 'hello',
+      protocol: 1,
+      protocols: [1, 2],
+      model: null,
+      max_message_bytes: 1000
+    });
+    expect(ws.sent).toEqual([{ type: 'hello', protocol: 2 }]);
+    expect(socket.protocol).toBe(2);
+    const p = socket.request(body({ stream: true }));
+    ws.receive({
+      type: 'inline_completion',
+      reply_to: 0,
+      list: { items: [{ insertText: '', isIncomplete: true, token: 't0' }] }
+    });
+    for (const [text, done] of [
+      ['\n    ret', false],
+      ['urn a', false],
+      [' + b\n', false],
+      ['', true]
+    ] as [string, boolean][]) {
+      ws.receive({
+        type: 'stream',
+        reply_to: 0,
+        response: { insertText: text, isIncomplete: !done },
+        done,
+        delta: true
+      });
+    }
+    const texts: string[] = [];
+    for await (const chunk of p.chunks!) {
+      texts.push(chunk.response.insertText);
+    }
+    expect(texts).toEqual([
+      '\n    ret',
+      '\n    return a',
+      '\n    return a + b\n',
+      '\n    return a + b\n'
+    ]);
+    socket.dispose();
+  });
+
+  it('keeps protocol 1 with a server that names no other version', () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    expect(ws.sent).toEqual([]);
+    expect(socket.protocol).toBe(1);
+    socket.dispose();
+  });
+
+  it('does not report a quiet answer to a request it already gave up', () => {
+    const { socket } = makeSocket();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    const errors: string[] = [];
+    socket.unmatchedError.connect((_, e) => errors.push(e.type));
+    const p = socket.request(body());
+    socket.cancel(p.number);
+    ws.receive({
+      type: 'error',
+      reply_to: p.number,
+      error: { type: 'not_running', title: 'Nothing to cancel', message: '' }
+    });
+    expect(errors).toEqual([]);
+    socket.dispose();
+  });
+
   it('delivers chunks to a reader already waiting', async () => {
     const { socket } = makeSocket();
     const ws = FakeWebSocket.last;
