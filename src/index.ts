@@ -397,7 +397,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         if (!current || !current.node.contains(view.dom) || !manager.inline) {
           return;
         }
-        provider.expectFreshLine(view.state.doc.toString());
+        provider.expectAutomatic(view.state.doc.toString());
         manager.inline.invoke(current.id);
       }
     });

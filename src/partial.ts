@@ -38,7 +38,10 @@ export function registerPartialAccept(options: {
    */
   const reshow = () => {
     const widget = app.shell.currentWidget;
-    if (widget && manager.inline) {
+    const state = editorState(widget);
+    if (widget && state && manager.inline) {
+      // not the user's Alt+\: answered from the remembered suggestion
+      provider.expectAutomatic(state.text);
       manager.inline.invoke(widget.id);
     }
   };

@@ -146,10 +146,12 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   }
 
   /**
-   * The next explicit ("invoke") request for exactly this text comes from the fresh-line
-   * trigger: treat it as automatic (settings, streaming mode, the `trigger` sent).
+   * The next explicit ("invoke") request for exactly this text is not the user's Alt+\\ but
+   * ours (the fresh-line trigger; showing the rest of a suggestion again after a partial accept
+   * or Enter): treat it as automatic (settings, streaming mode, the `trigger` sent, answered from
+   * a remembered suggestion when there is one).
    */
-  expectFreshLine(text: string): void {
+  expectAutomatic(text: string): void {
     this._freshLine = { text, until: Date.now() + 10000 };
   }
 
@@ -194,7 +196,8 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     }
     const generation = ++this._generation;
     const state = this._requestState(request, context);
-    const found = this._recent.find(state);
+    // An explicit request (Alt+\) always asks the model: the user wants a new answer.
+    const found = manual ? null : this._recent.find(state);
     if (found) {
       // Typing through a suggestion (or back into one): answer from it, no model call.
       this._emit({ kind: 'reused', number: found.suggestion.number, language });

@@ -454,7 +454,7 @@ describe('CodeCompleteProvider', () => {
 describe('fresh-line requests and dismissal', () => {
   it('an invoke request the fresh-line trigger announced is sent as automatic', async () => {
     const { client, provider } = setup({ trigger: 'auto' });
-    provider.expectFreshLine('def add(a, b):\n    ');
+    provider.expectAutomatic('def add(a, b):\n    ');
     void provider.fetch(request('def add(a, b):\n    '), manual);
     expect(client.requests[0].trigger).toBe('auto');
     // the mark is used once: the next explicit request is manual again
@@ -464,7 +464,7 @@ describe('fresh-line requests and dismissal', () => {
 
   it('a mark for other text does not change an explicit request', async () => {
     const { client, provider } = setup();
-    provider.expectFreshLine('something else\n');
+    provider.expectAutomatic('something else\n');
     void provider.fetch(request('x = 1'), manual);
     expect(client.requests[0].trigger).toBe('manual');
   });
@@ -476,5 +476,21 @@ describe('fresh-line requests and dismissal', () => {
     expect(client.cancelled).toEqual([0]);
     provider.cancelLatest();
     expect(client.cancelled).toEqual([0]);
+  });
+});
+
+describe('explicit requests and remembered suggestions', () => {
+  it('Alt+\\ at a position answered before asks the model again', async () => {
+    const { client, provider } = setup({ streaming: 'never' });
+    const first = provider.fetch(request('x = '), auto);
+    client.replies[0].resolve(reply(0, [{ insertText: '1' }]));
+    expect((await first).items[0].insertText).toBe('1');
+    // automatic at the same place: answered from memory
+    await provider.fetch(request('x = '), auto);
+    expect(client.requests).toHaveLength(1);
+    // explicit: a new model request
+    void provider.fetch(request('x = '), manual);
+    expect(client.requests).toHaveLength(2);
+    expect(client.requests[1].trigger).toBe('manual');
   });
 });
