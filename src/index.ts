@@ -484,8 +484,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
         const delay = providers?.[PROVIDER_ID]?.debouncerDelay;
         debounce = typeof delay === 'number' && delay >= 0 ? delay : 200;
       };
-      void settingRegistry
-        .load(INLINE_COMPLETER_PLUGIN)
+      // Loaded once the app is restored: the inline completer registers its settings transform
+      // then, and a load before it is refused ("no transformers yet"), which left the
+      // fresh-line trigger on the default delay whatever the user's debounce.
+      void app.restored
+        .then(() => settingRegistry.load(INLINE_COMPLETER_PLUGIN))
         .then(loaded => {
           readDebounce(loaded.composite);
           loaded.changed.connect(() => readDebounce(loaded.composite));

@@ -203,6 +203,13 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       this._emit({ kind: 'reused', number: found.suggestion.number, language });
       return this._answer(found.suggestion, found.rest, context, state, generation);
     }
+    if (!manual && Private.stale(this._editorState(context), state)) {
+      // JupyterLab's debounce lets an automatic request through after Enter left its line (it
+      // asks nothing on a blank line, so nothing supersedes it): a model call no one would see
+      // (the browser benchmark saw one per Enter).
+      this._emit({ kind: 'skipped', number: -1, language });
+      return { items: [] };
+    }
     const stream =
       settings.streaming === 'always' ||
       (settings.streaming === 'manual' && manual);
@@ -534,5 +541,17 @@ namespace Private {
       return docPath;
     }
     return context.session?.path ?? null;
+  }
+
+  /**
+   * Whether the editor (read now) has moved on from the state a request was made in: same
+   * document and cell, other text or cursor.
+   */
+  export function stale(live: IEditorState | null, asked: IEditorState): boolean {
+    return (
+      live !== null &&
+      live.key === asked.key &&
+      (live.text !== asked.text || live.offset !== asked.offset)
+    );
   }
 }
