@@ -125,10 +125,10 @@ def report(results: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
         summary["triggers"].append({"trigger": name, "debounce": debounce, "target": target, **s})
     print("\ntyping real code at a human rate (cancellation on; every answer differs from the code)")
     print(
-        "| debounce | keys | keys/min | model requests | requests / min of typing | cancelled "
-        "| seen before the next key |"
+        "| debounce | keys | keys/min | model requests | requests / min of typing | superseded "
+        "| cancelled | suggestion seen before the next key |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for debounce in args.debounces:
         t = results.get(f"typing-{debounce}")
         if not t:
@@ -136,7 +136,7 @@ def report(results: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
         minutes = t["seconds"] / 60
         print(
             f"| {debounce} | {t['keys']} | {t['keys'] / minutes:.0f} | {t['upstream']} | "
-            f"{t['upstream'] / minutes:.1f} | {t['cancels']} | {t['shown']} |"
+            f"{t['upstream'] / minutes:.1f} | {t.get('superseded', '')} | {t['cancels']} | {t['shown']} |"
         )
         summary["typing"].append({**t, "requests_per_min": t["upstream"] / minutes})
     for key, value in results.items():

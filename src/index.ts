@@ -41,7 +41,7 @@ import { KernelCompleter } from './kernel';
 import { ErrorNotifier } from './notifier';
 import { registerPartialAccept } from './partial';
 import { IErrorInfo } from './protocol';
-import { CodeCompleteProvider, PROVIDER_ID } from './provider';
+import { CodeCompleteProvider, DEFAULT_DEBOUNCE_MS, PROVIDER_ID } from './provider';
 import {
   DEFAULT_SETTINGS,
   isLanguageEnabled,
@@ -387,7 +387,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     new EscapeListener({ dismiss: editor => dismiss(editor) });
 
     // Fresh-line suggestions: after Enter on a line with only indentation.
-    let debounce = 200;
+    let debounce = DEFAULT_DEBOUNCE_MS;
     const freshLine = new FreshLineTrigger({
       settings: () => settings,
       delay: () => debounce,
@@ -482,7 +482,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         const providers = (composite as { providers?: Record<string, any> } | null)
           ?.providers;
         const delay = providers?.[PROVIDER_ID]?.debouncerDelay;
-        debounce = typeof delay === 'number' && delay >= 0 ? delay : 200;
+        debounce = typeof delay === 'number' && delay >= 0 ? delay : DEFAULT_DEBOUNCE_MS;
       };
       // Loaded once the app is restored: the inline completer registers its settings transform
       // then, and a load before it is refused ("no transformers yet"), which left the

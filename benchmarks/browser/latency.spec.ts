@@ -73,6 +73,7 @@ async function instrument(page: Page): Promise<void> {
       ghosts: [] as { t: number; text: string }[],
       sends: [] as { t: number; n: number }[],
       cancels: 0,
+      superseded: 0,
       firsts: {} as Record<number, number>
     };
     w.__bench = bench;
@@ -147,6 +148,9 @@ async function instrument(page: Page): Promise<void> {
                 : message.type === 'inline_completion'
                   ? message.list?.items?.[0]?.insertText
                   : '';
+            if (message.type === 'error' && message.error?.type === 'superseded') {
+              bench.superseded++;
+            }
             if (text && bench.firsts[message.reply_to] === undefined) {
               bench.firsts[message.reply_to] = t;
             }
@@ -172,12 +176,18 @@ async function kernelIdle(page: Page): Promise<void> {
   );
 }
 
-async function clearCell(page: Page): Promise<void> {
+async function clearCell(page: Page, debounce = 200): Promise<void> {
   await page.keyboard.press('Escape');
   await page.notebook.enterCellEditingMode(0);
   await page.keyboard.press('Control+a');
   await page.keyboard.press('Backspace');
+  // the emptied line may get a fresh-line suggestion: let it come, then dismiss it
+  await page.waitForTimeout(debounce + 150);
+  if ((await page.locator(GHOST).count()) > 0) {
+    await page.keyboard.press('Escape');
+  }
   await expect(page.locator(GHOST)).toHaveCount(0);
+  await page.notebook.enterCellEditingMode(0);
 }
 
 /**
@@ -318,10 +328,10 @@ for (const debounce of DEBOUNCES) {
       const fresh: ISample[] = [];
       let failed = 0;
       for (let i = 0; i < TRIALS; i++) {
-        await clearCell(page);
+        await clearCell(page, debounce);
         const a = await trial(page, () => page.keyboard.type(`total_${debounce}_${i} = `));
         a ? automatic.push(a) : failed++;
-        await clearCell(page);
+        await clearCell(page, debounce);
         const f = await trial(page, async () => {
           await page.keyboard.type(`def f_${debounce}_${i}(a, b):`);
           await page.keyboard.press('Enter');
@@ -345,7 +355,12 @@ for (const debounce of DEBOUNCES) {
       const asked = await upstreamRequests(page);
       const start = await page.evaluate(() => {
         const bench = (window as any).__bench;
-        return { t: performance.now(), sends: bench.sends.length, cancels: bench.cancels };
+        return {
+          t: performance.now(),
+          sends: bench.sends.length,
+          cancels: bench.cancels,
+          superseded: bench.superseded
+        };
       });
       for (let i = 0; i < text.length; i++) {
         await page.waitForTimeout(delays[i]);
@@ -371,6 +386,7 @@ for (const debounce of DEBOUNCES) {
             seconds: (keys[keys.length - 1] - keys[0]) / 1000,
             sends: sends.length,
             cancels: bench.cancels - start.cancels,
+            superseded: bench.superseded - start.superseded,
             shown
           };
         },
