@@ -318,7 +318,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         except WebSocketClosedError:
             self._queued -= size
             return False
-        fut.add_done_callback(lambda f, size=size: self._written(f, size))
+        fut.add_done_callback(functools.partial(self._written, size=size))
         return True
 
     def _written(self, fut: asyncio.Future[None], size: int) -> None:
