@@ -47,8 +47,8 @@ export const PROVIDER_ID = 'jupyter-codecomplete';
 /**
  * The default debounce (ms) of automatic and fresh-line requests. Chosen with the browser
  * benchmark (docs/performance.md, "The debounce"): typing code at a human rate, 150 ms asks the
- * model 145 times a minute against 88 at 200 ms and 184 at 100 ms, and shows a suggestion in
- * 2.4 times as many pauses as 200 ms does, 50 ms sooner.
+ * model 134 times a minute against 89 at 200 ms and 196 at 100 ms, and shows a suggestion in
+ * twice as many pauses as 200 ms does, ~45 ms sooner.
  */
 export const DEFAULT_DEBOUNCE_MS = 150;
 
