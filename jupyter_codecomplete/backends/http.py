@@ -8,8 +8,8 @@ provider needs the same way:
   generator (a superseded request, a cancelled task) closes the response and its connection, so
   the server sees the disconnect and stops generating;
 * errors: HTTP statuses, error bodies (also with status 200 and inside a stream), unreachable
-  servers and timeouts all become :class:`BackendError` (``retry_after`` from ``Retry-After``),
-  with the model's secrets scrubbed from the message;
+  servers and timeouts all become :class:`BackendError` through :mod:`jupyter_codecomplete.errors`
+  (the one status table, ``retry_after`` from ``Retry-After``), with the model's secrets scrubbed;
 * rejected optional fields: a 400 naming one (``suffix``, ``stop``...) is retried once without it,
   and the field is never sent to that server again (:class:`FieldMemory`);
 * the text repairs declared in the model's :class:`Quirks` (:class:`QuirkFilter`).
@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import json
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -35,7 +33,9 @@ from langchain_core.language_models.llms import LLM
 from langchain_core.outputs import GenerationChunk
 from pydantic import Field, PrivateAttr, SecretStr
 
-from .base import BackendError, ModelConfig
+from .. import errors
+from ..errors import BackendError, error_message, parse_retry_after
+from .base import ModelConfig
 from .quirks import QuirkFilter, Quirks, QuirkState
 
 Format = Literal["sse", "ndjson", "json"]
@@ -60,46 +60,6 @@ class Event:
     done: bool = False
     model: str | None = None
     finish_reason: str | None = None
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    with contextlib.suppress(TypeError, ValueError):
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time())
-    return None
-
-
-def error_message(data: Any) -> str | None:
-    """The error message of a provider's error body, or None when ``data`` is not an error."""
-    if not isinstance(data, dict):
-        return None
-    err = data.get("error")
-    if isinstance(err, dict):
-        return str(err.get("message") or err.get("type") or json.dumps(err))
-    if isinstance(err, str) and err:
-        return err
-    if data.get("object") == "error" or ("detail" in data and "choices" not in data):
-        detail = data.get("message") or data.get("detail")
-        return detail if isinstance(detail, str) else json.dumps(detail)
-    return None
-
-
-def status_error(status: int, message: str, retry_after: float | None) -> BackendError:
-    if status == 429:
-        kind = "rate_limited"
-    elif status in (502, 503, 504):
-        kind = "backend_unavailable"
-    else:
-        kind = "backend_error"
-    return BackendError(kind, f"HTTP {status}: {message}", retry_after, status)
 
 
 class HttpStreamingLLM(QuirkState, LLM):
@@ -182,18 +142,17 @@ class HttpStreamingLLM(QuirkState, LLM):
             with contextlib.suppress(Exception):
                 await client.aclose()
 
-    def scrub(self, text: str) -> str:
-        for s in self.secrets:
-            if s:
-                text = text.replace(s, "***")
+    def all_secrets(self) -> list[str]:
+        out = list(self.secrets)
         if self.api_key is not None:
-            text = text.replace(self.api_key.get_secret_value(), "***")
-        return text
+            out.append(self.api_key.get_secret_value())
+        return out
 
-    def _error(
-        self, kind: str, message: str, retry_after: float | None = None, status: int | None = None
-    ) -> BackendError:
-        return BackendError(kind, self.scrub(message)[:2000], retry_after, status)
+    def scrub(self, text: str) -> str:
+        return errors.scrub(text, self.all_secrets())
+
+    def _error(self, kind: str, message: str) -> BackendError:
+        return BackendError(kind, errors.clip(self.scrub(message)))
 
     async def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 5.0) -> Any:
         """A small JSON request (model info); errors become :class:`BackendError`."""
@@ -202,21 +161,15 @@ class HttpStreamingLLM(QuirkState, LLM):
                 method, self.url(path), json=body, headers=self.request_headers(), timeout=timeout
             )
         except httpx.TimeoutException as exc:
-            raise self._error("timeout", f"{self.url(path)} did not answer in {timeout:g} s") from exc
+            raise errors.timed_out(self.url(path), exc, self.all_secrets()) from exc
         except httpx.TransportError as exc:
-            raise self._error("backend_unreachable", f"Cannot reach {self.url(path)}: {exc}") from exc
-        try:
-            data = resp.json()
-        except ValueError:
-            data = None
+            raise errors.unreachable(self.url(path), exc, self.all_secrets()) from exc
         if resp.status_code >= 400:
-            msg = error_message(data) or resp.text[:300] or resp.reason_phrase
-            raise self._error(
-                status_error(resp.status_code, msg, None).type,
-                f"HTTP {resp.status_code}: {msg}",
-                parse_retry_after(resp.headers.get("retry-after")),
-            )
-        return data
+            raise errors.from_response(resp.status_code, resp.headers, resp.content, self.all_secrets())
+        try:
+            return resp.json()
+        except ValueError:
+            return None
 
     async def events(self, call: Call) -> AsyncIterator[Any]:
         """The decoded JSON events of one streamed answer (retried once without a rejected field)."""
@@ -227,36 +180,27 @@ class HttpStreamingLLM(QuirkState, LLM):
                     "POST", self.url(call.path), json=body, headers=self.request_headers()
                 ) as resp:
                     if resp.status_code >= 400:
-                        raw = (await resp.aread()).decode("utf-8", errors="replace")
-                        try:
-                            msg = error_message(json.loads(raw)) or raw[:500]
-                        except ValueError:
-                            msg = raw[:500] or resp.reason_phrase
+                        msg = errors.body_message(await resp.aread(), resp.reason_phrase)
                         if resp.status_code in (400, 422) and attempt == 0:
                             dropped = self.memory.learn(body, msg)
                             if dropped is not None:
                                 body = self.memory.apply(body)
                                 continue
-                        err = status_error(
-                            resp.status_code, msg, parse_retry_after(resp.headers.get("retry-after"))
+                        raise errors.from_status(
+                            resp.status_code, msg, resp.headers.get("retry-after"), self.all_secrets()
                         )
-                        raise self._error(err.type, str(err), err.retry_after, err.status)
                     async for data in self._decode(resp, call.format):
                         msg = error_message(data)
                         if msg is not None:  # 200 with an error body, or an error inside the stream
-                            raise self._error("backend_error", f"The model server reported an error: {msg}")
+                            raise errors.reported(msg, self.all_secrets())
                         yield data
                     return
             except httpx.TimeoutException as exc:
-                raise self._error(
-                    "timeout", f"{self.url(call.path)} timed out ({type(exc).__name__})"
-                ) from exc
+                raise errors.timed_out(self.url(call.path), exc, self.all_secrets()) from exc
             except httpx.RemoteProtocolError as exc:
                 raise self._error("backend_error", f"The model server closed the stream: {exc}") from exc
             except httpx.TransportError as exc:
-                raise self._error(
-                    "backend_unreachable", f"Cannot reach {self.url(call.path)}: {exc}"
-                ) from exc
+                raise errors.unreachable(self.url(call.path), exc, self.all_secrets()) from exc
 
     async def _decode(self, resp: httpx.Response, fmt: Format) -> AsyncIterator[Any]:
         ctype = resp.headers.get("content-type", "")
@@ -265,9 +209,7 @@ class HttpStreamingLLM(QuirkState, LLM):
             try:
                 yield json.loads(raw)
             except ValueError as exc:
-                raise self._error(
-                    "backend_error", f"Invalid JSON from the model server: {raw[:200]!r}"
-                ) from exc
+                raise errors.bad_answer("an answer that is not JSON") from exc
             return
         async for line in resp.aiter_lines():
             line = line.strip()
@@ -282,7 +224,7 @@ class HttpStreamingLLM(QuirkState, LLM):
             try:
                 yield json.loads(line)
             except ValueError as exc:
-                raise self._error("backend_error", f"Invalid JSON in the stream: {line[:200]!r}") from exc
+                raise errors.bad_answer("an event that is not JSON") from exc
 
     # -- LangChain
     def _stops(self, stop: list[str] | None, kwargs: dict[str, Any]) -> list[str]:
@@ -301,17 +243,11 @@ class HttpStreamingLLM(QuirkState, LLM):
         sent = False
         async for data in self.events(call):
             if not isinstance(data, dict):  # every provider's events are JSON objects
-                raise self._error(
-                    "backend_error",
-                    f"The model server sent an event of an unexpected shape ({type(data).__name__}).",
-                )
+                raise errors.bad_answer(f"an event of an unexpected shape ({type(data).__name__})")
             try:
                 event = self._read_event(data)
             except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-                raise self._error(
-                    "backend_error",
-                    f"The model server sent an event of an unexpected shape ({type(exc).__name__}).",
-                ) from exc
+                raise errors.bad_answer("an event of an unexpected shape", exc) from exc
             if event.model:
                 self._reported = event.model
             text = repair.feed(event.text) if event.text else ""
@@ -391,3 +327,8 @@ class HttpStreamingLLM(QuirkState, LLM):
                 yield value
         finally:
             stop_flag.set()
+
+
+# Kept for importers of the old names (the functions live in jupyter_codecomplete.errors).
+status_error = errors.from_status
+__all__ = ["Call", "Event", "HttpStreamingLLM", "error_message", "parse_retry_after", "status_error"]

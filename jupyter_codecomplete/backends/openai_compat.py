@@ -30,8 +30,9 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_openai import ChatOpenAI, OpenAI
 
-from .base import Backend, BackendError, ModelConfig, register_backend
-from .http import error_message, parse_retry_after, status_error
+from .. import errors
+from ..errors import BackendError, error_message
+from .base import Backend, Describe, Description, ModelConfig
 from .quirks import QuirkFilter, Quirks, QuirkState, resolve_quirks
 
 # langchain-openai insists on a key; local servers need none.
@@ -50,28 +51,9 @@ _NO_EVENTS: Any = _NoEvents()
 
 
 def backend_error(exc: BaseException, secrets: list[str]) -> BaseException:
-    """An openai SDK exception as a :class:`BackendError` (HTTP status errors and others unchanged)."""
-
-    def clean(text: str) -> str:
-        for s in secrets:
-            if s:
-                text = text.replace(s, "***")
-        return text[:2000]
-
-    if isinstance(exc, openai.APITimeoutError):
-        return BackendError("timeout", clean(f"The model server timed out: {exc}"))
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__
-        detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-        return BackendError("backend_unreachable", clean(f"Cannot reach the model server: {exc}{detail}"))
-    if isinstance(exc, openai.APIStatusError):
-        # Left as it is: completion/base.py maps it (status in the title, Retry-After) already.
-        return exc
-    if isinstance(exc, openai.APIError):
-        return BackendError("backend_error", clean(f"The model server reported an error: {exc.message}"))
-    if isinstance(exc, httpx.TransportError):
-        return BackendError("backend_unreachable", clean(f"Cannot reach the model server: {exc}"))
-    return exc
+    """An openai SDK or httpx exception as a :class:`BackendError` (:func:`errors.as_error`)."""
+    err = errors.as_error(exc, secrets)
+    return err if isinstance(err, BackendError) else exc
 
 
 # What a malformed answer raises while it is read (not JSON, or JSON of an unexpected shape).
@@ -81,10 +63,8 @@ PARSE_ERRORS = (ValueError, KeyError, TypeError, AttributeError, IndexError)
 def parse_error(exc: BaseException) -> BackendError:
     """A malformed answer from the model server: always ``backend_error``."""
     if isinstance(exc, json.JSONDecodeError):
-        return BackendError("backend_error", "The model server sent an answer that is not JSON.")
-    return BackendError(
-        "backend_error", f"The model server sent an answer of an unexpected shape ({type(exc).__name__})."
-    )
+        return errors.bad_answer("an answer that is not JSON")
+    return errors.bad_answer("an answer of an unexpected shape", exc)
 
 
 def _rejected(exc: BaseException) -> str | None:
@@ -122,7 +102,7 @@ async def _raw_events(stream: Any) -> AsyncIterator[Any]:
         try:
             yield json.loads(sse.data)
         except json.JSONDecodeError:
-            raise BackendError("backend_error", "The model server sent an event that is not JSON.") from None
+            raise errors.bad_answer("an event that is not JSON") from None
 
 
 class CompatOpenAI(QuirkState, OpenAI):
@@ -207,7 +187,7 @@ class CompatOpenAI(QuirkState, OpenAI):
         data = resp if isinstance(resp, dict) else resp.model_dump()
         message = error_message(data)
         if message is not None:
-            raise BackendError("backend_error", f"The model server reported an error: {message}")
+            raise errors.reported(message, self.secrets)
         if data.get("model"):
             self._reported = str(data["model"])
         choices = data.get("choices") or []
@@ -269,13 +249,8 @@ def _common(config: ModelConfig, quirks: Quirks) -> dict[str, object]:
     return kwargs
 
 
-def _native_suffix(config: ModelConfig, quirks: Quirks) -> bool:
-    wanted = bool(config.options.get("native_suffix", False))
-    return wanted and quirks.native_suffix is not False and "suffix" not in quirks.unsupported_fields
-
-
-def _describe(llm: Any, config: ModelConfig) -> Any:
-    async def describe() -> str | None:
+def _describe(llm: Any, config: ModelConfig) -> Describe:
+    async def describe() -> Description:
         headers = dict(config.headers)
         key = config.resolved_api_key()
         if key:
@@ -284,31 +259,31 @@ def _describe(llm: Any, config: ModelConfig) -> Any:
         async with httpx.AsyncClient(timeout=5.0) as client:
             try:
                 r = await client.get(base + "/models", headers=headers)
+            except httpx.TimeoutException as exc:
+                raise errors.timed_out(base + "/models", exc, config.secrets()) from exc
             except httpx.TransportError as exc:
-                raise BackendError("backend_unreachable", f"Cannot reach {base}/models: {exc}") from exc
+                raise errors.unreachable(base + "/models", exc, config.secrets()) from exc
         if r.status_code >= 400:
-            raise status_error(r.status_code, r.text[:200], parse_retry_after(r.headers.get("retry-after")))
+            raise errors.from_response(r.status_code, r.headers, r.content, config.secrets())
         data = r.json().get("data") or []
         ids = [str(m.get("id")) for m in data if isinstance(m, dict)]
         want = config.api_model or config.model
-        return want if want in ids else (ids[0] if ids else getattr(llm, "reported_model", None))
+        model = want if want in ids else (ids[0] if ids else getattr(llm, "reported_model", None))
+        return Description(model=model)
 
     return describe
 
 
-@register_backend("openai")
 def openai_completions(config: ModelConfig) -> Backend:
+    """``/v1/completions``: the suffix goes natively only when ``options.native_suffix`` says so."""
     quirks = resolve_quirks("openai", config.server, config.quirks)
     llm = CompatOpenAI(max_tokens=config.max_tokens, **_common(config, quirks))  # type: ignore[arg-type]
-    backend = Backend(config=config, llm=llm, kind="openai", native_suffix=_native_suffix(config, quirks))
-    backend.describe = _describe(llm, config)
-    return backend
+    return Backend(config=config, llm=llm, kind="openai", quirks=quirks, describe=_describe(llm, config))
 
 
-@register_backend("openai-chat")
 def openai_chat(config: ModelConfig) -> Backend:
     quirks = resolve_quirks("openai-chat", config.server, config.quirks)
     llm = CompatChatOpenAI(max_completion_tokens=config.max_tokens, **_common(config, quirks))  # type: ignore[arg-type]
-    backend = Backend(config=config, llm=llm, kind="openai-chat", chat=True)
-    backend.describe = _describe(llm, config)
-    return backend
+    return Backend(
+        config=config, llm=llm, kind="openai-chat", chat=True, quirks=quirks, describe=_describe(llm, config)
+    )

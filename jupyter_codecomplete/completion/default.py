@@ -19,7 +19,7 @@ import httpx
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableGenerator, RunnableLambda
 
-from ..backends import Backend, ModelConfig, make_backend
+from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
 from ..protocol import InlineCompletionRequest, ServingModel
@@ -99,6 +99,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._backends: dict[str, Backend] = {}
         self._warm: set[str] = set()
         self._reported: dict[str, str | None] = {}
+        self._described: dict[str, Description] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.recent = RecentCompletions(self.settings.get("recent_completions", 256))
         self._fingerprints: dict[str, str] = {}
@@ -114,8 +115,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         if not self.models:
             raise CompletionError(
                 "no_model",
-                "No model configured",
                 "Configure c.CodeCompleteApp.completion_model (see the docs) or install the embedded model.",
+                title="No model configured",
             )
         return next(iter(self.models))
 
@@ -131,19 +132,18 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self.models[key] = config
         self._warm.discard(key)
         self._reported.pop(key, None)
+        self._described.pop(key, None)
         return old
 
     def style_for(self, backend: Backend) -> PromptStyle:
         cfg = backend.config
         if cfg.style:
             return self.styles.get(cfg.style)
-        own = backend.extra.get("style")
-        if isinstance(own, PromptStyle):
-            return own
-        hint = backend.extra.get("style_hint")
-        if isinstance(hint, str):
+        if backend.style is not None:
+            return backend.style
+        if backend.style_hint:
             with contextlib.suppress(Exception):
-                return self.styles.get(hint)
+                return self.styles.get(backend.style_hint)
         if backend.chat:
             with contextlib.suppress(Exception):
                 return self.styles.get("chat")
@@ -179,7 +179,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         describe = backend.describe
         if describe is not None:
             with contextlib.suppress(Exception):
-                reported = await describe()
+                described = await describe()
+                self._described[key] = described
+                reported = described.model
         elif backend.config.base_url:
             headers = dict(backend.config.headers)
             api_key = backend.config.resolved_api_key()
@@ -232,12 +234,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         preq = prompt_request or self.prompt_request(request)
         updates: dict[str, Any] = {}
         if preq.native_suffix is None:
-            # a server that writes the FIM prompt from its own template (llama.cpp /infill) only for
-            # families it renders as the style says; else our prompt goes to its completion endpoint
-            generic = backend.extra.get("generic_infill", False)
-            updates["native_suffix"] = backend.native_suffix and (not generic or style.server_can_infill)
+            updates["native_suffix"] = native_suffix(backend, style, self._described.get(key))
         extra_files: dict[str, str] = {}
-        if backend.extra.get("input_extra") and preq.files:
+        if backend.input_extra and preq.files:
             # the server renders other files itself (llama.cpp /infill input_extra)
             extra_files, updates["files"] = dict(preq.files), {}
         if updates:
@@ -273,8 +272,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     def token_counter(self, backend: Backend) -> Any:
         """The model's own tokenizer when one is at hand (embedded model), else None: estimate."""
-        factory = backend.extra.get("token_counter_factory")
-        return factory() if callable(factory) else backend.extra.get("token_counter")
+        return backend.token_counter() if backend.token_counter is not None else None
 
     def model_input(self, prepared: Prepared) -> Any:
         built = prepared.built
@@ -300,7 +298,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             kwargs["max_completion_tokens"] = prepared.max_tokens
         else:
             kwargs["max_tokens"] = prepared.max_tokens
-        if prepared.built.suffix is not None and prepared.backend.native_suffix:
+        if prepared.built.suffix is not None and native_suffix(
+            prepared.backend, prepared.style, self._described.get(prepared.key)
+        ):
             kwargs["suffix"] = prepared.built.suffix
         model = prepared.backend.llm.bind(**kwargs)
         # Both ends have async versions: StrOutputParser and a sync-only RunnableLambda run every
