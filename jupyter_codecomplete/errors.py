@@ -340,7 +340,9 @@ def as_error(exc: BaseException, secrets: Sequence[str] = ()) -> CodeCompleteErr
     if isinstance(exc, TimeoutError):
         return BackendError("timeout", str(exc) or "Timed out.")
     if openai is not None and isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc
+        cause: BaseException = exc  # langchain-openai wraps the SDK's error, which wraps httpx's
+        while isinstance(cause, openai.APIConnectionError) and (cause.__cause__ or cause.__context__):
+            cause = cause.__cause__ or cause.__context__ or cause
         return unreachable(_url_of(exc), cause, secrets)
     if isinstance(exc, httpx.RemoteProtocolError):
         return BackendError(

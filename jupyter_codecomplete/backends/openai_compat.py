@@ -246,6 +246,11 @@ def _common(config: ModelConfig, quirks: Quirks) -> dict[str, object]:
         kwargs["top_p"] = config.top_p
     if config.headers:
         kwargs["default_headers"] = dict(config.headers)
+    # A client of its own: langchain-openai's default async client is one per process, shared by
+    # every model (and kept across event loops, whose closed connections it would reuse).
+    kwargs["http_async_client"] = httpx.AsyncClient(
+        timeout=config.first_request_timeout, follow_redirects=True
+    )
     return kwargs
 
 
