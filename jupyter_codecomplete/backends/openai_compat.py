@@ -1,19 +1,25 @@
 """OpenAI-compatible endpoints (legacy ``/v1/completions`` and ``/v1/chat/completions``).
 
-Built on langchain-openai, with what real "OpenAI-compatible" servers need on top:
+``openai`` (legacy completions) is an :class:`~.http.HttpStreamingLLM`: the body is built here and
+the stream read by the shared httpx base, which owns what real "OpenAI-compatible" servers need:
 
 * the response stream is read inside ``async with`` so that closing the generator closes the
   HTTP response (the server sees the disconnect and stops generating);
-* provider errors become :class:`BackendError` (``429``/``503`` with ``Retry-After``, a ``200``
-  carrying an error body, an error event inside the stream);
+* provider errors become :class:`BackendError` through :mod:`jupyter_codecomplete.errors`
+  (``429``/``502``/``503``/``504`` with ``Retry-After``, a ``200`` carrying an error body, an error
+  event inside the stream);
 * a ``400`` naming an optional field (``suffix``, ``stop``) is retried once without it, and the field
   is not sent to that server again;
 * the completion text is repaired as the model's :class:`Quirks` declare (echoed prompt, literal
   ``\\n``, a stray leading space); an empty completion is one empty chunk, not an error.
 
+``openai-chat`` is langchain-openai's ``ChatOpenAI`` with the same error mapping and the
+rejected-``stop`` retry on top.
+
 The client never retries on its own (a retry in the typing path only adds latency); timeouts come
 from the model config. ``native_suffix`` is off unless ``options["native_suffix"]`` turns it on and the
-server's quirks allow it (llama-cpp-python's ``suffix`` is broken: :data:`quirks.SERVER_QUIRKS`).
+server's quirks allow it (llama-cpp-python's ``suffix`` is broken: :data:`quirks.SERVER_QUIRKS`);
+:func:`~.base.native_suffix` decides.
 """
 
 from __future__ import annotations
@@ -27,27 +33,20 @@ import httpx
 import openai
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
-from langchain_openai import ChatOpenAI, OpenAI
+from langchain_core.outputs import ChatGenerationChunk
+from langchain_openai import ChatOpenAI
+from pydantic import Field
 
 from .. import errors
 from ..errors import BackendError, error_message
 from .base import Backend, Describe, Description, ModelConfig
-from .quirks import QuirkFilter, Quirks, QuirkState, resolve_quirks
+from .http import Call, Event, HttpStreamingLLM
+from .quirks import Quirks, QuirkState, resolve_quirks
+
+DEFAULT_URL = "https://api.openai.com/v1"
 
 # langchain-openai insists on a key; local servers need none.
 _NO_KEY = "not-needed"
-
-
-class _NoEvents:
-    def __aiter__(self) -> _NoEvents:
-        return self
-
-    async def __anext__(self) -> Any:
-        raise StopAsyncIteration
-
-
-_NO_EVENTS: Any = _NoEvents()
 
 
 def backend_error(exc: BaseException, secrets: list[str]) -> BaseException:
@@ -74,126 +73,51 @@ def _rejected(exc: BaseException) -> str | None:
     return None
 
 
-try:  # the SDK's own clean-up after [DONE]; optional (a private module of the openai package)
-    from openai._streaming_cleanup import drain_response_async as _drain
-except ImportError:  # pragma: no cover - other openai versions
-    _drain = None
+class OpenAICompletionsLLM(HttpStreamingLLM):
+    """Legacy ``POST /v1/completions`` on the shared httpx base: one JSON body, server-sent events.
 
+    Built here rather than through the OpenAI SDK and langchain-openai: the body is a small dict,
+    the stream is read once by :class:`HttpStreamingLLM` (cancellation, the one error mapping,
+    retry-without-a-rejected-field, quirk repairs), and nothing is validated twice on the way. That
+    path cost most of the server's time from a websocket frame to the model request
+    (docs/performance.md)."""
 
-async def _raw_events(stream: Any) -> AsyncIterator[Any]:
-    """The stream's events as plain dicts, without the SDK building a pydantic model per chunk.
+    # Sent as they are (a config's ``options.extra_body``: e.g. vLLM's ``min_tokens``).
+    extra_body: dict[str, Any] = Field(default_factory=dict)
 
-    That construction was a third of the server's CPU per request (docs/performance.md). Uses the
-    SDK's own SSE decoder; falls back to the SDK's iteration when that is not available. The
-    caller's ``async with`` closes the response; after ``[DONE]`` the rest of the body is read so
-    the connection can be reused.
-    """
-    iter_events = getattr(stream, "_iter_events", None)
-    response = getattr(stream, "response", None)
-    if iter_events is None or response is None:
-        async for item in stream:
-            yield item
-        return
-    async for sse in iter_events():
-        if sse.data.startswith("[DONE]"):
-            if _drain is not None:  # read the end of the body so the connection can be reused
-                await _drain(response)
-            return
-        try:
-            yield json.loads(sse.data)
-        except json.JSONDecodeError:
-            raise errors.bad_answer("an event that is not JSON") from None
+    @property
+    def _llm_type(self) -> str:
+        return "openai-completions"
 
+    def _request(self, prompt: str, stop: list[str], kwargs: dict[str, Any]) -> Call:
+        body: dict[str, Any] = {
+            "model": self.model or "default",
+            "prompt": prompt,
+            "max_tokens": int(kwargs.pop("max_tokens", self.max_tokens)),
+            "temperature": float(kwargs.pop("temperature", self.temperature)),
+            "stream": self.streaming,
+        }
+        top_p = kwargs.pop("top_p", self.top_p)
+        if top_p is not None:
+            body["top_p"] = top_p
+        if stop:
+            body["stop"] = stop
+        suffix = kwargs.pop("suffix", None)
+        if suffix is not None:
+            body["suffix"] = suffix
+        body.update(self.extra_body)
+        body.update(kwargs)  # anything else bound on the model goes to the server as it is
+        return Call("/completions", body, "sse" if self.streaming else "json", before_cursor=prompt)
 
-class CompatOpenAI(QuirkState, OpenAI):
-    """Legacy completions with streaming cancellation, error mapping and quirk repairs."""
-
-    def _params(self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
-        params = self.memory.apply({**self._invocation_params, **kwargs, "stop": stop})
-        stop = params.pop("stop", None)
-        if not self.streaming:
-            params.pop("stream", None)
-        else:
-            params["stream"] = True
-        self.get_sub_prompts(params, [prompt], stop or None)
-        if not params.get("stop"):
-            params.pop("stop", None)
-        return params
-
-    async def _open(self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any]) -> Any:
-        for attempt in range(2):
-            params = self._params(prompt, stop, kwargs)
-            try:
-                if not self.streaming:
-                    # The body parsed to a plain dict: no SDK model built and dumped again (a 10 MB
-                    # answer held the loop 56 ms that way, 39 ms so; the rest is json's C decoder).
-                    raw = await self.async_client.with_raw_response.create(prompt=prompt, **params)
-                    return json.loads(raw.http_response.content)
-                return await self.async_client.create(prompt=prompt, **params)
-            except openai.APIError as exc:
-                message = _rejected(exc)
-                if attempt == 0 and message is not None and self.memory.learn(params, message) is not None:
-                    continue
-                raise backend_error(exc, self.secrets) from exc
-        raise AssertionError("unreachable")
-
-    async def _astream(
-        self,
-        prompt: str,
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[GenerationChunk]:
-        repair = QuirkFilter(self.quirks, prompt=prompt, before_cursor=prompt)
-        sent = False
-        try:
-            answer = await self._open(prompt, stop, kwargs)
-            if not self.streaming:
-                texts = [self._read(answer)]
-                for text in texts:
-                    out = repair.feed(text)
-                    if out:
-                        sent = True
-                        yield GenerationChunk(text=out)
-            else:
-                async with answer as stream:
-                    response = getattr(stream, "response", None)
-                    ctype = response.headers.get("content-type", "") if response is not None else ""
-                    if ctype.startswith("application/json"):
-                        # Not a stream: a 200 with an error body (or a server that ignores `stream`).
-                        out = repair.feed(self._read(json.loads(await response.aread())))
-                        if out:
-                            sent = True
-                            yield GenerationChunk(text=out)
-                        stream = _NO_EVENTS
-                    async for resp in _raw_events(stream):
-                        text = self._read(resp)
-                        out = repair.feed(text) if text else ""
-                        if out:
-                            sent = True
-                            chunk = GenerationChunk(text=out)
-                            if run_manager:
-                                await run_manager.on_llm_new_token(out, chunk=chunk)
-                            yield chunk
-        except (openai.APIError, httpx.TransportError) as exc:
-            raise backend_error(exc, self.secrets) from exc
-        except PARSE_ERRORS as exc:
-            raise parse_error(exc) from exc
-        tail = repair.finish()
-        if tail or not sent:
-            yield GenerationChunk(text=tail)
-
-    def _read(self, resp: Any) -> str:
-        data = resp if isinstance(resp, dict) else resp.model_dump()
-        message = error_message(data)
-        if message is not None:
-            raise errors.reported(message, self.secrets)
-        if data.get("model"):
-            self._reported = str(data["model"])
+    def _read_event(self, data: Any) -> Event:
         choices = data.get("choices") or []
-        if not choices:
-            return ""
-        return str(choices[0].get("text") or "")
+        choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+        return Event(
+            text=str(choice.get("text") or ""),
+            done=not self.streaming,  # a stream ends with [DONE] or its end
+            model=data.get("model") or None,
+            finish_reason=choice.get("finish_reason"),
+        )
 
 
 class CompatChatOpenAI(QuirkState, ChatOpenAI):
@@ -260,7 +184,7 @@ def _describe(llm: Any, config: ModelConfig) -> Describe:
         key = config.resolved_api_key()
         if key:
             headers.setdefault("Authorization", f"Bearer {key}")
-        base = (config.base_url or "https://api.openai.com/v1").rstrip("/")
+        base = (config.base_url or DEFAULT_URL).rstrip("/")
         async with httpx.AsyncClient(timeout=5.0) as client:
             try:
                 r = await client.get(base + "/models", headers=headers)
@@ -282,7 +206,12 @@ def _describe(llm: Any, config: ModelConfig) -> Describe:
 def openai_completions(config: ModelConfig) -> Backend:
     """``/v1/completions``: the suffix goes natively only when ``options.native_suffix`` says so."""
     quirks = resolve_quirks("openai", config.server, config.quirks)
-    llm = CompatOpenAI(max_tokens=config.max_tokens, **_common(config, quirks))  # type: ignore[arg-type]
+    kwargs = OpenAICompletionsLLM.config_kwargs(config, quirks)
+    llm = OpenAICompletionsLLM(
+        base_url=(config.base_url or DEFAULT_URL).rstrip("/"),
+        extra_body=dict(config.options.get("extra_body") or {}),
+        **kwargs,
+    )
     return Backend(config=config, llm=llm, kind="openai", quirks=quirks, describe=_describe(llm, config))
 
 
