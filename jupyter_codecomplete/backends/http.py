@@ -1,8 +1,9 @@
-"""The shared base of the native HTTP backends (Ollama, llama.cpp server, Mistral FIM).
+"""The one streaming base of the HTTP backends (OpenAI-compatible, Ollama, llama.cpp server, Mistral FIM).
 
-:class:`HttpStreamingLLM` is a LangChain ``LLM`` that POSTs one JSON body and streams the answer
-(server-sent events or newline-delimited JSON) with an ``httpx.AsyncClient``. It owns what every
-provider needs the same way:
+:class:`HttpTransport` POSTs one JSON body and streams the answer (server-sent events or
+newline-delimited JSON) with an ``httpx.AsyncClient``; :class:`HttpStreamingLLM` is its LangChain
+``LLM`` face, :class:`HttpStreamingChat` its chat-model face. It owns what every provider needs
+the same way:
 
 * cancellation: the response is read inside ``async with client.stream(...)``; closing the
   generator (a superseded request, a cancelled task) closes the response and its connection, so
@@ -23,14 +24,16 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import httpx
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.llms import LLM
-from langchain_core.outputs import GenerationChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_openai_messages
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, GenerationChunk
 from pydantic import Field, PrivateAttr, SecretStr
 
 from .. import errors
@@ -39,6 +42,7 @@ from .base import ModelConfig
 from .quirks import QuirkFilter, Quirks, QuirkState
 
 Format = Literal["sse", "ndjson", "json"]
+T = TypeVar("T")
 
 
 @dataclass
@@ -62,8 +66,9 @@ class Event:
     finish_reason: str | None = None
 
 
-class HttpStreamingLLM(QuirkState, LLM):
-    """A completion model behind a native HTTP API, streamed with httpx."""
+class HttpTransport(QuirkState):
+    """What every HTTP backend shares, whichever LangChain face it has (LLM or chat model): the
+    pooled httpx client, the request, the decoded event stream, the errors and the repairs."""
 
     base_url: str
     model: str = ""
@@ -233,20 +238,15 @@ class HttpStreamingLLM(QuirkState, LLM):
             except ValueError as exc:
                 raise errors.bad_answer("an event that is not JSON") from exc
 
-    # -- LangChain
+    # -- what both LangChain faces share
     def _stops(self, stop: list[str] | None, kwargs: dict[str, Any]) -> list[str]:
         extra = kwargs.pop("stop", None) or []
         return list(dict.fromkeys(s for s in [*self.stop, *(stop or []), *extra] if s))
 
-    async def _astream(
-        self,
-        prompt: str,
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[GenerationChunk]:
-        call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
-        repair = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor)
+    async def texts(self, call: Call, prompt: str, repair: bool = True) -> AsyncIterator[str]:
+        """The completion text of one call, repaired as the quirks declare; at least one piece
+        (LangChain wants a chunk even for an empty completion)."""
+        fix = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor) if repair else None
         sent = False
         async for data in self.events(call):
             if not isinstance(data, dict):  # every provider's events are JSON objects
@@ -257,18 +257,70 @@ class HttpStreamingLLM(QuirkState, LLM):
                 raise errors.bad_answer("an event of an unexpected shape", exc) from exc
             if event.model:
                 self._reported = event.model
-            text = repair.feed(event.text) if event.text else ""
+            text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
             if text:
                 sent = True
-                chunk = GenerationChunk(text=text)
-                if run_manager:
-                    await run_manager.on_llm_new_token(text, chunk=chunk)
-                yield chunk
+                yield text
             if event.done:
                 break
-        tail = repair.finish()
-        if tail or not sent:  # LangChain wants at least one chunk, even for an empty completion
-            yield GenerationChunk(text=tail)
+        tail = fix.finish() if fix is not None else ""
+        if tail or not sent:
+            yield tail
+
+
+def run_sync(transport: HttpTransport, make: Callable[[], AsyncIterator[T]]) -> Iterator[T]:
+    """Synchronous use (scripts): an async stream run on a private loop in a thread."""
+    import queue
+
+    out: queue.Queue[tuple[str, Any]] = queue.Queue()
+    stop_flag = threading.Event()
+
+    async def pump() -> None:
+        gen = make()
+        try:
+            async with contextlib.aclosing(gen):
+                async for item in gen:
+                    if stop_flag.is_set():
+                        break
+                    out.put(("item", item))
+        except BaseException as exc:
+            out.put(("error", exc))
+        finally:
+            await transport.aclose()
+            out.put(("end", None))
+
+    thread = threading.Thread(target=lambda: asyncio.run(pump()), daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = out.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+    finally:
+        stop_flag.set()
+
+
+class HttpStreamingLLM(HttpTransport, LLM):
+    """A completion model behind a native HTTP API, streamed with httpx.
+
+    Subclasses say how to build the body (:meth:`_request`) and read one event (:meth:`_read_event`)."""
+
+    async def _astream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[GenerationChunk]:
+        call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
+        async for text in self.texts(call, prompt):
+            chunk = GenerationChunk(text=text)
+            if run_manager and text:
+                await run_manager.on_llm_new_token(text, chunk=chunk)
+            yield chunk
 
     async def _acall(
         self,
@@ -300,42 +352,82 @@ class HttpStreamingLLM(QuirkState, LLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
-        """Synchronous use (scripts): the async stream run on a private loop in a thread."""
-        import queue
+        for chunk in run_sync(self, lambda: self._astream(prompt, stop, None, **kwargs)):
+            if run_manager:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
 
-        out: queue.Queue[tuple[str, Any]] = queue.Queue()
-        stop_flag = threading.Event()
 
-        async def pump() -> None:
-            gen = self._astream(prompt, stop, None, **kwargs)
-            try:
-                async with contextlib.aclosing(gen):
-                    async for chunk in gen:
-                        if stop_flag.is_set():
-                            break
-                        out.put(("chunk", chunk))
-            except BaseException as exc:
-                out.put(("error", exc))
-            finally:
-                await self.aclose()
-                out.put(("end", None))
+class HttpStreamingChat(HttpTransport, BaseChatModel):
+    """A chat model behind an HTTP API, streamed with httpx (no quirk repairs: a chat answer is the
+    model's own message). Subclasses build the body from OpenAI-style message dicts
+    (:meth:`_chat_request`) and read one event (:meth:`_read_event`)."""
 
-        thread = threading.Thread(target=lambda: asyncio.run(pump()), daemon=True)
-        thread.start()
-        try:
-            while True:
-                kind, value = out.get()
-                if kind == "end":
-                    return
-                if kind == "error":
-                    raise value
-                if run_manager:
-                    run_manager.on_llm_new_token(value.text, chunk=value)
-                yield value
-        finally:
-            stop_flag.set()
+    def _chat_request(self, messages: list[dict[str, Any]], stop: list[str], kwargs: dict[str, Any]) -> Call:
+        raise NotImplementedError
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        dicts: Any = convert_to_openai_messages(messages)
+        call = self._chat_request(dicts, self._stops(stop, kwargs), dict(kwargs))
+        async for text in self.texts(call, "", repair=False):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
+            if run_manager and text:
+                await run_manager.on_llm_new_token(text, chunk=chunk)
+            yield chunk
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        parts: list[str] = []
+        gen = self._astream(messages, stop, run_manager, **kwargs)
+        async with contextlib.aclosing(gen):
+            async for chunk in gen:
+                parts.append(chunk.text)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="".join(parts)))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for chunk in run_sync(self, lambda: self._astream(messages, stop, None, **kwargs)):
+            if run_manager:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = "".join(c.text for c in self._stream(messages, stop, run_manager, **kwargs))
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
 
 # Kept for importers of the old names (the functions live in jupyter_codecomplete.errors).
 status_error = errors.from_status
-__all__ = ["Call", "Event", "HttpStreamingLLM", "error_message", "parse_retry_after", "status_error"]
+__all__ = [
+    "Call",
+    "Event",
+    "HttpStreamingChat",
+    "HttpStreamingLLM",
+    "HttpTransport",
+    "error_message",
+    "parse_retry_after",
+    "run_sync",
+    "status_error",
+]

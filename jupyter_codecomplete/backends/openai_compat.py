@@ -13,8 +13,9 @@ the stream read by the shared httpx base, which owns what real "OpenAI-compatibl
 * the completion text is repaired as the model's :class:`Quirks` declare (echoed prompt, literal
   ``\\n``, a stray leading space); an empty completion is one empty chunk, not an error.
 
-``openai-chat`` is langchain-openai's ``ChatOpenAI`` with the same error mapping and the
-rejected-``stop`` retry on top.
+``openai-chat`` (``/v1/chat/completions``) is an :class:`~.http.HttpStreamingChat` on the same base.
+Neither goes through the OpenAI SDK or langchain-openai: building and validating the request
+there was most of the server's time from a websocket frame to the model request.
 
 The client never retries on its own (a retry in the typing path only adds latency); timeouts come
 from the model config. ``native_suffix`` is off unless ``options["native_suffix"]`` turns it on and the
@@ -24,54 +25,17 @@ server's quirks allow it (llama-cpp-python's ``suffix`` is broken: :data:`quirks
 
 from __future__ import annotations
 
-import contextlib
-import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import openai
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
-from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatGenerationChunk
-from langchain_openai import ChatOpenAI
 from pydantic import Field
 
 from .. import errors
-from ..errors import BackendError, error_message
 from .base import Backend, Describe, Description, ModelConfig
-from .http import Call, Event, HttpStreamingLLM
-from .quirks import Quirks, QuirkState, resolve_quirks
+from .http import Call, Event, HttpStreamingChat, HttpStreamingLLM, HttpTransport
+from .quirks import resolve_quirks
 
 DEFAULT_URL = "https://api.openai.com/v1"
-
-# langchain-openai insists on a key; local servers need none.
-_NO_KEY = "not-needed"
-
-
-def backend_error(exc: BaseException, secrets: list[str]) -> BaseException:
-    """An openai SDK or httpx exception as a :class:`BackendError` (:func:`errors.as_error`)."""
-    err = errors.as_error(exc, secrets)
-    return err if isinstance(err, BackendError) else exc
-
-
-# What a malformed answer raises while it is read (not JSON, or JSON of an unexpected shape).
-PARSE_ERRORS = (ValueError, KeyError, TypeError, AttributeError, IndexError)
-
-
-def parse_error(exc: BaseException) -> BackendError:
-    """A malformed answer from the model server: always ``backend_error``."""
-    if isinstance(exc, json.JSONDecodeError):
-        return errors.bad_answer("an answer that is not JSON")
-    return errors.bad_answer("an answer of an unexpected shape", exc)
-
-
-def _rejected(exc: BaseException) -> str | None:
-    if isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError):
-        body = exc.body if isinstance(exc.body, dict) else {}
-        return error_message(body) or error_message({"error": body}) or exc.message
-    return None
-
 
 class OpenAICompletionsLLM(HttpStreamingLLM):
     """Legacy ``POST /v1/completions`` on the shared httpx base: one JSON body, server-sent events.
@@ -120,65 +84,48 @@ class OpenAICompletionsLLM(HttpStreamingLLM):
         )
 
 
-class CompatChatOpenAI(QuirkState, ChatOpenAI):
-    """Chat completions with error mapping and the rejected-``stop`` retry."""
+class OpenAIChatLLM(HttpStreamingChat):
+    """``POST /v1/chat/completions`` on the shared httpx base (the same errors, retries and
+    cancellation as every other HTTP backend)."""
 
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        for attempt in range(2):
-            sent = self.memory.apply({"stop": stop, **kwargs})
-            use_stop = sent.pop("stop", None)
-            gen = super()._astream(messages, use_stop or None, run_manager, **sent)
-            got = False
-            try:
-                async with contextlib.aclosing(gen):
-                    async for chunk in gen:
-                        got = True
-                        yield chunk
-                return
-            except openai.APIError as exc:
-                message = _rejected(exc)
-                fields = {k: v for k, v in {"stop": use_stop, **sent}.items() if v is not None}
-                if not got and attempt == 0 and message is not None and self.memory.learn(fields, message):
-                    continue
-                raise backend_error(exc, self.secrets) from exc
-            except httpx.TransportError as exc:
-                raise backend_error(exc, self.secrets) from exc
-            except PARSE_ERRORS as exc:  # an event that is not JSON, or not a chat chunk
-                raise parse_error(exc) from exc
+    extra_body: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def _llm_type(self) -> str:
+        return "openai-chat"
 
-def _common(config: ModelConfig, quirks: Quirks) -> dict[str, object]:
-    kwargs: dict[str, object] = {
-        "model": config.api_model or config.model or "default",
-        "api_key": config.resolved_api_key() or _NO_KEY,
-        "temperature": config.temperature,
-        "max_retries": 0,
-        "timeout": config.first_request_timeout,
-        "streaming": config.streaming,
-        "quirks": quirks,
-        "secrets": config.secrets(),
-    }
-    if config.base_url:
-        kwargs["base_url"] = config.base_url
-    if config.top_p is not None:
-        kwargs["top_p"] = config.top_p
-    if config.headers:
-        kwargs["default_headers"] = dict(config.headers)
-    # A client of its own: langchain-openai's default async client is one per process, shared by
-    # every model (and kept across event loops, whose closed connections it would reuse).
-    kwargs["http_async_client"] = httpx.AsyncClient(
-        timeout=config.first_request_timeout, follow_redirects=True
-    )
-    return kwargs
+    def _chat_request(self, messages: list[dict[str, Any]], stop: list[str], kwargs: dict[str, Any]) -> Call:
+        kwargs.pop("max_tokens", None)
+        body: dict[str, Any] = {
+            "model": self.model or "default",
+            "messages": messages,
+            "max_completion_tokens": int(kwargs.pop("max_completion_tokens", self.max_tokens)),
+            "temperature": float(kwargs.pop("temperature", self.temperature)),
+            "stream": self.streaming,
+        }
+        top_p = kwargs.pop("top_p", self.top_p)
+        if top_p is not None:
+            body["top_p"] = top_p
+        if stop:
+            body["stop"] = stop
+        body.update(self.extra_body)
+        body.update(kwargs)
+        return Call("/chat/completions", body, "sse" if self.streaming else "json")
+
+    def _read_event(self, data: Any) -> Event:
+        choices = data.get("choices") or []
+        choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+        part = choice.get("delta") or choice.get("message") or {}
+        text = part.get("content") if isinstance(part, dict) else None
+        return Event(
+            text=str(text or ""),
+            done=not self.streaming,
+            model=data.get("model") or None,
+            finish_reason=choice.get("finish_reason"),
+        )
 
 
-def _describe(llm: Any, config: ModelConfig) -> Describe:
+def _describe(llm: HttpTransport, config: ModelConfig) -> Describe:
     async def describe() -> Description:
         headers = dict(config.headers)
         key = config.resolved_api_key()
@@ -217,7 +164,11 @@ def openai_completions(config: ModelConfig) -> Backend:
 
 def openai_chat(config: ModelConfig) -> Backend:
     quirks = resolve_quirks("openai-chat", config.server, config.quirks)
-    llm = CompatChatOpenAI(max_completion_tokens=config.max_tokens, **_common(config, quirks))  # type: ignore[arg-type]
+    llm = OpenAIChatLLM(
+        base_url=(config.base_url or DEFAULT_URL).rstrip("/"),
+        extra_body=dict(config.options.get("extra_body") or {}),
+        **OpenAIChatLLM.config_kwargs(config, quirks),
+    )
     return Backend(
         config=config, llm=llm, kind="openai-chat", chat=True, quirks=quirks, describe=_describe(llm, config)
     )
