@@ -78,8 +78,8 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
     described: Description | None = None
     if backend.describe is not None:
         try:
-            described = await asyncio.wait_for(backend.describe(), timeout)
-            reported = described.model
+            got: Description = await asyncio.wait_for(backend.describe(), timeout)
+            described, reported = got, got.model
             report["reachable"] = True
         except Exception as exc:
             info = error_info_from(

@@ -169,7 +169,7 @@ class ModelServiceError(CodeCompleteError):
 
     default_title = "The model service failed"
 
-    @property  # type: ignore[override]  # a computed status here: the REST reply's, by type
+    @property  # a computed status here: the REST reply's, by type
     def status(self) -> int:
         return self.http_status
 

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from langchain_core.language_models import BaseLanguageModel
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from ..errors import BackendError
+from ..errors import BackendError as BackendError  # re-exported: backends raise it
 from ..prompting.styles import PromptStyle
 from .quirks import Quirks
 
@@ -309,9 +309,9 @@ def backend_factory(kind: str) -> BackendFactory:
         raise BackendError("bad_config", f"Cannot load backend {kind!r} ({ep.value}): {exc}") from exc
     if not callable(loaded):
         raise BackendError("bad_config", f"Backend {kind!r} ({ep.value}) is not a factory.")
-    factory = loaded
-    _FACTORIES[kind] = factory
-    return factory
+    found: BackendFactory = loaded
+    _FACTORIES[kind] = found
+    return found
 
 
 def make_backend(config: ModelConfig) -> Backend:

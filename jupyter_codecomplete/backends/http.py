@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -195,9 +195,9 @@ class HttpTransport(QuirkState):
                             resp.status_code, msg, resp.headers.get("retry-after"), self.all_secrets()
                         )
                     async for data in self._decode(resp, call.format):
-                        msg = error_message(data)
-                        if msg is not None:  # 200 with an error body, or an error inside the stream
-                            raise errors.reported(msg, self.all_secrets())
+                        reported = error_message(data)
+                        if reported is not None:  # 200 with an error body, or an error inside the stream
+                            raise errors.reported(reported, self.all_secrets())
                         yield data
                     return
             except httpx.TimeoutException as exc:
@@ -268,7 +268,7 @@ class HttpTransport(QuirkState):
             yield tail
 
 
-def run_sync(transport: HttpTransport, make: Callable[[], AsyncIterator[T]]) -> Iterator[T]:
+def run_sync(transport: HttpTransport, make: Callable[[], AsyncGenerator[T, None]]) -> Iterator[T]:
     """Synchronous use (scripts): an async stream run on a private loop in a thread."""
     import queue
 
@@ -314,7 +314,7 @@ class HttpStreamingLLM(HttpTransport, LLM):
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> AsyncIterator[GenerationChunk]:
+    ) -> AsyncGenerator[GenerationChunk, None]:
         call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
         async for text in self.texts(call, prompt):
             chunk = GenerationChunk(text=text)
@@ -372,7 +372,7 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
+    ) -> AsyncGenerator[ChatGenerationChunk, None]:
         dicts: Any = convert_to_openai_messages(messages)
         call = self._chat_request(dicts, self._stops(stop, kwargs), dict(kwargs))
         async for text in self.texts(call, "", repair=False):

@@ -219,7 +219,7 @@ class SharedLlama:
         def is_eog(token: int) -> bool:
             if vocab is not None and hasattr(llama_cpp, "llama_vocab_is_eog"):
                 return bool(llama_cpp.llama_vocab_is_eog(vocab, token))
-            return token == llm.token_eos()
+            return bool(token == llm.token_eos())
 
         p = job.params
         tokens = list(llm.tokenize(job.prompt.encode("utf-8"), add_bos=self._add_bos(llm), special=True))
