@@ -23,8 +23,8 @@ The model server's failures are decided in one place, the same for every backend
 * :func:`as_error`: any exception (httpx, the OpenAI SDK, ``TimeoutError``, ``OSError``...) as a
   :class:`CodeCompleteError`; the error envelope the client gets is made from it.
 
-:func:`scrub` and :class:`StreamScrubber` remove secrets (API keys, authorization headers) from
-error messages, log lines and suggestions.
+:func:`scrub` removes secrets (API keys, authorization headers) from error messages,
+:class:`StreamScrubber` from suggestions as they stream, :class:`SecretFilter` from log records.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import json
+import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 # Default titles by type (what the client shows in bold; the message says the rest).
@@ -415,6 +416,36 @@ class StreamScrubber:
         return held
 
 
+class SecretFilter(logging.Filter):
+    """A logging filter that scrubs secrets from every record of a logger: the message, its
+    arguments and a formatted traceback (a model server's error text may quote a key).
+
+    ``secrets`` is called for each record, so keys configured or switched later are covered too."""
+
+    def __init__(self, secrets: Callable[[], Sequence[str]]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            found = [s for s in self.secrets() if s]
+        except Exception:  # never lose a log line over this
+            return True
+        if not found:
+            return True
+        message = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        clean = scrub(message, found)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        if record.exc_text:
+            text = scrub(record.exc_text, found)
+            if text != record.exc_text:
+                record.exc_text, record.exc_info = text, None
+        return True
+
+
 __all__ = [
     "HTTP_STATUS",
     "TITLES",
@@ -423,6 +454,7 @@ __all__ = [
     "CompletionError",
     "ModelServiceError",
     "PromptError",
+    "SecretFilter",
     "StreamScrubber",
     "as_error",
     "bad_answer",

@@ -197,3 +197,25 @@ async def test_a_styles_native_suffix_false_wins_over_the_backend(
         assert body["suffix"] == "\n\nprint(f(1, 2))\n" and "[SUFFIX]" not in body["prompt"]
     else:  # the style's FIM tokens in the prompt, no suffix field
         assert "suffix" not in body and body["prompt"].startswith("[SUFFIX]")
+
+
+def test_secret_filter_scrubs_log_messages_arguments_and_tracebacks() -> None:
+    import logging
+
+    records: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(self.format(record))
+
+    logger = logging.getLogger("codecomplete-test-secret-filter")
+    logger.propagate = False
+    logger.addHandler(Keep())
+    logger.addFilter(errors.SecretFilter(lambda: [KEY]))
+    logger.warning("key %s in an argument", KEY)
+    try:
+        raise RuntimeError(f"the server said: bad key {KEY}")
+    except RuntimeError:
+        logger.exception("request failed")
+    assert len(records) == 2 and all(KEY not in r for r in records)
+    assert "key *** in an argument" in records[0] and "bad key ***" in records[1]
