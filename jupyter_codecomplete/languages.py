@@ -237,7 +237,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language(
         name="sql",
         display="SQL",
-        aliases=("mysql", "postgresql", "sqlite", "plsql"),
+        aliases=("mysql", "postgresql", "sqlite", "plsql", "mariadb sql", "ms sql", "mssql"),
         mime_types=("text/x-sql",),
         extensions=(".sql",),
         line_comments=("--",),
@@ -318,7 +318,7 @@ LANGUAGES: tuple[Language, ...] = (
         update={
             "name": "objective-c",
             "display": "Objective-C",
-            "aliases": ("objectivec", "objc"),
+            "aliases": ("objectivec", "objc", "objective-c++"),
             "mime_types": ("text/x-objectivec",),
             "extensions": (),
             "grammar": "objc",
@@ -525,7 +525,7 @@ LANGUAGES: tuple[Language, ...] = (
     _marked("dart", "Dart", "//", extensions=(".dart",), mime_types=("application/dart",)),
     _marked("groovy", "Groovy", "//", extensions=(".groovy",)),
     _marked("zig", "Zig", "//", extensions=(".zig",)),
-    _marked("verilog", "Verilog", "//", extensions=(".v", ".sv")),
+    _marked("verilog", "Verilog", "//", aliases=("systemverilog",), extensions=(".v", ".sv")),
     _marked("solidity", "Solidity", "//", extensions=(".sol",)),
     _marked("glsl", "GLSL", "//", extensions=(".glsl",)),
     _marked("cuda", "CUDA", "//", extensions=(".cu",)),
@@ -537,13 +537,24 @@ LANGUAGES: tuple[Language, ...] = (
     _marked("lisp", "Lisp", ";", aliases=("common lisp", "commonlisp"), extensions=(".lisp",)),
     _marked("scheme", "Scheme", ";", extensions=(".scm",)),
     _marked(
-        "clojure", "Clojure", ";", aliases=("clj",), extensions=(".clj",), mime_types=("text/x-clojure",)
+        "clojure",
+        "Clojure",
+        ";",
+        aliases=("clj", "clojurescript"),
+        extensions=(".clj",),
+        mime_types=("text/x-clojure",),
     ),
     _marked("racket", "Racket", ";", extensions=(".rkt",)),
     _marked("emacs-lisp", "Emacs Lisp", ";", aliases=("elisp",), extensions=(".el",)),
     _marked("assembly", "Assembly", ";", aliases=("asm",), extensions=(".asm", ".s")),
     _marked("fortran", "Fortran", "!", extensions=(".f90", ".f"), mime_types=("text/x-fortran",)),
-    _marked("vb", "Visual Basic", "'", aliases=("vba", "visual basic", "vb.net"), extensions=(".vb", ".bas")),
+    _marked(
+        "vb",
+        "Visual Basic",
+        "'",
+        aliases=("vba", "visual basic", "vb.net", "vbscript"),
+        extensions=(".vb", ".bas"),
+    ),
     _marked("json", "JSON", None, extensions=(".json",), mime_types=("application/json",)),
     _marked(
         "html",
