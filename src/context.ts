@@ -25,9 +25,9 @@ export function languageFromMime(
   if (!mime) {
     return null;
   }
-  const known = LANGUAGE_IDS[mime.toLowerCase()];
-  if (known) {
-    return known;
+  const key = mime.toLowerCase();
+  if (Object.prototype.hasOwnProperty.call(LANGUAGE_IDS, key)) {
+    return LANGUAGE_IDS[key];
   }
   const match = /^(?:text|application)\/(?:x-)?([a-z0-9+#-]+)$/i.exec(mime);
   return match ? languageId(match[1]) : null;
@@ -38,7 +38,9 @@ export function languageFromMime(
  */
 export function displayLanguage(language: string): string {
   const id = languageId(language);
-  return LANGUAGE_NAMES[id] ?? language.charAt(0).toUpperCase() + language.slice(1);
+  return Object.prototype.hasOwnProperty.call(LANGUAGE_NAMES, id)
+    ? LANGUAGE_NAMES[id]
+    : language.charAt(0).toUpperCase() + language.slice(1);
 }
 
 /**
