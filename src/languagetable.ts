@@ -260,5 +260,6 @@ export const LANGUAGE_NAMES: { readonly [id: string]: string } = {
  */
 export function languageId(name: string): string {
   const key = name.trim().toLowerCase();
-  return Object.prototype.hasOwnProperty.call(LANGUAGE_IDS, key) ? LANGUAGE_IDS[key] : key;
+  const known = Object.prototype.hasOwnProperty.call(LANGUAGE_IDS, key);
+  return known ? LANGUAGE_IDS[key] : key;
 }
