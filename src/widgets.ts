@@ -164,7 +164,7 @@ export function kernelLanguage(context: IInlineCompletionContext): string | null
   }).sessionContext?.kernelPreference?.name;
   const name = context.session?.kernel?.name ?? preferred;
   if (name) {
-    const match = /^([a-z+#-]+?)[\d.]*$/i.exec(name);
+    const match = /^([a-z+#-]+?)[-_]?[\d.]*$/i.exec(name);
     return languageId(match ? match[1] : name);
   }
   return null;

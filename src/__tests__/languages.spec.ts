@@ -6,6 +6,9 @@
 import { displayLanguage, languageFromMime } from '../context';
 import { LANGUAGE_IDS, LANGUAGE_NAMES, languageId } from '../languagetable';
 import { DEFAULT_SETTINGS, isLanguageEnabled, toggleLanguage } from '../settings';
+import { kernelLanguage } from '../widgets';
+import { IInlineCompletionContext } from '@jupyterlab/completer';
+import { Widget } from '@lumino/widgets';
 
 describe('language table', () => {
   it.each([
@@ -62,5 +65,19 @@ describe('language table', () => {
     expect(isLanguageEnabled(settings, 'javascript')).toBe(true);
     expect(toggleLanguage(['objectivec', 'markdown'], 'objective-c', true)).toEqual(['markdown']);
     expect(toggleLanguage([], 'Objective-C', false)).toEqual(['objective-c']);
+  });
+
+  it.each([
+    ['python3', 'python'],
+    ['ir', 'r'],
+    ['julia-1.10', 'julia'],
+    ['xcpp17', 'xcpp'],
+    ['bash', 'shell']
+  ])('a kernel named %s gives %s', (name, id) => {
+    const context = {
+      widget: new Widget(),
+      session: { kernel: { name } }
+    } as unknown as IInlineCompletionContext;
+    expect(kernelLanguage(context)).toBe(id);
   });
 });
