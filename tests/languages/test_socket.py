@@ -4,13 +4,12 @@ server as ``objectivec``, a name the old post-processing table did not know: no 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from wsclient import open_socket, request
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 
 RULES: list[dict[str, Any]] = [
     # one closing parenthesis too many, then the next statement
@@ -20,16 +19,11 @@ RULES: list[dict[str, Any]] = [
 ]
 
 
-@pytest.fixture
-def upstream() -> Iterator[ScriptedUpstream]:
-    up = ScriptedUpstream(UpstreamConfig(rules=[dict(r) for r in RULES], default="x = 1\n"))
-    up.start()
-    yield up
-    up.stop()
-
-
 @pytest.mark.parametrize("language", ["objective-c", "objectivec", "objc", "Objective-C"])
-async def test_objective_c_suggestions_use_c_rules(jp_ws_fetch: Any, language: str) -> None:
+async def test_objective_c_suggestions_use_c_rules(
+    jp_ws_fetch: Any, upstream: ScriptedUpstream, language: str
+) -> None:
+    upstream.set_rules([dict(r) for r in RULES])
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "int total = compute(a, ", language=language, path="main.m"))
     [reply] = await socket.until_done(1)
