@@ -314,20 +314,32 @@ class BaseInlineCompletionHandler:
             self.max_suggestion_chars, self.max_suggestion_lines
         )
 
-    async def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
+    def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
         """:meth:`suggest` with secrets scrubbed and the size limit applied.
 
         Reaching the limit ends the suggestion and closes :meth:`suggest` (and so the model
         stream) at once."""
-        scrubber, limit = self.bounds()
-        async with contextlib.aclosing(self.suggest(request, notes)) as deltas:
-            async for delta in deltas:
+        return self.bound(self.suggest(request, notes), notes)
+
+    async def bound(
+        self, source: AsyncIterator[str], notes: list[str], limit: SuggestionLimit | None = None
+    ) -> AsyncIterator[str]:
+        """Deltas of ``source`` with secrets scrubbed and the size limit applied (``limit``: the
+        caller's own, to read ``limit.reached`` afterwards). Reaching the limit closes ``source``."""
+        scrubber, own = self.bounds()
+        limit = limit or own
+        try:
+            async for delta in source:
                 out = limit.take(scrubber.feed(delta))
                 if out:
                     yield out
                 if limit.reached:
                     notes.append(limit.note())
                     return
+        finally:
+            aclose = getattr(source, "aclose", None)
+            if aclose is not None:
+                await aclose()
         out = limit.take(scrubber.finish())
         if out:
             yield out
