@@ -223,9 +223,12 @@ class CodeCompleteApp(ExtensionApp):
         if self.completion_handler_name:
             cls = load_handler_class(self.completion_handler_name)
         settings = self.engine_settings(
-            repo_name=self.repo_name or os.path.basename(os.path.abspath(self.serverapp.root_dir))
+            repo_name=self.repo_name or os.path.basename(os.path.abspath(self._root_dir()))
         )
         return make_engine(settings, log=self.log, handler_class=cls)
+
+    def _root_dir(self) -> str:
+        return str(self.serverapp.root_dir) if self.serverapp is not None else os.getcwd()
 
     def engine_settings(
         self, models: dict[str, ModelConfig] | None = None, repo_name: str | None = None

@@ -19,7 +19,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from ..protocol import (
@@ -314,7 +314,7 @@ class BaseInlineCompletionHandler:
             self.max_suggestion_chars, self.max_suggestion_lines
         )
 
-    def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
+    def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncGenerator[str, None]:
         """:meth:`suggest` with secrets scrubbed and the size limit applied.
 
         Reaching the limit ends the suggestion and closes :meth:`suggest` (and so the model
@@ -323,7 +323,7 @@ class BaseInlineCompletionHandler:
 
     async def bound(
         self, source: AsyncIterator[str], notes: list[str], limit: SuggestionLimit | None = None
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         """Deltas of ``source`` with secrets scrubbed and the size limit applied (``limit``: the
         caller's own, to read ``limit.reached`` afterwards). Reaching the limit closes ``source``."""
         scrubber, own = self.bounds()

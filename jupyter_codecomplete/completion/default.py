@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -438,7 +438,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         pipeline: Pipeline,
         notes: list[str],
         config: RunnableConfig | None = None,
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         """The one driver of model → pipeline: deltas of the cleaned suggestion of a prepared request.
 
         The model's stream runs under the request's first-token and total deadlines (a late model
@@ -514,13 +514,13 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     ) -> str:
         return "".join([d async for d in self.astream(input, config, **kwargs)])
 
-    async def astream(  # type: ignore[override]  # an async generator, as Runnable.astream is
+    async def astream(
         self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         """Deltas of the suggestion, bounded and scrubbed as on the websocket."""
         notes: list[str] = []
         source = self.suggest(input, notes, ensure_config(config))
-        async with contextlib.aclosing(self.bound(source, notes)) as deltas:  # type: ignore[type-var]  # an async generator
+        async with contextlib.aclosing(self.bound(source, notes)) as deltas:
             async for delta in deltas:
                 yield delta
 
@@ -530,10 +530,14 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         """Deltas as they come (not the whole suggestion at the end), from the private loop."""
         loop = self._sync_loop()
         agen = self.astream(input, config, **kwargs)
+
+        async def step() -> str:
+            return await agen.__anext__()
+
         try:
             while True:
                 try:
-                    yield asyncio.run_coroutine_threadsafe(agen.__anext__(), loop).result()
+                    yield asyncio.run_coroutine_threadsafe(step(), loop).result()
                 except StopAsyncIteration:
                     return
         finally:

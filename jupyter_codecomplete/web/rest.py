@@ -57,6 +57,7 @@ def error_status(info: ErrorInfo, prepared: bool) -> int:
         return ERROR_STATUS[info.type]
     return 502 if prepared else 400
 
+
 class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
     auth_resource = AUTH_RESOURCE
 
@@ -243,7 +244,7 @@ class CompletionsHandler(_Base):
         # the engine's own driver: the websocket's deadlines, bounds and cleaning
         deltas = engine.bound(engine.drive(prepared, pipeline, notes), notes, limit)
         try:
-            async with contextlib.aclosing(deltas) as stream:  # type: ignore[type-var]  # an async generator
+            async with contextlib.aclosing(deltas) as stream:
                 async for out in stream:
                     parts.append(out)
                     if body.stream:
