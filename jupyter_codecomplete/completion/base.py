@@ -419,6 +419,7 @@ class BaseInlineCompletionHandler:
         text = ""
         n = 0
         model = self.model_info(request)
+        error: ErrorInfo | None = None
         try:
             async with contextlib.aclosing(self.bounded(request, notes)) as deltas:
                 async for piece in deltas:
@@ -440,19 +441,10 @@ class BaseInlineCompletionHandler:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            info = self.error_info(exc)
-            self.log.warning("codecomplete #%s failed: %s", request.number, info.message)
-            yield InlineCompletionStreamChunk(
-                reply_to=request.number,
-                response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
-                done=True,
-                delta=delta,
-                model=model,
-                notes=notes,
-                error=info,
-            )
-            return
-        self._log_done(request, start, first, n)
+            error = self.error_info(exc)
+            self.log.warning("codecomplete #%s failed: %s", request.number, error.message)
+        if error is None:
+            self._log_done(request, start, first, n)
         yield InlineCompletionStreamChunk(
             reply_to=request.number,
             response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
@@ -460,4 +452,5 @@ class BaseInlineCompletionHandler:
             delta=delta,
             model=model,
             notes=notes,
+            error=error,
         )

@@ -130,6 +130,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self.recent = RecentCompletions(engine.recent_completions)
         self._fingerprints: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None  # the sync methods' private loop
+        self._thread: threading.Thread | None = None  # and the thread that runs it
         self._sync_lock = threading.Lock()
 
     # -- model choice -----------------------------------------------------------------------------
@@ -494,14 +495,16 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     # The async methods are the engine's own path (prepare → drive, deadlines, bounds). The sync
     # ones run that same path on a private event loop in a worker thread, so they work anywhere,
     # also inside a running event loop (a notebook cell, a LangChain sync chain called from async
-    # code); the model's clients then live on that loop. ``config`` (callbacks, tags, run name)
+    # code). The model's HTTP clients are made on the loop that first uses them, so use one
+    # handler either from sync code or from async code. ``config`` (callbacks, tags, run name)
     # reaches the model call.
     def _sync_loop(self) -> asyncio.AbstractEventLoop:
         with self._sync_lock:
             if self._loop is None or self._loop.is_closed():
                 loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="codecomplete-sync", daemon=True).start()
-                self._loop = loop
+                thread = threading.Thread(target=loop.run_forever, name="codecomplete-sync", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
             return self._loop
 
     def invoke(
@@ -546,8 +549,12 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._loop.stop)
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
+            await asyncio.to_thread(thread.join, 5.0)
+            if not thread.is_alive():
+                loop.close()
         for backend in self._backends.values():
             with contextlib.suppress(Exception):
                 aclose = getattr(backend.llm, "aclose", None)

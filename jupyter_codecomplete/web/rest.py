@@ -18,6 +18,7 @@ import contextlib
 import json
 import time
 import uuid
+from http import HTTPStatus
 from typing import Any
 
 from jupyter_server.auth.decorator import authorized
@@ -65,10 +66,11 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
     def completion_handler(self) -> BaseInlineCompletionHandler:
         return self.extensionapp.completion_handler  # type: ignore[attr-defined,no-any-return]
 
-    def fail(self, status: int, type: str, message: str, title: str = "Invalid request") -> None:
-        self.fail_with(status, ErrorInfo(type=type, title=title, message=message))
+    def fail(self, status: int, type: str, message: str, title: str | None = None) -> None:
+        title = title or HTTPStatus(status).phrase
+        self.send_error_info(status, ErrorInfo(type=type, title=title, message=message))
 
-    def fail_with(self, status: int, info: ErrorInfo) -> None:
+    def send_error_info(self, status: int, info: ErrorInfo) -> None:
         """An error reply with the websocket's error envelope (and ``Retry-After`` when known)."""
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
@@ -103,12 +105,12 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             self.fail(400, "bad_json", too_deep_message(), title="Malformed JSON")
             return None
         if nesting_depth(data) > MAX_DEPTH:
-            self.fail(400, "bad_request", too_deep_message())
+            self.fail(400, "bad_request", too_deep_message(), title="Invalid request")
             return None
         try:
             return CompletionRequestBody.model_validate(data)
         except ValidationError as exc:
-            self.fail(400, "bad_request", validation_message(exc))
+            self.fail(400, "bad_request", validation_message(exc), title="Invalid request")
             return None
 
     async def prepared(
@@ -152,22 +154,30 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             status = error_status(info, prepared=False)
             if not isinstance(exc, PromptError) and status == 400 and info.type not in _BAD_CONFIG:
                 status = 502  # the backend failed while the request was prepared
-            self.fail_with(status, info)
+            self.send_error_info(status, info)
             return None
+
+
+    async def start(
+        self,
+    ) -> tuple[DefaultInlineCompletionHandler, CompletionRequestBody, Prepared, Pipeline] | None:
+        """The engine, the body and the prepared request; None when an error reply was sent."""
+        engine = self.engine()
+        body = self.body() if engine else None
+        if engine is None or body is None:
+            return None
+        found = await self.prepared(engine, body)
+        return None if found is None else (engine, body, *found)
 
 
 class PromptHandler(_Base):
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        engine = self.engine()
-        body = self.body() if engine else None
-        if engine is None or body is None:
+        started = await self.start()
+        if started is None:
             return
-        found = await self.prepared(engine, body)
-        if found is None:
-            return
-        prepared = found[0]
+        prepared = started[2]
         built = prepared.built
         self.finish(
             {
@@ -204,14 +214,10 @@ class CompletionsHandler(_Base):
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        engine = self.engine()
-        body = self.body() if engine else None
-        if engine is None or body is None:
+        started = await self.start()
+        if started is None:
             return
-        found = await self.prepared(engine, body)
-        if found is None:
-            return
-        self._job = asyncio.ensure_future(self.complete(engine, body, *found))
+        self._job = asyncio.ensure_future(self.complete(*started))
         with contextlib.suppress(asyncio.CancelledError):
             await self._job
 
@@ -258,7 +264,7 @@ class CompletionsHandler(_Base):
                 self.write(f"data: {json.dumps({'error': info.model_dump()})}\n\n")
                 self.finish("data: [DONE]\n\n")
             else:
-                self.fail_with(error_status(info, prepared=True), info)
+                self.send_error_info(error_status(info, prepared=True), info)
             return
         finish = "length" if limit.reached else "stop"
         if body.stream:

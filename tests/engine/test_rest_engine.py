@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from wsclient import open_socket, request
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 
 # A model that answers one token a second (8 tokens: 8 s), one that never answers, and one whose
 # first token comes after 30 s. Every model below has a 1 s deadline.
@@ -21,29 +21,11 @@ RULES: list[dict[str, Any]] = [
 
 
 @pytest.fixture
-def upstream() -> Any:
-    up = ScriptedUpstream(UpstreamConfig(rules=[dict(r) for r in RULES], default="y = 2\n"))
-    up.start()
-    yield up
-    up.stop()
-
-
-@pytest.fixture
-def codecomplete_config(upstream: ScriptedUpstream) -> dict[str, Any]:
-    return {
-        "completion_model": {
-            "backend": "openai",
-            "base_url": upstream.base_url,
-            "model": "test-coder",
-            "style": "raw",
-            "timeout": 1.0,
-            "first_request_timeout": 1.0,
-            "max_tokens": 200,
-            "max_tokens_single_line": 24,
-            "context_window": 512,
-        },
-        "recent_completions": 0,
-    }
+def codecomplete_config(upstream: ScriptedUpstream, model_config: dict[str, Any]) -> dict[str, Any]:
+    upstream.config.rules[:0] = [dict(r) for r in RULES]  # the shared upstream, with these rules first
+    budgets = {"max_tokens": 200, "max_tokens_single_line": 24, "context_window": 512}
+    deadlines = {"timeout": 1.0, "first_request_timeout": 1.0}
+    return {"completion_model": {**model_config, **deadlines, **budgets}, "recent_completions": 0}
 
 
 async def post(jp_fetch: Any, endpoint: str, body: dict[str, Any]) -> Any:
