@@ -34,6 +34,7 @@ from langchain_core.runnables import (
     ensure_config,
 )
 
+from .. import languages
 from ..backends import Backend, ModelConfig, make_backend
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
@@ -136,9 +137,14 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     # -- model choice -----------------------------------------------------------------------------
     def route(self, request: InlineCompletionRequest | None) -> str:
         if request is not None:
-            for key in (request.mime, request.language):
-                if key and key in self.routes and self.routes[key] in self.models:
-                    return self.routes[key]
+            # A route keyed by any name of a language (``ipython``, ``objectivec``) serves it.
+            # The MIME type first, then the language.
+            if request.mime and self.routes.get(request.mime) in self.models:
+                return self.routes[request.mime]
+            language = languages.normalize(request.language)
+            for key, name in self.routes.items():
+                if language is not None and name in self.models and languages.normalize(key) == language:
+                    return name
         if "completion" in self.models:
             return "completion"
         if not self.models:

@@ -106,6 +106,19 @@ def test_routing(handler: DefaultInlineCompletionHandler) -> None:
     assert handler.route(None) == "completion"
 
 
+@pytest.mark.parametrize(
+    ("route_key", "language"),
+    [("ipython", "python"), ("python", "ipython"), ("objectivec", "objective-c"), ("objective-c", "objc"),
+     ("Python3", "python")],
+)
+def test_a_route_serves_every_name_of_its_language(route_key: str, language: str) -> None:
+    h = make_default_engine(
+        EngineSettings(models={"completion": fake(["a"]), "other": fake(["b"])}, routes={route_key: "other"})
+    )
+    assert h.route(req("x", language=language)) == "other"
+    assert h.route(req("x", language="julia")) == "completion"
+
+
 def test_routing_without_a_completion_model_and_without_models() -> None:
     h = make_default_engine(EngineSettings(models={"other": fake(["a"])}, routes={"python": "missing"}))
     assert h.route(req("x")) == "other"  # a route to an unknown model is ignored
