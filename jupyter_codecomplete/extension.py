@@ -12,7 +12,13 @@ from tornado.ioloop import IOLoop
 from traitlets import Bool, Dict, Instance, Int, Type, Unicode, default
 
 from .backends import ModelConfig
-from .completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, load_handler_class
+from .completion import (
+    BaseInlineCompletionHandler,
+    DefaultInlineCompletionHandler,
+    EngineSettings,
+    load_handler_class,
+    make_engine,
+)
 from .prompting import StyleRegistry
 
 ENV_PREFIX = "CODECOMPLETE_"
@@ -235,16 +241,28 @@ class CodeCompleteApp(ExtensionApp):
         cls = self.completion_handler_class
         if self.completion_handler_name:
             cls = load_handler_class(self.completion_handler_name)
-        settings = {
-            "models": self.model_configs(),
-            "routes": dict(self.routes),
-            "styles": StyleRegistry(self.prompt_styles),
-            "repo_name": self.repo_name or os.path.basename(os.path.abspath(self.serverapp.root_dir)),
-            "recent_completions": self.recent_completions,
-            "max_suggestion_chars": self.max_suggestion_chars,
-            "max_suggestion_lines": self.max_suggestion_lines,
-        }
-        return cls(log=self.log, settings=settings)
+        settings = self.engine_settings(
+            repo_name=self.repo_name or os.path.basename(os.path.abspath(self._root_dir()))
+        )
+        return make_engine(settings, log=self.log, handler_class=cls)
+
+    def _root_dir(self) -> str:
+        return str(self.serverapp.root_dir) if self.serverapp is not None else os.getcwd()
+
+    def engine_settings(
+        self, models: dict[str, ModelConfig] | None = None, repo_name: str | None = None
+    ) -> EngineSettings:
+        """The engine's settings from this configuration (``models``: instead of :meth:`model_configs`).
+        The server, ``check`` and ``eval`` build their engine from this."""
+        return EngineSettings(
+            models=self.model_configs() if models is None else dict(models),
+            routes=dict(self.routes),
+            styles=StyleRegistry(self.prompt_styles),
+            repo_name=repo_name or self.repo_name,
+            recent_completions=self.recent_completions,
+            max_suggestion_chars=self.max_suggestion_chars,
+            max_suggestion_lines=self.max_suggestion_lines,
+        )
 
     def initialize_settings(self) -> None:
         self.completion_handler = self.make_completion_handler()

@@ -88,13 +88,16 @@ class ModelConfig(BaseModel):
     )
     max_tokens: int = Field(256, description="Most tokens of a multi-line suggestion.")
     max_tokens_single_line: int = Field(
-        64, description="Most tokens when the cursor is inside a line (a single-line suggestion)."
+        64,
+        description="Most tokens of a single-line suggestion (the cursor inside a line, or at the end "
+        "of an ordinary line).",
     )
     temperature: float = Field(0.2, description="Sampling temperature.")
     top_p: float | None = Field(None, description="Nucleus sampling (`None`: the server's default).")
     timeout: float = Field(20.0, description="Seconds a suggestion may take (first token and whole stream).")
     timeout_single_line: float | None = Field(
-        None, description="Seconds for a single-line suggestion (`None`: `timeout`)."
+        None,
+        description="Seconds for a single-line suggestion (as `max_tokens_single_line`; `None`: `timeout`).",
     )
     first_request_timeout: float = Field(
         120.0, description="Seconds for the first request to a model (it may load the model)."

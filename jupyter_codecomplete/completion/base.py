@@ -18,7 +18,7 @@ import contextlib
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from ..errors import CompletionError as CompletionError  # re-exported: handlers raise it
@@ -197,20 +197,32 @@ class BaseInlineCompletionHandler:
             self.max_suggestion_chars, self.max_suggestion_lines
         )
 
-    async def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
+    def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncGenerator[str, None]:
         """:meth:`suggest` with secrets scrubbed and the size limit applied.
 
         Reaching the limit ends the suggestion and closes :meth:`suggest` (and so the model
         stream) at once."""
-        scrubber, limit = self.bounds()
-        async with contextlib.aclosing(self.suggest(request, notes)) as deltas:
-            async for delta in deltas:
+        return self.bound(self.suggest(request, notes), notes)
+
+    async def bound(
+        self, source: AsyncIterator[str], notes: list[str], limit: SuggestionLimit | None = None
+    ) -> AsyncGenerator[str, None]:
+        """Deltas of ``source`` with secrets scrubbed and the size limit applied (``limit``: the
+        caller's own, to read ``limit.reached`` afterwards). Reaching the limit closes ``source``."""
+        scrubber, own = self.bounds()
+        limit = limit or own
+        try:
+            async for delta in source:
                 out = limit.take(scrubber.feed(delta))
                 if out:
                     yield out
                 if limit.reached:
                     notes.append(limit.note())
                     return
+        finally:
+            aclose = getattr(source, "aclose", None)
+            if aclose is not None:
+                await aclose()
         out = limit.take(scrubber.finish())
         if out:
             yield out
@@ -290,6 +302,7 @@ class BaseInlineCompletionHandler:
         text = ""
         n = 0
         model = self.model_info(request)
+        error: ErrorInfo | None = None
         try:
             async with contextlib.aclosing(self.bounded(request, notes)) as deltas:
                 async for piece in deltas:
@@ -311,19 +324,10 @@ class BaseInlineCompletionHandler:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            info = self.error_info(exc)
-            self.log.warning("codecomplete #%s failed: %s", request.number, info.message)
-            yield InlineCompletionStreamChunk(
-                reply_to=request.number,
-                response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
-                done=True,
-                delta=delta,
-                model=model,
-                notes=notes,
-                error=info,
-            )
-            return
-        self._log_done(request, start, first, n)
+            error = self.error_info(exc)
+            self.log.warning("codecomplete #%s failed: %s", request.number, error.message)
+        if error is None:
+            self._log_done(request, start, first, n)
         yield InlineCompletionStreamChunk(
             reply_to=request.number,
             response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
@@ -331,4 +335,5 @@ class BaseInlineCompletionHandler:
             delta=delta,
             model=model,
             notes=notes,
+            error=error,
         )
