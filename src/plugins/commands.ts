@@ -2,10 +2,7 @@
  * The commands plugin: switch completions on and off (everywhere or for a language), ask for a
  * suggestion, reconnect, open the settings; and their command palette entries.
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { NotebookPanel } from '@jupyterlab/notebook';
@@ -99,11 +96,7 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
         const current = settings.current;
         return settings.save(
           'disabledLanguages',
-          toggleLanguage(
-            current.disabledLanguages,
-            language,
-            !isLanguageEnabled(current, language)
-          )
+          toggleLanguage(current.disabledLanguages, language, !isLanguageEnabled(current, language))
         );
       }
     });
@@ -146,18 +139,13 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
     app.commands.addCommand(CommandIDs.openSettings, {
       label: trans.__('Code Completion Settings…'),
       icon: codeCompleteIcon,
-      execute: () =>
-        app.commands.execute('settingeditor:open', { query: SETTINGS_TITLE })
+      execute: () => app.commands.execute('settingeditor:open', { query: SETTINGS_TITLE })
     });
 
     // Labels and enabled states follow the settings, the connection and the last request.
     settings.changed.connect(() => app.commands.notifyCommandChanged());
-    socket.stateChanged.connect(() =>
-      app.commands.notifyCommandChanged(CommandIDs.reconnect)
-    );
-    provider.activity.connect(() =>
-      app.commands.notifyCommandChanged(CommandIDs.toggleLanguage)
-    );
+    socket.stateChanged.connect(() => app.commands.notifyCommandChanged(CommandIDs.reconnect));
+    provider.activity.connect(() => app.commands.notifyCommandChanged(CommandIDs.toggleLanguage));
 
     if (palette) {
       const category = trans.__('Code Completion');

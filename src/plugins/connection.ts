@@ -1,10 +1,7 @@
 /**
  * The connection plugin: the one websocket to the completion server.
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { CompletionSocket } from '../socket';
 import { ICompletionConnection } from '../tokens';

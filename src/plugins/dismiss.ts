@@ -1,10 +1,7 @@
 /**
  * The dismiss plugin: Escape (and a command) hides the suggestion shown and stays in the editor.
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 

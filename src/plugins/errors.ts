@@ -2,10 +2,7 @@
  * The errors plugin: a notification for each distinct failure (when the settings ask for them),
  * with the server's details one click away.
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { Notification, showErrorMessage } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
@@ -13,11 +10,7 @@ import { ErrorNotifier } from '../notifier';
 import { IErrorInfo } from '../protocol';
 import { CodeCompleteProvider } from '../provider';
 import { CompletionSocket } from '../socket';
-import {
-  ICodeCompleteProvider,
-  ICodeCompleteSettings,
-  ICompletionConnection
-} from '../tokens';
+import { ICodeCompleteProvider, ICodeCompleteSettings, ICompletionConnection } from '../tokens';
 
 export const errorsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-codecomplete:errors',

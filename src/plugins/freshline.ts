@@ -1,23 +1,13 @@
 /**
  * The fresh-line plugin: asks for a suggestion after Enter on a line with only indentation.
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
-import {
-  EditorExtensionRegistry,
-  IEditorExtensionRegistry
-} from '@jupyterlab/codemirror';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { EditorExtensionRegistry, IEditorExtensionRegistry } from '@jupyterlab/codemirror';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 
 import { FreshLineTrigger } from '../freshline';
 import { CodeCompleteProvider } from '../provider';
-import {
-  ICodeCompleteProvider,
-  ICodeCompleteSettings,
-  ILanguageResolver
-} from '../tokens';
+import { ICodeCompleteProvider, ICodeCompleteSettings, ILanguageResolver } from '../tokens';
 
 export const freshLinePlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-codecomplete:fresh-line',

@@ -2,10 +2,7 @@
  * The languages plugin: the language of an editor, from its MIME type, JupyterLab's language
  * registry and, while the MIME type does not tell yet, the kernel.
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { IInlineCompletionContext } from '@jupyterlab/completer';
 
@@ -23,10 +20,7 @@ export const languagesPlugin: JupyterFrontEndPlugin<ILanguageResolver> = {
     app: JupyterFrontEnd,
     languages: IEditorLanguageRegistry | null
   ): ILanguageResolver => {
-    const resolve = (
-      mime: string | null,
-      context?: IInlineCompletionContext
-    ): string | null => {
+    const resolve = (mime: string | null, context?: IInlineCompletionContext): string | null => {
       const found = mime ? languages?.findByMIME(mime) : null;
       const language = mime ? languageFromMime(mime, found?.name ?? null) : null;
       if ((!language || language === 'plaintext') && context) {
@@ -38,9 +32,7 @@ export const languagesPlugin: JupyterFrontEndPlugin<ILanguageResolver> = {
     const editorLanguage = (): string | null => {
       const widget = app.shell.currentWidget;
       const mime = currentEditorMime(widget);
-      const context = widget
-        ? ({ widget, triggerKind: 1 } as IInlineCompletionContext)
-        : undefined;
+      const context = widget ? ({ widget, triggerKind: 1 } as IInlineCompletionContext) : undefined;
       return mime ? resolve(mime, context) : null;
     };
     return { resolve, editorLanguage };

@@ -2,14 +2,8 @@
  * The provider plugin: registers the inline completion provider with JupyterLab's completer,
  * and partial accept (word / line) of its suggestions.
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
-import {
-  ICompletionProviderManager,
-  IInlineCompletionContext
-} from '@jupyterlab/completer';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ICompletionProviderManager, IInlineCompletionContext } from '@jupyterlab/completer';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { editorState } from '../editorstate';

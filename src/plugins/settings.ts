@@ -2,10 +2,7 @@
  * The settings plugin: reads this extension's settings (`schema/plugin.json`) and the debounce of
  * JupyterLab's inline completer for our provider, and stores changes made by commands.
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { JSONValue } from '@lumino/coreutils';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -92,10 +89,7 @@ export const settingsPlugin: JupyterFrontEndPlugin<ICodeCompleteSettings> = {
   autoStart: true,
   provides: ICodeCompleteSettings,
   optional: [ISettingRegistry],
-  activate: (
-    _app: JupyterFrontEnd,
-    registry: ISettingRegistry | null
-  ): ICodeCompleteSettings => {
+  activate: (_app: JupyterFrontEnd, registry: ISettingRegistry | null): ICodeCompleteSettings => {
     const settings = new CodeCompleteSettings();
     if (registry) {
       void registry

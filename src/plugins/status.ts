@@ -4,10 +4,7 @@
  * status bar in JupyterLab, in the notebook and editor toolbars where there is no status bar
  * (Notebook 7).
  */
-import {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { IDocumentWidget } from '@jupyterlab/docregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
@@ -99,9 +96,8 @@ export const statusPlugin: JupyterFrontEndPlugin<StatusModel> = {
     };
     applySettings();
     settings.changed.connect(applySettings);
-    const shellChanged = (
-      app.shell as { currentChanged?: { connect(fn: () => void): void } }
-    ).currentChanged;
+    const shellChanged = (app.shell as { currentChanged?: { connect(fn: () => void): void } })
+      .currentChanged;
     shellChanged?.connect(() => refreshLanguageStatus());
     provider.activity.connect(() => refreshLanguageStatus());
     return status;
@@ -116,11 +112,7 @@ export const statusItemPlugin: JupyterFrontEndPlugin<void> = {
   autoStart: true,
   requires: [ICodeCompleteStatus],
   optional: [IStatusBar],
-  activate: (
-    app: JupyterFrontEnd,
-    status: StatusModel,
-    statusBar: IStatusBar | null
-  ): void => {
+  activate: (app: JupyterFrontEnd, status: StatusModel, statusBar: IStatusBar | null): void => {
     const makeItem = (compact: boolean) =>
       new StatusWidget({
         model: status,
@@ -138,9 +130,7 @@ export const statusItemPlugin: JupyterFrontEndPlugin<void> = {
     }
     const addToToolbar = (widget: IDocumentWidget) => {
       const item = makeItem(true);
-      const toolbar = widget.toolbar as
-        | { addItem(name: string, w: Widget): boolean }
-        | undefined;
+      const toolbar = widget.toolbar as { addItem(name: string, w: Widget): boolean } | undefined;
       if (!toolbar) {
         item.dispose();
         return;
