@@ -1,17 +1,20 @@
 """The browser's wire types (`src/protocol.ts`, `src/models.ts`) against the pydantic models.
 
 Each TypeScript interface that mirrors a pydantic model is compared with the model's JSON schema:
-the same field names (a field added on either side fails) and matching types (TypeScript `number`
-for JSON `integer`/`number`, string literal unions for `Literal`, `| null` for `None`, `T[]` for
-lists, the mirrored interface's name for a nested model). What the browser sends may be narrower
-than what the server accepts, and every field the server requires must be required in TypeScript;
-what the server sends must be understood: the TypeScript type covers the model's. What the server sends always carries every
-field (the server never drops defaults or nulls), so a TypeScript field may be optional there (older
-servers). Every pydantic model in `protocol.py` and every interface exported from `src/protocol.ts`
-is either mirrored or listed below with the reason it is not.
 
-The TypeScript is read by a small parser of the subset these files use (interfaces, type aliases,
-unions, arrays, inline object types); it fails loudly on anything else.
+- the same field names: a field added on either side fails;
+- matching types (TypeScript `number` for JSON `integer`/`number`, string literal unions for
+  `Literal`, `| null` for `None`, `T[]` for lists, the mirrored interface's name for a nested
+  model). What the browser sends may be narrower than what the server accepts; what the server
+  sends must be understood: there the TypeScript type covers the model's;
+- optionality: a field the server requires is required in what the browser sends. What the server
+  sends always carries every field (it never drops defaults or nulls), so a TypeScript field may be
+  optional there (for older servers).
+
+Every pydantic model in `protocol.py` and every interface exported from `src/protocol.ts` is either
+mirrored or listed below with the reason it is not. The TypeScript is read by a small parser of the
+subset these files use (interfaces, type aliases, unions, arrays, inline object types); it fails
+loudly on anything else.
 """
 
 from __future__ import annotations
@@ -192,7 +195,9 @@ def _join(atoms: frozenset[str]) -> str:
 
 
 def _render_object(fields: list[TsField]) -> str:
-    inner = "; ".join(f"{f.name}{'?' if f.optional else ''}: {f.type}" for f in sorted(fields, key=lambda f: f.name))
+    inner = "; ".join(
+        f"{f.name}{'?' if f.optional else ''}: {f.type}" for f in sorted(fields, key=lambda f: f.name)
+    )
     return "{ " + inner + " }"
 
 
@@ -276,7 +281,13 @@ class _SchemaReader:
             return {f"Record<string, {' | '.join(sorted(self.atoms(values)))}>"}
         if kind == "object":
             return {self.object(prop)}
-        simple = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
+        simple = {
+            "string": "string",
+            "integer": "number",
+            "number": "number",
+            "boolean": "boolean",
+            "null": "null",
+        }
         if kind in simple:
             return {simple[kind]}
         raise AssertionError(f"JSON schema: cannot map {prop}")
@@ -297,7 +308,9 @@ def _ts_literal(value: object) -> str:
 
 
 def python_fields(model: type[BaseModel], direction: Direction) -> dict[str, TsField]:
-    mode: Literal["validation", "serialization"] = "validation" if direction == "to_server" else "serialization"
+    mode: Literal["validation", "serialization"] = (
+        "validation" if direction == "to_server" else "serialization"
+    )
     schema = model.model_json_schema(mode=mode)
     reader = _SchemaReader(schema)
     required = set(schema.get("required", []))
@@ -310,7 +323,13 @@ def python_fields(model: type[BaseModel], direction: Direction) -> dict[str, TsF
 # --- the comparison ----------------------------------------------------------------------------
 
 
-def differences(ts_name: str, ts_fields: list[TsField], aliases: dict[str, str], model: type[BaseModel], direction: Direction) -> list[str]:
+def differences(
+    ts_name: str,
+    ts_fields: list[TsField],
+    aliases: dict[str, str],
+    model: type[BaseModel],
+    direction: Direction,
+) -> list[str]:
     problems: list[str] = []
     ts = {f.name: TsField(f.name, f.optional, _resolve_aliases(f.type, aliases)) for f in ts_fields}
     py = python_fields(model, direction)
@@ -333,7 +352,11 @@ def differences(ts_name: str, ts_fields: list[TsField], aliases: dict[str, str],
     return problems
 
 
-@pytest.mark.parametrize(("where", "model_name", "direction"), [(k, *v) for k, v in MIRRORED.items()], ids=lambda v: v[1] if isinstance(v, tuple) else None)
+@pytest.mark.parametrize(
+    ("where", "model_name", "direction"),
+    [(k, *v) for k, v in MIRRORED.items()],
+    ids=lambda v: v[1] if isinstance(v, tuple) else None,
+)
 def test_interface_matches_model(where: tuple[str, str], model_name: str, direction: Direction) -> None:
     path, ts_name = where
     interfaces, aliases = read_typescript(path)
@@ -346,7 +369,10 @@ def test_every_protocol_model_is_mirrored_or_listed() -> None:
     defined = {
         name
         for name, value in vars(protocol).items()
-        if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == protocol.__name__ and not name.startswith("_")
+        if isinstance(value, type)
+        and issubclass(value, BaseModel)
+        and value.__module__ == protocol.__name__
+        and not name.startswith("_")
     }
     mirrored = {python for python, _ in MIRRORED.values()}
     assert sorted(defined - mirrored - set(PYTHON_ONLY)) == []
@@ -385,10 +411,16 @@ def test_a_field_added_to_an_interface_is_a_difference() -> None:
 def test_a_changed_type_or_optional_required_field_is_a_difference() -> None:
     interfaces, aliases = read_typescript("src/protocol.ts")
     changed = [
-        TsField(f.name, True, f.type) if f.name == "prefix" else TsField(f.name, f.optional, "string") if f.name == "stream" else f
+        TsField(f.name, True, f.type)
+        if f.name == "prefix"
+        else TsField(f.name, f.optional, "string")
+        if f.name == "stream"
+        else f
         for f in interfaces["IInlineCompletionRequest"]
     ]
-    assert differences("IInlineCompletionRequest", changed, aliases, model_class("InlineCompletionRequest"), "to_server") == [
+    assert differences(
+        "IInlineCompletionRequest", changed, aliases, model_class("InlineCompletionRequest"), "to_server"
+    ) == [
         "IInlineCompletionRequest.prefix is optional in TypeScript but required by InlineCompletionRequest",
         "IInlineCompletionRequest.stream: TypeScript 'string', pydantic 'boolean'",
     ]
