@@ -176,7 +176,7 @@ class HttpTransport(QuirkState):
         except ValueError:
             return None
 
-    async def events(self, call: Call) -> AsyncIterator[Any]:
+    async def events(self, call: Call) -> AsyncGenerator[Any, None]:
         """The decoded JSON events of one streamed answer (retried once without a rejected field)."""
         body = self.memory.apply(call.body)
         for attempt in range(2):
@@ -247,25 +247,44 @@ class HttpTransport(QuirkState):
         """The completion text of one call, repaired as the quirks declare; at least one piece
         (LangChain wants a chunk even for an empty completion)."""
         fix = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor) if repair else None
-        sent = False
-        async for data in self.events(call):
-            if not isinstance(data, dict):  # every provider's events are JSON objects
-                raise errors.bad_answer(f"an event of an unexpected shape ({type(data).__name__})")
-            try:
-                event = self._read_event(data)
-            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-                raise errors.bad_answer("an event of an unexpected shape", exc) from exc
-            if event.model:
-                self._reported = event.model
-            text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
-            if text:
-                sent = True
-                yield text
-            if event.done:
-                break
-        tail = fix.finish() if fix is not None else ""
-        if tail or not sent:
-            yield tail
+        sent = done = False
+        stream = self.events(call)
+        async with contextlib.aclosing(stream):
+            async for data in stream:
+                if not isinstance(data, dict):  # every provider's events are JSON objects
+                    raise errors.bad_answer(f"an event of an unexpected shape ({type(data).__name__})")
+                try:
+                    event = self._read_event(data)
+                except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+                    raise errors.bad_answer("an event of an unexpected shape", exc) from exc
+                if event.model:
+                    self._reported = event.model
+                text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
+                if text:
+                    sent = True
+                    yield text
+                if event.done:
+                    done = True
+                    break
+            tail = fix.finish() if fix is not None else ""
+            if tail or not sent:
+                yield tail
+            if done:
+                # The server said it is done (Ollama's `done`, llama.cpp's `stop`): read the last
+                # bytes of the body, so the connection goes back to the pool instead of being
+                # dropped with a half-read response. Briefly: a server that keeps the body open
+                # after its last event loses only its connection.
+                with contextlib.suppress(asyncio.TimeoutError, BackendError):
+                    await asyncio.wait_for(_drain(stream), DRAIN_SECONDS)
+
+
+# How long to wait for the end of a body after the server's last event (see HttpTransport.texts).
+DRAIN_SECONDS = 0.05
+
+
+async def _drain(stream: AsyncIterator[Any]) -> None:
+    async for _ in stream:
+        pass
 
 
 def run_sync(transport: HttpTransport, make: Callable[[], AsyncGenerator[T, None]]) -> Iterator[T]:

@@ -134,3 +134,24 @@ async def test_connection_refused_is_the_same_everywhere(backend_kind: str) -> N
     found = re.fullmatch(pattern, info.message)
     assert found is not None, info.message
     assert found.group(1) == "All connection attempts failed"
+
+
+@pytest.mark.parametrize("backend_kind", KINDS)
+async def test_a_finished_stream_leaves_its_connection_for_the_next_request(backend_kind: str) -> None:
+    """Every backend reads a finished answer to its end ([DONE], Ollama's `done`, llama.cpp's `stop`),
+    so the next request reuses the connection (a new TCP and TLS connection per keystroke otherwise)."""
+    up = _upstream(backend_kind)
+    up.set_rules([], default="x = compute(a, b)\n")
+    up.start()
+    backend = make_backend(_config(backend_kind, _url(backend_kind, up)))
+    prompt: Any = [HumanMessage("hello")] if backend.chat else "hello"
+    try:
+        seen = []
+        for _ in range(3):
+            assert await collect(backend, prompt) == "x = compute(a, b)\n"
+            pool = backend.llm.client()._transport._pool  # httpx's connection pool
+            seen.append([id(c) for c in pool.connections])
+        assert seen[0] == seen[1] == seen[2] and len(seen[0]) == 1
+    finally:
+        await aclose_backend(backend)
+        up.stop()
