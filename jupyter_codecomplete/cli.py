@@ -33,7 +33,7 @@ def _ms(seconds: float | None) -> str:
 
 async def check_model(key: str, handler: Any, timeout: float, sample: bool = True) -> dict[str, Any]:
     """Contact one configured model through the completion engine; a report dict (``ok`` says it passed)."""
-    from .backends import BackendError
+    from .backends import BackendError, Description, native_suffix
     from .completion import Overrides
     from .completion.base import error_info_from
     from .protocol import InlineCompletionRequest
@@ -53,9 +53,11 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
         report["error"] = error_info_from(exc, secrets).message
         return report
     reported = None
+    described: Description | None = None
     if backend.describe is not None:
         try:
-            reported = await asyncio.wait_for(backend.describe(), timeout)
+            got: Description = await asyncio.wait_for(backend.describe(), timeout)
+            described, reported = got, got.model
             report["reachable"] = True
         except Exception as exc:
             info = error_info_from(
@@ -71,15 +73,18 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
                 return report
     report["serves"] = reported
     handler._reported[key] = reported  # what the server says, for the style choice and the reply
+    if described is not None:
+        handler._described[key] = described
     style = handler.style_for(backend)
+    native = native_suffix(backend, style, described)
     report["style"] = style.name
     report["fim"] = {
         "style_tokens": style.fim is not None,
-        "native_suffix": backend.native_suffix,
+        "native_suffix": native,
         "chat": backend.chat,
-        "reported": backend.extra.get("fim"),
+        "reported": described.native_suffix if described is not None else None,
     }
-    report["fim_supported"] = bool(style.supports_infill or backend.native_suffix)
+    report["fim_supported"] = bool(style.supports_infill or native)
     if not sample:
         report["ok"] = report.get("reachable", True)
         return report

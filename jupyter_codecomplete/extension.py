@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 import os
 from typing import Any
 
@@ -157,6 +158,24 @@ class CodeCompleteApp(ExtensionApp):
             )
         return self._model_service
 
+    def _scrub_logs(self) -> None:
+        """Secrets never reach the server's log (errors.SecretFilter on the loggers we write to)."""
+        from .errors import SecretFilter
+
+        def secrets() -> list[str]:
+            return self.completion_handler.secrets() if self.completion_handler is not None else []
+
+        for log in (self.log, getattr(self.serverapp, "log", None)):
+            logger = log.logger if isinstance(log, logging.LoggerAdapter) else log
+            if not isinstance(logger, logging.Logger):
+                continue
+            # one filter per logger (a server started again in the same process replaces the source)
+            found = [f for f in logger.filters if isinstance(f, SecretFilter)]
+            if found:
+                found[0].secrets = secrets
+            else:
+                logger.addFilter(SecretFilter(secrets))
+
     @default("completion_model")
     def _default_completion_model(self) -> dict[str, Any]:
         return model_from_env()
@@ -247,6 +266,7 @@ class CodeCompleteApp(ExtensionApp):
 
     def initialize_settings(self) -> None:
         self.completion_handler = self.make_completion_handler()
+        self._scrub_logs()
         info = self.completion_handler.model_info(None)
         if info is None:
             self.log.warning("jupyter_codecomplete: no completion model is configured")

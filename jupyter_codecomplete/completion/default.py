@@ -35,7 +35,7 @@ from langchain_core.runnables import (
 )
 
 from .. import languages
-from ..backends import Backend, ModelConfig, make_backend
+from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
@@ -127,6 +127,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._backends: dict[str, Backend] = {}
         self._warm: set[str] = set()
         self._reported: dict[str, str | None] = {}
+        self._described: dict[str, Description] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.recent = RecentCompletions(engine.recent_completions)
         self._fingerprints: dict[str, str] = {}
@@ -150,8 +151,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         if not self.models:
             raise CompletionError(
                 "no_model",
-                "No model configured",
                 "Configure c.CodeCompleteApp.completion_model (see the docs) or install the embedded model.",
+                title="No model configured",
             )
         return next(iter(self.models))
 
@@ -167,19 +168,18 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self.models[key] = config
         self._warm.discard(key)
         self._reported.pop(key, None)
+        self._described.pop(key, None)
         return old
 
     def style_for(self, backend: Backend) -> PromptStyle:
         cfg = backend.config
         if cfg.style:
             return self.styles.get(cfg.style)
-        own = backend.extra.get("style")
-        if isinstance(own, PromptStyle):
-            return own
-        hint = backend.extra.get("style_hint")
-        if isinstance(hint, str):
+        if backend.style is not None:
+            return backend.style
+        if backend.style_hint:
             with contextlib.suppress(Exception):
-                return self.styles.get(hint)
+                return self.styles.get(backend.style_hint)
         if backend.chat:
             with contextlib.suppress(Exception):
                 return self.styles.get("chat")
@@ -215,7 +215,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         describe = backend.describe
         if describe is not None:
             with contextlib.suppress(Exception):
-                reported = await describe()
+                described = await describe()
+                self._described[key] = described
+                reported = described.model
         elif backend.config.base_url:
             headers = dict(backend.config.headers)
             api_key = backend.config.resolved_api_key()
@@ -269,8 +271,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         if key is not None and key not in self.models:
             raise CompletionError(
                 "unknown_model",
-                "Unknown model",
                 f"No model named {key!r}; configured: {sorted(self.models)}.",
+                title="Unknown model",
             )
         key = key or self.route(request)
         backend = self.backend(key)
@@ -285,12 +287,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         if over.mode is not None:
             updates["mode"] = over.mode
         if preq.native_suffix is None:
-            # a server that writes the FIM prompt from its own template (llama.cpp /infill) only for
-            # families it renders as the style says; else our prompt goes to its completion endpoint
-            generic = backend.extra.get("generic_infill", False)
-            updates["native_suffix"] = backend.native_suffix and (not generic or style.server_can_infill)
+            updates["native_suffix"] = native_suffix(backend, style, self._described.get(key))
         extra_files: dict[str, str] = {}
-        if backend.extra.get("input_extra") and preq.files:
+        if backend.input_extra and preq.files:
             # the server renders other files itself (llama.cpp /infill input_extra)
             extra_files, updates["files"] = dict(preq.files), {}
         if updates:
@@ -348,8 +347,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     def token_counter(self, backend: Backend) -> Any:
         """The model's own tokenizer when one is at hand (embedded model), else None: estimate."""
-        factory = backend.extra.get("token_counter_factory")
-        return factory() if callable(factory) else backend.extra.get("token_counter")
+        return backend.token_counter() if backend.token_counter is not None else None
 
     def model_input(self, prepared: Prepared) -> Any:
         built = prepared.built
@@ -375,7 +373,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             kwargs["max_completion_tokens"] = prepared.max_tokens
         else:
             kwargs["max_tokens"] = prepared.max_tokens
-        if prepared.built.suffix is not None and prepared.backend.native_suffix:
+        if prepared.built.suffix is not None and native_suffix(
+            prepared.backend, prepared.style, self._described.get(prepared.key)
+        ):
             kwargs["suffix"] = prepared.built.suffix
         model = prepared.backend.llm.bind(**kwargs)
         # Both ends have async versions: StrOutputParser and a sync-only RunnableLambda run every

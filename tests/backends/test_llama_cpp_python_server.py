@@ -85,7 +85,7 @@ async def test_streams_and_reports_the_model(server: str) -> None:
     b = make_backend(cfg)
     assert b.native_suffix is False  # the declared quirk wins over the option
     assert b.describe is not None
-    assert await b.describe() == "codecomplete-demo"
+    assert (await b.describe()).model == "codecomplete-demo"
     text = await collect(b, "def add(a, b):\n    return", max_tokens=8, stop=["\n\n"])
     assert isinstance(text, str)
     assert b.llm.reported_model == "codecomplete-demo"
