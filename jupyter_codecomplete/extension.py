@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import IOLoop
@@ -13,6 +13,9 @@ from traitlets import Bool, Dict, Instance, Int, Type, Unicode, default
 from .backends import ModelConfig
 from .completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, load_handler_class
 from .prompting import StyleRegistry
+
+if TYPE_CHECKING:  # imported when first used (it pulls in the model catalogue)
+    from .models_service import ModelService
 
 ENV_PREFIX = "CODECOMPLETE_"
 
@@ -135,10 +138,10 @@ class CodeCompleteApp(ExtensionApp):
 
     completion_handler = Instance(BaseInlineCompletionHandler, allow_none=True)
     lag_monitor: Any = None
-    _model_service: Any = None
+    _model_service: ModelService | None = None
 
     @property
-    def model_service(self) -> Any:
+    def model_service(self) -> ModelService:
         """The model service (``c.ModelService.*``): sources, downloads, the user's choice, locks."""
         if self._model_service is None:
             from .models_service import ModelService
@@ -216,11 +219,12 @@ class CodeCompleteApp(ExtensionApp):
         cls = self.completion_handler_class
         if self.completion_handler_name:
             cls = load_handler_class(self.completion_handler_name)
+        root_dir = self.serverapp.root_dir if self.serverapp is not None else os.getcwd()
         settings = {
             "models": self.model_configs(),
             "routes": dict(self.routes),
             "styles": StyleRegistry(self.prompt_styles),
-            "repo_name": self.repo_name or os.path.basename(os.path.abspath(self.serverapp.root_dir)),
+            "repo_name": self.repo_name or os.path.basename(os.path.abspath(root_dir)),
             "recent_completions": self.recent_completions,
             "max_suggestion_chars": self.max_suggestion_chars,
             "max_suggestion_lines": self.max_suggestion_lines,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from tornado.httpclient import HTTPClientError
-from wsclient import Socket, open_socket, request
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 
@@ -68,7 +68,7 @@ def codecomplete_config(model_config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def open_v2(jp_ws_fetch: Any) -> Socket:
+async def open_v2(jp_ws_fetch: Any) -> CompletionSocket:
     """A client that speaks protocol 2 (stream deltas)."""
     socket = await open_socket(jp_ws_fetch)
     assert socket.hello is not None and 2 in socket.hello["protocols"]
@@ -83,7 +83,7 @@ def rebuild(msgs: list[dict[str, Any]]) -> str:
     return "".join(m["response"]["insertText"] for m in streams)
 
 
-async def ok_after(socket: Socket, number: int) -> None:
+async def ok_after(socket: CompletionSocket, number: int) -> None:
     await socket.send(request(number, "import num"))
     [reply] = await socket.until_done(number)
     assert reply["error"] is None and reply["list"]["items"][0]["insertText"] == "py as np"
@@ -341,7 +341,7 @@ class TestClientThatNeverReads:
 
         ws = await jp_ws_fetch("api", "codecomplete", "inline")
         ws.protocol.stream.socket.setsockopt(sk.SOL_SOCKET, sk.SO_RCVBUF, 4096)
-        client = Socket(ws)
+        client = CompletionSocket(ws)
         # protocol 1 (cumulative) and 16,000-character suggestions: ~25 MB if every message queued
         for n in range(1, 41):
             await client.send(request(n, "# FLOOD\n", stream=True))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from wsclient import open_socket, request
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 from jupyter_codecomplete.completion.recent import RecentCompletions, fingerprint
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jupyter_server.auth.authorizer import Authorizer
 from tornado.httpclient import HTTPClientError
-from wsclient import Socket, open_socket, request
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 
@@ -49,7 +49,7 @@ def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
     }
 
 
-async def ok_after(socket: Socket, number: int) -> None:
+async def ok_after(socket: CompletionSocket, number: int) -> None:
     """The next request on the same socket works."""
     await socket.send(request(number, "import num"))
     [reply] = await socket.until_done(number)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from tornado.httpclient import HTTPClientError
-from wsclient import open_socket, request
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 

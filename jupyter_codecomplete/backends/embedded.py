@@ -31,7 +31,7 @@ import queue
 import struct
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -372,7 +372,7 @@ class SharedLlama:
         def is_eog(token: int) -> bool:
             if vocab is not None and hasattr(llama_cpp, "llama_vocab_is_eog"):
                 return bool(llama_cpp.llama_vocab_is_eog(vocab, token))
-            return token == llm.token_eos()
+            return bool(token == llm.token_eos())
 
         p = job.params
         tokens = list(llm.tokenize(job.prompt.encode("utf-8"), add_bos=self._add_bos(llm), special=True))
@@ -534,7 +534,7 @@ class EmbeddedLlamaLLM(LLM):
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> AsyncIterator[GenerationChunk]:
+    ) -> AsyncGenerator[GenerationChunk, None]:
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[Event] = asyncio.Queue()
 

@@ -25,7 +25,7 @@ import email.utils
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -242,9 +242,11 @@ class HttpStreamingLLM(QuirkState, LLM):
                         )
                         raise self._error(err.type, str(err), err.retry_after, err.status)
                     async for data in self._decode(resp, call.format):
-                        msg = error_message(data)
-                        if msg is not None:  # 200 with an error body, or an error inside the stream
-                            raise self._error("backend_error", f"The model server reported an error: {msg}")
+                        reported = error_message(data)
+                        if reported is not None:  # 200 with an error body, or an error inside the stream
+                            raise self._error(
+                                "backend_error", f"The model server reported an error: {reported}"
+                            )
                         yield data
                     return
             except httpx.TimeoutException as exc:
@@ -295,7 +297,7 @@ class HttpStreamingLLM(QuirkState, LLM):
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> AsyncIterator[GenerationChunk]:
+    ) -> AsyncGenerator[GenerationChunk, None]:
         call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
         repair = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor)
         sent = False

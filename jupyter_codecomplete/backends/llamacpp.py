@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import Field
 
 from .base import Backend, ModelConfig, register_backend
-from .http import Call, Event, HttpStreamingLLM
+from .http import Call, Event, Format, HttpStreamingLLM
 from .ollama import root_url
 from .quirks import resolve_quirks
 
@@ -57,7 +57,7 @@ class LlamaCppServerLLM(HttpStreamingLLM):
         if n_indent is not None:
             body["n_indent"] = int(n_indent)
         body.update(self.extra_body)
-        fmt = "sse" if self.streaming else "json"
+        fmt: Format = "sse" if self.streaming else "json"
         if suffix is None:
             body["prompt"] = prompt
             return Call("/completion", body, fmt, before_cursor=prompt)

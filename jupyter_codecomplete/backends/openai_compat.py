@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Any, cast
 
 import httpx
 import openai
@@ -94,10 +94,14 @@ def _rejected(exc: BaseException) -> str | None:
     return None
 
 
+# takes the SDK's own response type (its private HTTP client package)
+_drain: Callable[[Any], Awaitable[None]] | None = None
 try:  # the SDK's own clean-up after [DONE]; optional (a private module of the openai package)
-    from openai._streaming_cleanup import drain_response_async as _drain
+    from openai._streaming_cleanup import drain_response_async
+
+    _drain = drain_response_async
 except ImportError:  # pragma: no cover - other openai versions
-    _drain = None
+    pass
 
 
 async def _raw_events(stream: Any) -> AsyncIterator[Any]:
@@ -179,7 +183,7 @@ class CompatOpenAI(QuirkState, OpenAI):
                 async with answer as stream:
                     response = getattr(stream, "response", None)
                     ctype = response.headers.get("content-type", "") if response is not None else ""
-                    if ctype.startswith("application/json"):
+                    if response is not None and ctype.startswith("application/json"):
                         # Not a stream: a 200 with an error body (or a server that ignores `stream`).
                         out = repair.feed(self._read(json.loads(await response.aread())))
                         if out:
@@ -229,7 +233,11 @@ class CompatChatOpenAI(QuirkState, ChatOpenAI):
         for attempt in range(2):
             sent = self.memory.apply({"stop": stop, **kwargs})
             use_stop = sent.pop("stop", None)
-            gen = super()._astream(messages, use_stop or None, run_manager, **sent)
+            # ChatOpenAI._astream is an async generator; LangChain declares the wider AsyncIterator
+            gen = cast(
+                "AsyncGenerator[ChatGenerationChunk, None]",
+                super()._astream(messages, use_stop or None, run_manager, **sent),
+            )
             got = False
             try:
                 async with contextlib.aclosing(gen):
@@ -299,6 +307,7 @@ def _describe(llm: Any, config: ModelConfig) -> Any:
 @register_backend("openai")
 def openai_completions(config: ModelConfig) -> Backend:
     quirks = resolve_quirks("openai", config.server, config.quirks)
+    # arg-type: _common's values are typed `object` (one keyword dict for both clients)
     llm = CompatOpenAI(max_tokens=config.max_tokens, **_common(config, quirks))  # type: ignore[arg-type]
     backend = Backend(config=config, llm=llm, kind="openai", native_suffix=_native_suffix(config, quirks))
     backend.describe = _describe(llm, config)
@@ -308,7 +317,12 @@ def openai_completions(config: ModelConfig) -> Backend:
 @register_backend("openai-chat")
 def openai_chat(config: ModelConfig) -> Backend:
     quirks = resolve_quirks("openai-chat", config.server, config.quirks)
-    llm = CompatChatOpenAI(max_completion_tokens=config.max_tokens, **_common(config, quirks))  # type: ignore[arg-type]
+    # arg-type: as above; call-arg: the pydantic plugin knows the field by its name (max_tokens) only,
+    # ChatOpenAI takes its alias too
+    llm = CompatChatOpenAI(  # type: ignore[call-arg]
+        max_completion_tokens=config.max_tokens,
+        **_common(config, quirks),  # type: ignore[arg-type]
+    )
     backend = Backend(config=config, llm=llm, kind="openai-chat", chat=True)
     backend.describe = _describe(llm, config)
     return backend

@@ -19,8 +19,8 @@ import json
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import Any, cast
 
 from ..protocol import (
     ErrorInfo,
@@ -230,7 +230,7 @@ async def with_deadlines(
     max_chars: int | None = None,
     notes: list[str] | None = None,
     piece: int = PIECE_CHARS,
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """Re-yield ``source``, raising TimeoutError if the first item or the whole stream is late.
 
     Bounds for what the model sends: an item longer than ``piece`` characters is re-yielded in
@@ -314,13 +314,18 @@ class BaseInlineCompletionHandler:
             self.max_suggestion_chars, self.max_suggestion_lines
         )
 
-    async def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
+    async def bounded(
+        self, request: InlineCompletionRequest, notes: list[str]
+    ) -> AsyncGenerator[str, None]:
         """:meth:`suggest` with secrets scrubbed and the size limit applied.
 
         Reaching the limit ends the suggestion and closes :meth:`suggest` (and so the model
         stream) at once."""
         scrubber, limit = self.bounds()
-        async with contextlib.aclosing(self.suggest(request, notes)) as deltas:
+        # suggest() is documented as an async generator (it has aclose); its declared type stays the
+        # wider AsyncIterator so that handlers may say so
+        suggestion = cast("AsyncGenerator[str, None]", self.suggest(request, notes))
+        async with contextlib.aclosing(suggestion) as deltas:
             async for delta in deltas:
                 out = limit.take(scrubber.feed(delta))
                 if out:
@@ -399,7 +404,7 @@ class BaseInlineCompletionHandler:
 
     async def handle_stream_request(
         self, request: InlineCompletionRequest, *, delta: bool = False
-    ) -> AsyncIterator[InlineCompletionStreamChunk]:
+    ) -> AsyncGenerator[InlineCompletionStreamChunk, None]:
         """Stream chunks: the whole suggestion so far in each, or only what is new (``delta``)."""
         notes: list[str] = []
         start = time.perf_counter()

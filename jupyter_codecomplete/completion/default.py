@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -310,7 +310,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     async def raw_stream(self, prepared: Prepared) -> AsyncIterator[str]:
         """The model's own text, as it streams (no cleaning)."""
-        stream = self.raw_chain(prepared).astream(prepared)
+        # Runnable.astream is an async generator; LangChain declares the wider AsyncIterator
+        stream = cast("AsyncGenerator[str, None]", self.raw_chain(prepared).astream(prepared))
         try:
             async for piece in stream:
                 yield piece
@@ -320,7 +321,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             if "No generation chunks" not in str(exc):
                 raise
         finally:
-            await stream.aclose()  # type: ignore[attr-defined]
+            await stream.aclose()
 
     def recent_key(self, request: InlineCompletionRequest, prepared: Prepared) -> tuple[str, str]:
         """The key of a request in the recent completions: model, settings, what is sent."""
@@ -382,7 +383,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                 if pipeline.done:
                     break
         finally:
-            await source.aclose()  # type: ignore[attr-defined]
+            await source.aclose()
         tail = pipeline.finish()
         if recent is not None:
             # Only reached when the suggestion ran to its end (not cancelled, no error).
@@ -401,13 +402,13 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     ) -> str:
         return "".join([d async for d in self.suggest(input, [])])
 
-    async def astream(  # type: ignore[override]
+    async def astream(
         self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[str]:
         async for delta in self.suggest(input, []):
             yield delta
 
-    def stream(  # type: ignore[override]
+    def stream(
         self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[str]:
         yield self.invoke(input, config)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from jupyter_server.auth.decorator import authorized
 from pydantic import ValidationError
@@ -28,13 +28,16 @@ from ..models_service import CustomEndpoint, ModelService, ModelServiceError
 from .rest import _Base
 from .websocket import validation_message
 
+if TYPE_CHECKING:  # the app imports the handlers
+    from ..extension import CodeCompleteApp
+
 _ID = r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})"
 
 
 class _ModelsBase(_Base):
     @property
     def service(self) -> ModelService:
-        return self.extensionapp.model_service  # type: ignore[attr-defined,no-any-return]
+        return cast("CodeCompleteApp", self.extensionapp).model_service
 
     def fail_with(self, exc: ModelServiceError) -> None:
         self.fail(exc.status, exc.type, exc.message)

@@ -13,7 +13,7 @@ import contextlib
 import json
 import time
 import uuid
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
@@ -36,6 +36,9 @@ from ..protocol import (
     nesting_depth,
 )
 from .websocket import AUTH_RESOURCE, too_deep_message, validation_message
+
+if TYPE_CHECKING:  # the app imports the handlers
+    from ..extension import CodeCompleteApp
 
 # Most stop sequences a REST request may add, and their longest length (OpenAI itself takes 4).
 MAX_STOP = 32
@@ -74,12 +77,14 @@ class CompletionRequestBody(BaseModel):
     stream: bool = False
 
 
-class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
+class _Base(ExtensionHandlerMixin, APIHandler):
     auth_resource = AUTH_RESOURCE
 
     @property
     def completion_handler(self) -> BaseInlineCompletionHandler:
-        return self.extensionapp.completion_handler  # type: ignore[attr-defined,no-any-return]
+        handler = cast("CodeCompleteApp", self.extensionapp).completion_handler
+        assert handler is not None  # made when the extension loads, before any request
+        return handler
 
     def fail(self, status: int, type: str, message: str) -> None:
         self.set_status(status)

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from wsclient import open_socket, request
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 pytest.importorskip(
     "llama_cpp.server", reason="install the [local] extra: pip install llama-cpp-python[server]"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wsclient import open_socket, request
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 from jupyter_codecomplete.models_service.download import is_gguf
 from jupyter_codecomplete.testing.fake_hub import FakeHub
