@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+
 from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 pytest.importorskip("llama_cpp", reason="install the [local] extra")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 ROOT = Path(__file__).resolve().parents[1]

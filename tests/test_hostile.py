@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from tornado.httpclient import HTTPClientError
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
 
 SECRET = "sk-hostile-SECRET-0123456789abcdef"
 HEADER_SECRET = "hdr-hostile-SECRET-fedcba9876543210"
@@ -47,16 +47,9 @@ RULES: list[dict[str, Any]] = [
 @pytest.fixture
 def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
     upstream.set_rules([dict(r) for r in RULES])
-    return {
-        "backend": "openai",
-        "base_url": upstream.base_url,
-        "model": "test-coder",
-        "style": "raw",
-        "timeout": 5.0,
-        "first_request_timeout": 5.0,
-        "api_key": SECRET,
-        "headers": {"Authorization": f"Bearer {HEADER_SECRET}"},
-    }
+    return upstream.model_config(
+        first_request_timeout=5.0, api_key=SECRET, headers={"Authorization": f"Bearer {HEADER_SECRET}"}
+    )
 
 
 @pytest.fixture
@@ -72,7 +65,7 @@ async def open_v2(jp_ws_fetch: Any) -> CompletionSocket:
     """A client that speaks protocol 2 (stream deltas)."""
     socket = await open_socket(jp_ws_fetch)
     assert socket.hello is not None and 2 in socket.hello["protocols"]
-    await socket.send({"type": "hello", "protocol": 2})
+    await socket.use_protocol(2)
     return socket
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 pytest.importorskip(

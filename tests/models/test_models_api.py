@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 from jupyter_codecomplete.models_service.download import is_gguf
 from jupyter_codecomplete.testing.fake_hub import FakeHub
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 from jupyter_codecomplete.testing.providers import OllamaUpstream
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 needs_llama = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"
