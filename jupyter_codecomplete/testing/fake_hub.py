@@ -29,7 +29,7 @@ from typing import Any
 from tornado import iostream, web
 from tornado.netutil import bind_sockets
 
-from .server import LocalServer, hang_up
+from .server import LocalServer, Route, hang_up
 
 DEMO_REPO = "codecomplete/codecomplete-demo-GGUF"
 DEMO_FILE = "codecomplete-demo.Q8_0.gguf"
@@ -254,14 +254,14 @@ class FakeHub(LocalServer):
     def ranges(self) -> list[str]:
         return [r.range for r in self.records if r.method == "GET" and r.range]
 
-    def make_app(self) -> web.Application:
-        args = {"hub": self}
-        return web.Application(
-            [
-                (r"/_cdn/([^/]+/[^/]+)/(.+)", CdnHandler, args),
-                (r"/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", ResolveHandler, args),
-            ]
-        )
+    def handler_args(self) -> dict[str, Any]:
+        return {"hub": self}
+
+    def routes(self) -> list[Route]:
+        return [
+            (r"/_cdn/([^/]+/[^/]+)/(.+)", CdnHandler),
+            (r"/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", ResolveHandler),
+        ]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,8 +22,6 @@ import time
 import uuid
 from typing import Any
 
-from tornado import web
-
 from .scripted import (
     RecordingHandler,
     RequestRecord,
@@ -32,6 +30,7 @@ from .scripted import (
     UpstreamConfig,
     split_tokens,
 )
+from .server import Route
 
 __all__ = ["RequestRecord", "ScriptedUpstream", "UpstreamConfig", "main", "split_tokens"]
 
@@ -104,16 +103,13 @@ class ChatCompletionsHandler(CompletionsHandler):
 class ScriptedUpstream(ScriptedServer):
     """The OpenAI-format server. ``start()`` runs it on its own thread and event loop; ``stop()`` ends it."""
 
-    def make_app(self) -> web.Application:
-        args = self.handler_args()
-        return web.Application(
-            [
-                (r"/v1/models", ModelsHandler, args),
-                (r"/v1/completions", CompletionsHandler, args),
-                (r"/v1/chat/completions", ChatCompletionsHandler, args),
-                (r"/_stats", StatsHandler, args),
-            ]
-        )
+    def routes(self) -> list[Route]:
+        return [
+            (r"/v1/models", ModelsHandler),
+            (r"/v1/completions", CompletionsHandler),
+            (r"/v1/chat/completions", ChatCompletionsHandler),
+            (r"/_stats", StatsHandler),
+        ]
 
     @property
     def base_url(self) -> str:

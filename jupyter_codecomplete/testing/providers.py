@@ -25,10 +25,9 @@ import time
 import uuid
 from typing import Any
 
-from tornado import web
-
 from .openai_upstream import ScriptedUpstream, UpstreamConfig
 from .scripted import RecordingHandler, ScriptedHandler
+from .server import Route
 
 
 class _NativeHandler(ScriptedHandler):
@@ -182,20 +181,15 @@ class OllamaUpstream(ScriptedUpstream):
     def model_names(self) -> list[str]:
         return list(self.models)
 
-    def make_app(self) -> web.Application:
-        app = super().make_app()
-        args = self.handler_args()
-        app.add_handlers(
-            r".*",
-            [
-                (r"/api/generate", OllamaGenerateHandler, args),
-                (r"/api/show", OllamaShowHandler, args),
-                (r"/api/tags", OllamaTagsHandler, args),
-                (r"/api/version", OllamaVersionHandler, args),
-                (r"/", _OllamaRoot, args),
-            ],
-        )
-        return app
+    def routes(self) -> list[Route]:
+        return [
+            *super().routes(),
+            (r"/api/generate", OllamaGenerateHandler),
+            (r"/api/show", OllamaShowHandler),
+            (r"/api/tags", OllamaTagsHandler),
+            (r"/api/version", OllamaVersionHandler),
+            (r"/", _OllamaRoot),
+        ]
 
 
 class _OllamaRoot(RecordingHandler):
@@ -280,19 +274,14 @@ class LlamaCppUpstream(ScriptedUpstream):
         super().__init__(config, port, host)
         self.fim = fim
 
-    def make_app(self) -> web.Application:
-        app = super().make_app()
-        args = self.handler_args()
-        app.add_handlers(
-            r".*",
-            [
-                (r"/infill", LlamaCppInfillHandler, args),
-                (r"/completion", LlamaCppCompletionHandler, args),
-                (r"/props", LlamaCppPropsHandler, args),
-                (r"/health", LlamaCppHealthHandler, args),
-            ],
-        )
-        return app
+    def routes(self) -> list[Route]:
+        return [
+            *super().routes(),
+            (r"/infill", LlamaCppInfillHandler),
+            (r"/completion", LlamaCppCompletionHandler),
+            (r"/props", LlamaCppPropsHandler),
+            (r"/health", LlamaCppHealthHandler),
+        ]
 
 
 # ----------------------------------------------------------------------------------------- Mistral
@@ -358,7 +347,5 @@ class MistralUpstream(ScriptedUpstream):
         super().__init__(config or UpstreamConfig(model="codestral-latest"), port, host)
         self.api_key = api_key
 
-    def make_app(self) -> web.Application:
-        app = super().make_app()
-        app.add_handlers(r".*", [(r"/v1/fim/completions", MistralFimHandler, self.handler_args())])
-        return app
+    def routes(self) -> list[Route]:
+        return [*super().routes(), (r"/v1/fim/completions", MistralFimHandler)]

@@ -20,6 +20,9 @@ from tornado.http1connection import HTTP1Connection
 from tornado.netutil import bind_sockets
 from typing_extensions import Self
 
+# a route of the application: (path pattern, handler); every handler gets handler_args()
+Route = tuple[str, type[web.RequestHandler]]
+
 # Large bodies are part of the tests (a 9 MB answer, a 4 MB prompt).
 MAX_BUFFER_SIZE = 200 * 1024 * 1024
 
@@ -44,8 +47,12 @@ class LocalServer:
         self._ready = threading.Event()
 
     # -- what to serve (subclasses)
-    def make_app(self) -> web.Application:
+    def routes(self) -> list[Route]:
         raise NotImplementedError
+
+    def make_app(self) -> web.Application:
+        args = self.handler_args()
+        return web.Application([(path, handler, args) for path, handler in self.routes()])
 
     def more_sockets(self) -> list[socket.socket]:
         """Further listening sockets for the same application (another origin), bound by :meth:`bind`."""
