@@ -28,7 +28,6 @@ import os
 import platform
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,6 +40,7 @@ from typing import Any
 
 import httpx
 
+from jupyter_codecomplete.testing.processes import free_port
 from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
 
 now = time.monotonic  # CLOCK_MONOTONIC: comparable with the upstream process's records
@@ -70,12 +70,6 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
