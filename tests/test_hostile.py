@@ -165,7 +165,7 @@ async def test_protocol_2_streams_deltas(jp_ws_fetch: Any) -> None:
 
 async def test_unknown_protocol_version_falls_back(jp_ws_fetch: Any) -> None:
     socket = await open_socket(jp_ws_fetch)
-    await socket.send({"type": "hello", "protocol": 99})  # a newer client: the newest both speak
+    await socket.use_protocol(99)  # a newer client: the newest both speak
     await socket.send(request(1, "import num", stream=True))
     msgs = await socket.until_done(1)
     assert rebuild(msgs) == "py as np"
@@ -254,12 +254,12 @@ async def test_rest_disconnect_closes_the_model_request(
 
 async def test_cancel_unknown_or_finished_gets_a_reply(jp_ws_fetch: Any) -> None:
     socket = await open_socket(jp_ws_fetch)
-    await socket.send({"type": "cancel", "number": 42})
+    await socket.cancel(42)
     reply = await socket.recv()
     assert reply == {**reply, "type": "error", "reply_to": 42}
     assert reply["error"]["type"] == "not_running"
     await ok_after(socket, 1)
-    await socket.send({"type": "cancel", "number": 1})
+    await socket.cancel(1)
     reply = await socket.recv()
     assert reply["reply_to"] == 1 and reply["error"]["type"] == "not_running"
 

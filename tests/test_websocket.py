@@ -76,7 +76,7 @@ async def test_cancel_closes_upstream(jp_ws_fetch: Any, upstream: ScriptedUpstre
     msgs = []
     while len([m for m in msgs if m["type"] == "stream"]) < 3:
         msgs.append(await socket.recv())
-    await socket.send({"type": "cancel", "number": 4})
+    await socket.cancel(4)
     while True:
         msg = await socket.recv()
         if msg["type"] == "error":

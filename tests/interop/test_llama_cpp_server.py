@@ -120,7 +120,7 @@ async def test_cancel_stops_generation_on_the_server(jp_ws_fetch: Any, llama_ser
     await socket.send(request(1, "x = [\n    1,\n    2,\n    3,\n", "", stream=True))
     while (msg := await socket.recv())["type"] != "stream":
         pass
-    await socket.send({"type": "cancel", "number": 1})
+    await socket.cancel(1)
     while True:
         msg = await socket.recv()
         if msg["reply_to"] == 1 and (msg["type"] == "error" or msg.get("done")):
