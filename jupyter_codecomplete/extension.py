@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import IOLoop
@@ -20,6 +20,9 @@ from .completion import (
     make_engine,
 )
 from .prompting import StyleRegistry
+
+if TYPE_CHECKING:  # imported when first used (it pulls in the model catalogue)
+    from .models_service import ModelService
 
 ENV_PREFIX = "CODECOMPLETE_"
 
@@ -142,10 +145,10 @@ class CodeCompleteApp(ExtensionApp):
 
     completion_handler = Instance(BaseInlineCompletionHandler, allow_none=True)
     lag_monitor: Any = None
-    _model_service: Any = None
+    _model_service: ModelService | None = None
 
     @property
-    def model_service(self) -> Any:
+    def model_service(self) -> ModelService:
         """The model service (``c.ModelService.*``): sources, downloads, the user's choice, locks."""
         if self._model_service is None:
             from .models_service import ModelService

@@ -17,6 +17,7 @@ server's ``hello`` names the versions it speaks; a client that wants version 2 a
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Annotated, Any, Literal
 
@@ -191,7 +192,8 @@ class InlineCompletionReply(BaseModel):
     reply_to: int
     list: InlineCompletionList
     model: ServingModel | None = None
-    notes: list[str] = Field(default_factory=list)
+    # the field `list` shadows the builtin inside this class body
+    notes: builtins.list[str] = Field(default_factory=builtins.list)
     error: ErrorInfo | None = None
 
 

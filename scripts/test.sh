@@ -18,6 +18,7 @@ step() { echo; echo "=== $1"; shift; "$@" || { echo "=== FAILED: $*"; status=1; 
 
 export TOKENIZERS_PARALLELISM=false
 step "ruff" ruff check jupyter_codecomplete tests benchmarks docs/_ext examples
+step "mypy (strict, pyproject.toml [tool.mypy])" mypy
 step "eslint + prettier (src/)" jlpm lint:check
 step "docs (warnings are errors)" sphinx-build -W -q -b html docs docs/_build/html
 step "eval (embedded model)" jupyter codecomplete eval jupyter_codecomplete/evaluation \

@@ -294,7 +294,7 @@ class BaseInlineCompletionHandler:
 
     async def handle_stream_request(
         self, request: InlineCompletionRequest, *, delta: bool = False
-    ) -> AsyncIterator[InlineCompletionStreamChunk]:
+    ) -> AsyncGenerator[InlineCompletionStreamChunk, None]:
         """Stream chunks: the whole suggestion so far in each, or only what is new (``delta``)."""
         notes: list[str] = []
         start = time.perf_counter()

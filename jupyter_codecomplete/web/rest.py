@@ -59,7 +59,7 @@ def error_status(info: ErrorInfo, prepared: bool) -> int:
     return 502 if prepared else 400
 
 
-class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
+class _Base(ExtensionHandlerMixin, APIHandler):
     auth_resource = AUTH_RESOURCE
 
     @property

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from backends.helpers import aclose_backend, collect
 from tornado import web
-from wsclient import open_socket, request
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
 
 from jupyter_codecomplete.backends import ENTRY_POINT_GROUP, BackendError, ModelConfig, make_backend
 from jupyter_codecomplete.completion.base import error_info_from
@@ -154,7 +154,7 @@ def codecomplete_config(installed: Path, tgi_up: TgiUpstream) -> dict[str, Any]:
 async def test_a_server_serves_completions_from_the_example_backend(
     jp_ws_fetch: Any, installed: Path, tgi_up: TgiUpstream
 ) -> None:
-    s = await open_socket(jp_ws_fetch)
+    s = await CompletionSocket.open(jp_ws_fetch)
     await s.send(request(1, "def add(a, b):\n", stream=True))
     chunks = await s.until_done(1)
     last = chunks[-1]

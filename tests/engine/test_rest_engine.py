@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from wsclient import open_socket, request
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 
@@ -48,7 +48,7 @@ async def test_rest_completion_ends_at_the_deadline(
     assert error["type"] == "timeout"
     assert ("first token" in error["message"]) is first
     # the websocket answers the same request with the same error
-    socket = await open_socket(jp_ws_fetch)
+    socket = await CompletionSocket.open(jp_ws_fetch)
     await socket.send(request(1, prompt))
     reply = (await socket.until_done(1))[-1]
     assert reply["error"] == error
@@ -104,7 +104,7 @@ async def test_unknown_model_is_404_with_the_error_envelope(jp_fetch: Any) -> No
 async def test_websocket_and_rest_budget_by_cursor(
     jp_fetch: Any, jp_ws_fetch: Any, upstream: ScriptedUpstream, prefix: str, suffix: str, budget: int
 ) -> None:
-    socket = await open_socket(jp_ws_fetch)
+    socket = await CompletionSocket.open(jp_ws_fetch)
     await socket.send(request(1, prefix, suffix))
     await socket.until_done(1)
     assert upstream.last().body["max_tokens"] == budget

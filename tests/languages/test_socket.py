@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from wsclient import open_socket, request
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 
@@ -24,7 +24,7 @@ async def test_objective_c_suggestions_use_c_rules(
     jp_ws_fetch: Any, upstream: ScriptedUpstream, language: str
 ) -> None:
     upstream.set_rules([dict(r) for r in RULES])
-    socket = await open_socket(jp_ws_fetch)
+    socket = await CompletionSocket.open(jp_ws_fetch)
     await socket.send(request(1, "int total = compute(a, ", language=language, path="main.m"))
     [reply] = await socket.until_done(1)
     assert reply["error"] is None
