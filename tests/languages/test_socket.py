@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
 
 RULES: list[dict[str, Any]] = [
     # one closing parenthesis too many, then the next statement
