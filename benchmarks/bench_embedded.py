@@ -10,11 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from jupyter_codecomplete.backends.embedded import EmbeddedLlamaLLM, default_model_path
+from jupyter_codecomplete.testing.processes import llama_cpp_server
 
 PROMPTS = [
     "import os\nimport sys\n\n\ndef main():\n    ",
@@ -31,12 +28,6 @@ PROMPTS = [
     "def parse_args(argv):\n    parser = argparse.ArgumentParser()\n    parser.add_argument(",
 ]
 MAX_TOKENS = 96
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def in_process(llm: EmbeddedLlamaLLM, prompt: str) -> tuple[float, int, float]:
@@ -86,45 +77,15 @@ def main() -> None:
     model = default_model_path()
     llm = EmbeddedLlamaLLM(model_path=model, n_ctx=1024, n_threads=2)
     llm.shared.llama()  # load once, outside the timing
-    port = free_port()
     log = Path(tempfile.mkdtemp()) / "server.log"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            model,
-            "--port",
-            str(port),
-            "--n_ctx",
-            "1024",
-            "--n_threads",
-            "2",
-            "--host",
-            "127.0.0.1",
-        ],
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
+    with llama_cpp_server(model, log, n_ctx=1024, n_threads=2, alias=None) as server:
+        base = server.base_url
         with httpx.Client(timeout=60) as client:
-            for _ in range(240):
-                try:
-                    if client.get(f"{base}/models").status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.25)
             rows: dict[str, list[tuple[float, int, float]]] = {"in-process": [], "llama_cpp.server": []}
             for _ in range(args.rounds):
                 for p in PROMPTS:  # interleaved: both sides see the same machine load
                     rows["in-process"].append(asyncio.run(in_process(llm, p)))
                     rows["llama_cpp.server"].append(via_server(client, base, p))
-    finally:
-        proc.terminate()
-        proc.wait(10)
     print(
         f"model: {Path(model).name} ({Path(model).stat().st_size / 1e6:.1f} MB), max_tokens {MAX_TOKENS}, "
         f"{args.rounds} rounds x {len(PROMPTS)} prompts, temperature 0"

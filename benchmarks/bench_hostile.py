@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tornado.websocket import websocket_connect
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import cpu_seconds, free_port, percentile
+
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, SocketClosed, request
 
 now = time.monotonic
 MB = 1024 * 1024
@@ -154,31 +155,20 @@ class Server:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def request(number: int, prefix: str, **kw: Any) -> str:
-    msg = {"type": "inline_completion", "number": number, "prefix": prefix, "language": "python", **kw}
-    return json.dumps(msg)
-
-
 RUN = iter(range(1, 1_000_000))
 
 
 async def warm_up(srv: Server) -> None:
     """One ordinary request first: the first request imports and builds what later ones reuse."""
     ws = await connect(srv, 2)
-    await ws.write_message(request(1, f"# LOAD warm{next(RUN)}\n", stream=True))
-    while True:
-        msg = json.loads(await ws.read_message())
-        if msg["type"] == "error" or (msg["type"] == "stream" and msg["done"]):
-            break
+    await ws.complete(1, f"# LOAD warm{next(RUN)}\n", stream=True)
     ws.close()
 
 
-async def connect(srv: Server, protocol: int) -> Any:
-    ws = await websocket_connect(srv.ws_url, max_message_size=256 * MB)
-    await ws.read_message()  # hello
-    if protocol == 2:
-        await ws.write_message(json.dumps({"type": "hello", "protocol": 2}))
-    return ws
+async def connect(srv: Server, protocol: int) -> CompletionSocket:
+    return await CompletionSocket.connect(
+        srv.ws_url, protocol=None if protocol == 1 else protocol, max_message_size=256 * MB
+    )
 
 
 async def flood(protocol: int, stream: bool) -> dict[str, Any]:
@@ -194,10 +184,10 @@ async def flood(protocol: int, stream: bool) -> dict[str, Any]:
         extra: dict[str, Any] = {"stream": True}
         if not stream:
             extra["mime"] = "text/x-nostream"
-        await ws.write_message(request(1, "# FLOOD\n", **extra))
+        await ws.send(request(1, "# FLOOD\n", **extra))
         received, messages, text = 0, 0, ""
         while True:
-            raw = await ws.read_message()
+            raw = await ws.recv_raw()
             if raw is None:
                 break
             received += len(raw)
@@ -234,7 +224,7 @@ async def never_reads() -> dict[str, Any]:
         base = rss(srv.pid)
         ws = await connect(srv, 1)
         for n in range(1, 21):  # 20 flooding requests, each superseding the one before
-            await ws.write_message(request(n, f"# FLOOD {n}\n", stream=True))
+            await ws.send(request(n, f"# FLOOD {n}\n", stream=True))
             await asyncio.sleep(0.25)
         await asyncio.sleep(2)
         out = {
@@ -255,11 +245,7 @@ async def big_prefix(srv: Server) -> dict[str, Any]:
     ws = await connect(srv, 2)
     await srv.lag_ms(reset=True)
     t0 = now()
-    await ws.write_message(request(1, prefix + "# LOAD\n", stream=True))
-    while True:
-        msg = json.loads(await ws.read_message())
-        if msg["type"] == "error" or (msg["type"] == "stream" and msg["done"]):
-            break
+    await ws.complete(1, prefix + "# LOAD\n", stream=True)
     ws.close()
     return {
         "case": f"{len(prefix) / MB:.1f} MB multi-line prefix",
@@ -301,13 +287,13 @@ async def load(srv: Server, sockets: int, requests: int, profile: str | None = N
     done = 0
     finished = asyncio.Event()
 
-    async def reader(ws: Any) -> None:
+    async def reader(ws: CompletionSocket) -> None:
         nonlocal done
         while True:
-            raw = await ws.read_message()
-            if raw is None:
+            try:
+                msg = await ws.recv()
+            except SocketClosed:
                 return
-            msg = json.loads(raw)
             if msg["type"] == "stream" and msg["done"]:
                 done += 1
                 if done >= sockets:
@@ -336,7 +322,7 @@ async def load(srv: Server, sockets: int, requests: int, profile: str | None = N
         for k, ws in enumerate(socks):
             marker = f"LOAD r{run}s{k}n{n}x"
             sent[marker] = now()
-            ws.write_message(request(n, f"# {marker}\n", stream=True))
+            ws.send_nowait(request(n, f"# {marker}\n", stream=True))
         await asyncio.sleep(0.005)
     with contextlib.suppress(asyncio.TimeoutError):
         await asyncio.wait_for(finished.wait(), 60)

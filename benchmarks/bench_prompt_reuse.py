@@ -30,11 +30,12 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_embedded import free_port
+
 from bench_typing import client_prefix
 
 from jupyter_codecomplete.backends.embedded import EmbeddedLlamaLLM, default_model_path
 from jupyter_codecomplete.prompting import BUILTIN_STYLES, Budget, PromptRequest, build_prompt
+from jupyter_codecomplete.testing.processes import free_port
 
 N_CTX = 1024
 MAX_TOKENS = 64  # the budget kept for the answer (the prompt gets the rest of the window)

@@ -28,7 +28,6 @@ import os
 import platform
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,7 +39,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tornado.websocket import WebSocketClientConnection, websocket_connect
+
+from jupyter_codecomplete.testing.processes import free_port
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
 
 now = time.monotonic  # CLOCK_MONOTONIC: comparable with the upstream process's records
 
@@ -69,12 +70,6 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -109,7 +104,7 @@ class Markers:
 class WsClient:
     """A completion websocket with a reader that files every message under its request."""
 
-    def __init__(self, conn: WebSocketClientConnection) -> None:
+    def __init__(self, conn: CompletionSocket) -> None:
         self.conn = conn
         self.reqs: dict[int, Req] = {}
         self.number = 0
@@ -118,10 +113,8 @@ class WsClient:
 
     @classmethod
     async def connect(cls, url: str) -> WsClient:
-        conn = await websocket_connect(url, max_message_size=64 * 1024 * 1024)
-        hello = await conn.read_message()
-        assert isinstance(hello, str) and json.loads(hello)["type"] == "hello", hello
-        conn.protocol.set_nodelay(True)  # type: ignore[union-attr]  # as browsers do
+        conn = await CompletionSocket.connect(url, max_message_size=64 * 1024 * 1024)
+        conn.ws.protocol.set_nodelay(True)  # type: ignore[union-attr]  # as browsers do
         client = cls(conn)
         client.reader = asyncio.get_running_loop().create_task(client._read())
         return client
@@ -134,24 +127,15 @@ class WsClient:
             if old.t_done is None and old.t_superseded is None:
                 old.t_superseded = t
         self.reqs[req.number] = req
-        msg = {
-            "type": "inline_completion",
-            "number": req.number,
-            "prefix": f"# {marker}{PREFIX_TAIL}",
-            "suffix": "",
-            "language": "python",
-            "path": "bench.ipynb",
-            "stream": True,
-            **extra,
-        }
+        msg = request(req.number, f"# {marker}{PREFIX_TAIL}", path="bench.ipynb", stream=True, **extra)
         data = json.dumps(msg)
         req.t_send = now()
-        self.conn.write_message(data)
+        self.conn.send_nowait(data)
         return req
 
     async def _read(self) -> None:
         while True:
-            raw = await self.conn.read_message()
+            raw = await self.conn.recv_raw()
             t = now()
             if raw is None:
                 break

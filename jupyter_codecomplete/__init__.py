@@ -3,6 +3,8 @@
 Entry points only: the server extension and the lab extension paths.
 """
 
+__all__ = ["__version__"]
+
 try:
     from ._version import __version__
 except ImportError:  # pragma: no cover - running from a source tree without a build

@@ -14,40 +14,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import glob
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from traitlets.config import Config
-from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader
+from .config_loader import CONFIG_NAME as CONFIG_NAME  # re-exported: older imports
+from .config_loader import load_server_config
 
-CONFIG_NAME = "jupyter_server_config"
 SAMPLE_PREFIX = "def fibonacci(n):\n    "
 SAMPLE_SUFFIX = "\n\nprint(fibonacci(10))\n"
-
-
-def load_server_config(config_dirs: Sequence[str] | None = None, config_file: str | None = None) -> Config:
-    """The merged server configuration: ``jupyter_server_config.d/*.json``, then ``.json``, then ``.py``
-    in each config directory (lowest priority first, as jupyter_server reads them), then ``config_file``."""
-    from jupyter_core.paths import jupyter_config_path
-
-    dirs = list(config_dirs) if config_dirs is not None else jupyter_config_path()
-    merged = Config()
-    for directory in reversed(dirs):  # jupyter_config_path() lists the highest priority first
-        for path in sorted(glob.glob(os.path.join(directory, CONFIG_NAME + ".d", "*.json"))):
-            merged.merge(JSONFileConfigLoader(os.path.basename(path), os.path.dirname(path)).load_config())
-        for ext, loader in ((".json", JSONFileConfigLoader), (".py", PyFileConfigLoader)):
-            if os.path.isfile(os.path.join(directory, CONFIG_NAME + ext)):
-                merged.merge(loader(CONFIG_NAME + ext, directory).load_config())
-    if config_file:
-        directory, name = os.path.split(os.path.abspath(config_file))
-        loader_cls = JSONFileConfigLoader if name.endswith(".json") else PyFileConfigLoader
-        merged.merge(loader_cls(name, directory).load_config())
-    return merged
 
 
 def _ms(seconds: float | None) -> str:
@@ -56,7 +33,8 @@ def _ms(seconds: float | None) -> str:
 
 async def check_model(key: str, handler: Any, timeout: float, sample: bool = True) -> dict[str, Any]:
     """Contact one configured model through the completion engine; a report dict (``ok`` says it passed)."""
-    from .backends import BackendError
+    from .backends import BackendError, Description, native_suffix
+    from .completion import Overrides
     from .completion.base import error_info_from
     from .protocol import InlineCompletionRequest
 
@@ -75,9 +53,11 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
         report["error"] = error_info_from(exc, secrets).message
         return report
     reported = None
+    described: Description | None = None
     if backend.describe is not None:
         try:
-            reported = await asyncio.wait_for(backend.describe(), timeout)
+            got: Description = await asyncio.wait_for(backend.describe(), timeout)
+            described, reported = got, got.model
             report["reachable"] = True
         except Exception as exc:
             info = error_info_from(
@@ -93,15 +73,18 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
                 return report
     report["serves"] = reported
     handler._reported[key] = reported  # what the server says, for the style choice and the reply
+    if described is not None:
+        handler._described[key] = described
     style = handler.style_for(backend)
+    native = native_suffix(backend, style, described)
     report["style"] = style.name
     report["fim"] = {
         "style_tokens": style.fim is not None,
-        "native_suffix": backend.native_suffix,
+        "native_suffix": native,
         "chat": backend.chat,
-        "reported": backend.extra.get("fim"),
+        "reported": described.native_suffix if described is not None else None,
     }
-    report["fim_supported"] = bool(style.supports_infill or backend.native_suffix)
+    report["fim_supported"] = bool(style.supports_infill or native)
     if not sample:
         report["ok"] = report.get("reachable", True)
         return report
@@ -113,8 +96,8 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
     start = time.perf_counter()
     first = last = None
     try:
-        prepared = handler.prepare(request, key=key)
-        prepared.max_tokens = min(prepared.max_tokens, 32)
+        # a short sample: the budget is set before the prompt is sized, as for every request
+        prepared = handler.prepare(request, key=key, overrides=Overrides(max_tokens=min(32, cfg.max_tokens)))
         stream = handler.raw_stream(prepared)
 
         async def consume() -> None:
@@ -188,9 +171,8 @@ def format_report(r: dict[str, Any]) -> str:
 
 async def run_check(args: argparse.Namespace) -> int:
     from .backends.discovery import adiscover_local_models
-    from .completion import DefaultInlineCompletionHandler
+    from .completion import make_default_engine
     from .extension import CodeCompleteApp
-    from .prompting import StyleRegistry
 
     config = load_server_config(args.config_dir or None, args.config)
     app = CodeCompleteApp(config=config)
@@ -209,14 +191,7 @@ async def run_check(args: argparse.Namespace) -> int:
         notes.append(f"Nothing is configured; discovered {found.backend} {found.base_url} {found.model}.")
     if args.model:
         models = {k: v for k, v in models.items() if k in args.model}
-    handler = DefaultInlineCompletionHandler(
-        settings={
-            "models": models,
-            "routes": dict(app.routes),
-            "styles": StyleRegistry(app.prompt_styles),
-            "repo_name": "check",
-        }
-    )
+    handler = make_default_engine(app.engine_settings(models, repo_name="check"))
     reports = []
     try:
         for key in handler.models:

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import gc
+import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import IOLoop
 from traitlets import Bool, Dict, Instance, Int, Type, Unicode, default
 
 from .backends import ModelConfig
-from .completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, load_handler_class
+from .completion import (
+    BaseInlineCompletionHandler,
+    DefaultInlineCompletionHandler,
+    EngineSettings,
+    load_handler_class,
+    make_engine,
+)
 from .prompting import StyleRegistry
+
+if TYPE_CHECKING:  # imported when first used (it pulls in the model catalogue)
+    from .models_service import ModelService
 
 ENV_PREFIX = "CODECOMPLETE_"
 
@@ -135,10 +145,10 @@ class CodeCompleteApp(ExtensionApp):
 
     completion_handler = Instance(BaseInlineCompletionHandler, allow_none=True)
     lag_monitor: Any = None
-    _model_service: Any = None
+    _model_service: ModelService | None = None
 
     @property
-    def model_service(self) -> Any:
+    def model_service(self) -> ModelService:
         """The model service (``c.ModelService.*``): sources, downloads, the user's choice, locks."""
         if self._model_service is None:
             from .models_service import ModelService
@@ -150,6 +160,24 @@ class CodeCompleteApp(ExtensionApp):
                 log=self.log,
             )
         return self._model_service
+
+    def _scrub_logs(self) -> None:
+        """Secrets never reach the server's log (errors.SecretFilter on the loggers we write to)."""
+        from .errors import SecretFilter
+
+        def secrets() -> list[str]:
+            return self.completion_handler.secrets() if self.completion_handler is not None else []
+
+        for log in (self.log, getattr(self.serverapp, "log", None)):
+            logger = log.logger if isinstance(log, logging.LoggerAdapter) else log
+            if not isinstance(logger, logging.Logger):
+                continue
+            # one filter per logger (a server started again in the same process replaces the source)
+            found = [f for f in logger.filters if isinstance(f, SecretFilter)]
+            if found:
+                found[0].secrets = secrets
+            else:
+                logger.addFilter(SecretFilter(secrets))
 
     @default("completion_model")
     def _default_completion_model(self) -> dict[str, Any]:
@@ -216,19 +244,32 @@ class CodeCompleteApp(ExtensionApp):
         cls = self.completion_handler_class
         if self.completion_handler_name:
             cls = load_handler_class(self.completion_handler_name)
-        settings = {
-            "models": self.model_configs(),
-            "routes": dict(self.routes),
-            "styles": StyleRegistry(self.prompt_styles),
-            "repo_name": self.repo_name or os.path.basename(os.path.abspath(self.serverapp.root_dir)),
-            "recent_completions": self.recent_completions,
-            "max_suggestion_chars": self.max_suggestion_chars,
-            "max_suggestion_lines": self.max_suggestion_lines,
-        }
-        return cls(log=self.log, settings=settings)
+        settings = self.engine_settings(
+            repo_name=self.repo_name or os.path.basename(os.path.abspath(self._root_dir()))
+        )
+        return make_engine(settings, log=self.log, handler_class=cls)
+
+    def _root_dir(self) -> str:
+        return str(self.serverapp.root_dir) if self.serverapp is not None else os.getcwd()
+
+    def engine_settings(
+        self, models: dict[str, ModelConfig] | None = None, repo_name: str | None = None
+    ) -> EngineSettings:
+        """The engine's settings from this configuration (``models``: instead of :meth:`model_configs`).
+        The server, ``check`` and ``eval`` build their engine from this."""
+        return EngineSettings(
+            models=self.model_configs() if models is None else dict(models),
+            routes=dict(self.routes),
+            styles=StyleRegistry(self.prompt_styles),
+            repo_name=repo_name or self.repo_name,
+            recent_completions=self.recent_completions,
+            max_suggestion_chars=self.max_suggestion_chars,
+            max_suggestion_lines=self.max_suggestion_lines,
+        )
 
     def initialize_settings(self) -> None:
         self.completion_handler = self.make_completion_handler()
+        self._scrub_logs()
         info = self.completion_handler.model_info(None)
         if info is None:
             self.log.warning("jupyter_codecomplete: no completion model is configured")

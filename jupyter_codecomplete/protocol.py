@@ -6,6 +6,9 @@ The websocket ``api/codecomplete/inline`` speaks JSON text frames. The client se
 :class:`InlineCompletionStreamChunk` (streamed) or :class:`ErrorReply`. Every answer carries
 ``reply_to``: the ``number`` of the request it answers. See ``docs/protocol.md``.
 
+The REST endpoints ``api/codecomplete/prompt`` and ``api/codecomplete/completions`` take a
+:class:`CompletionRequestBody` (see ``docs/rest-api.md``); its OpenAPI schema is generated from it.
+
 Protocol versions: 1 sends the whole suggestion so far in every ``stream`` message; 2 sends only
 what is new (``delta: true``), so an n-character suggestion costs O(n) bytes on the wire. The
 server's ``hello`` names the versions it speaks; a client that wants version 2 answers with a
@@ -14,6 +17,7 @@ server's ``hello`` names the versions it speaks; a client that wants version 2 a
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Annotated, Any, Literal
 
@@ -188,7 +192,8 @@ class InlineCompletionReply(BaseModel):
     reply_to: int
     list: InlineCompletionList
     model: ServingModel | None = None
-    notes: list[str] = Field(default_factory=list)
+    # the field `list` shadows the builtin inside this class body
+    notes: builtins.list[str] = Field(default_factory=builtins.list)
     error: ErrorInfo | None = None
 
 
@@ -225,3 +230,40 @@ class HelloMessage(BaseModel):
     protocols: list[int] = Field(default_factory=lambda: list(PROTOCOL_VERSIONS))
     model: ServingModel | None = None
     max_message_bytes: int
+
+
+# Most stop sequences a REST request may add, and their longest length (OpenAI itself takes 4).
+MAX_STOP = 32
+MAX_STOP_CHARS = 256
+
+
+class CompletionRequestBody(BaseModel):
+    """A code-completion request (fields follow Xinference's code completion request)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = Field(None, description="Name of a configured model (completion, chat or named).")
+    mode: Literal["auto", "completion", "infill", "repository"] = "auto"
+    prompt: Annotated[str, Field(max_length=MAX_TEXT)] = Field("", description="Text before the cursor.")
+    suffix: Annotated[str, Field(max_length=MAX_TEXT)] | None = Field(
+        None, description="Text after the cursor."
+    )
+    files: dict[str, Annotated[str, Field(max_length=MAX_TEXT)]] | None = Field(
+        None, description="Other files of the repository: path or name → content."
+    )
+    repo_name: str | None = None
+    file_path: str | None = None
+    language: str | None = None
+    cells_above: list[ContextCell] | None = Field(
+        None, description="Notebook cells above the cursor (code cells may carry their outputs)."
+    )
+    cells_below: list[ContextCell] | None = Field(None, description="Notebook cells below the cursor.")
+    kernel_candidates: KernelCandidates | None = Field(
+        None, description="What the notebook's kernel completes at the cursor."
+    )
+    max_tokens: Annotated[int, Field(ge=1, le=32768)] | None = None
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    stop: Annotated[
+        list[Annotated[str, Field(max_length=MAX_STOP_CHARS)]], Field(max_length=MAX_STOP)
+    ] | None = Field(None, description=f"Extra stop sequences (at most {MAX_STOP}).")
+    stream: bool = False

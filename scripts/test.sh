@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Set everything up and run the whole test suite: lint, Python tests (through a running server,
-# a scripted OpenAI-format upstream and a real llama_cpp.server), frontend unit tests, and the
-# UI tests in Debian Chromium. Exits non-zero when anything fails.
+# Set everything up and run the whole test suite: lint (ruff; ESLint and Prettier on src/), Python
+# tests (through a running server, a scripted OpenAI-format upstream and a real llama_cpp.server),
+# frontend unit tests, and the UI tests in Debian Chromium. Exits non-zero when anything fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh || exit 1
@@ -18,6 +18,8 @@ step() { echo; echo "=== $1"; shift; "$@" || { echo "=== FAILED: $*"; status=1; 
 
 export TOKENIZERS_PARALLELISM=false
 step "ruff" ruff check jupyter_codecomplete tests benchmarks docs/_ext examples
+step "mypy (strict, pyproject.toml [tool.mypy])" mypy
+step "eslint + prettier (src/)" jlpm lint:check
 step "docs (warnings are errors)" sphinx-build -W -q -b html docs docs/_build/html
 step "eval (embedded model)" jupyter codecomplete eval jupyter_codecomplete/evaluation \
   --model-json '{"backend": "embedded", "max_tokens": 32}' --variant no-notebook=notebook_context:off \

@@ -3,53 +3,14 @@
  * of a notebook and other open documents, all bounded by the settings and the server's
  * message size limit.
  */
+import { LANGUAGE_IDS, LANGUAGE_NAMES, languageId } from './languagetable';
 import { cellOutputs, IRawOutput, OutputLimits } from './outputs';
 import { IContextCell, IContextFile, IRequestBody } from './protocol';
 import { ISettings } from './settings';
 
 /**
- * Well-known MIME types, used when the editor language registry does not know one.
- */
-const MIME_LANGUAGES: { [mime: string]: string } = {
-  'text/x-ipython': 'python',
-  'text/x-python': 'python',
-  'text/x-ipythongfm': 'markdown',
-  'text/x-markdown': 'markdown',
-  'text/markdown': 'markdown',
-  'text/x-rsrc': 'r',
-  'text/x-julia': 'julia',
-  'text/javascript': 'javascript',
-  'application/javascript': 'javascript',
-  'text/typescript': 'typescript',
-  'application/typescript': 'typescript',
-  'text/x-sh': 'shell',
-  'text/x-sql': 'sql',
-  'text/x-c++src': 'cpp',
-  'text/x-csrc': 'c',
-  'text/x-java': 'java',
-  'text/x-rustsrc': 'rust',
-  'text/x-go': 'go',
-  'application/json': 'json',
-  'text/x-yaml': 'yaml',
-  'text/html': 'html',
-  'text/css': 'css',
-  'text/plain': 'plaintext'
-};
-
-/**
- * Registry names that differ from the language a model knows.
- */
-const LANGUAGE_ALIASES: { [name: string]: string } = {
-  ipython: 'python',
-  ipythongfm: 'markdown',
-  gfm: 'markdown',
-  'c++': 'cpp',
-  'objective-c': 'objectivec',
-  'text/plain': 'plaintext'
-};
-
-/**
- * A language name (lower case, model-friendly) for a MIME type.
+ * A language id (lower case, the server's) for a MIME type; names, aliases and MIME types come
+ * from the one language table (`languagetable.ts`, generated from the server's).
  *
  * @param mime - the editor's MIME type
  * @param registryName - the name the editor language registry gives, if any
@@ -59,37 +20,27 @@ export function languageFromMime(
   registryName?: string | null
 ): string | null {
   if (registryName) {
-    const name = registryName.toLowerCase();
-    return LANGUAGE_ALIASES[name] ?? name;
+    return languageId(registryName);
   }
   if (!mime) {
     return null;
   }
-  const known = MIME_LANGUAGES[mime];
-  if (known) {
-    return known;
+  const key = mime.toLowerCase();
+  if (Object.prototype.hasOwnProperty.call(LANGUAGE_IDS, key)) {
+    return LANGUAGE_IDS[key];
   }
   const match = /^(?:text|application)\/(?:x-)?([a-z0-9+#-]+)$/i.exec(mime);
-  return match ? match[1].toLowerCase() : null;
+  return match ? languageId(match[1]) : null;
 }
 
 /**
- * A name to show for a language: "Python", "Markdown".
+ * A name to show for a language: "Python", "Markdown", "C++".
  */
 export function displayLanguage(language: string): string {
-  const special: { [name: string]: string } = {
-    javascript: 'JavaScript',
-    typescript: 'TypeScript',
-    cpp: 'C++',
-    sql: 'SQL',
-    json: 'JSON',
-    yaml: 'YAML',
-    html: 'HTML',
-    css: 'CSS',
-    r: 'R',
-    plaintext: 'Plain Text'
-  };
-  return special[language] ?? language.charAt(0).toUpperCase() + language.slice(1);
+  const id = languageId(language);
+  return Object.prototype.hasOwnProperty.call(LANGUAGE_NAMES, id)
+    ? LANGUAGE_NAMES[id]
+    : language.charAt(0).toUpperCase() + language.slice(1);
 }
 
 /**

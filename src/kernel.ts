@@ -12,6 +12,7 @@
  * keystroke; a kernel that fails or never answers is left alone for `cooldownMs`). Answers are
  * cached per kernel and expression until the kernel runs code again.
  */
+import { languageId } from './languagetable';
 import { IKernelCandidate, IKernelCandidates } from './protocol';
 
 /**
@@ -236,7 +237,8 @@ export class KernelCompleter {
     language: string | null
   ): Promise<IKernelCandidate[] | null> {
     const info = kernel.info ? await kernel.info : null;
-    const name = info?.language_info?.name?.toLowerCase() ?? null;
+    const raw = info?.language_info?.name;
+    const name = raw ? languageId(raw) : null;
     if (name) {
       state.language = name;
     }

@@ -29,6 +29,9 @@ export interface IModelEntry {
   path: string | null;
   repo: string | null;
   file: string | null;
+  revision: string | null;
+  quantization: string | null;
+  verified: string | null;
   active: boolean;
   locked: boolean;
   locked_reason: string | null;
@@ -91,6 +94,7 @@ export interface ICustomEndpoint {
   base_url: string;
   model: string;
   api_key?: string;
+  style?: string | null;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The user settings of the extension (`schema/plugin.json`) and their normalisation.
  */
+import { languageId } from './languagetable';
 
 /**
  * When to stream suggestions.
@@ -119,7 +120,8 @@ export function normalizeSettings(raw: unknown): ISettings {
 }
 
 /**
- * Whether completions are on for a language.
+ * Whether completions are on for a language (any of its names: a list holding `objectivec`
+ * turns off `objective-c`).
  */
 export function isLanguageEnabled(
   settings: ISettings,
@@ -128,7 +130,8 @@ export function isLanguageEnabled(
   if (!language) {
     return true;
   }
-  return !settings.disabledLanguages.includes(language.toLowerCase());
+  const id = languageId(language);
+  return !settings.disabledLanguages.some(l => languageId(l) === id);
 }
 
 /**
@@ -139,7 +142,7 @@ export function toggleLanguage(
   language: string,
   enable: boolean
 ): string[] {
-  const name = language.toLowerCase();
-  const rest = disabled.filter(l => l.toLowerCase() !== name);
+  const name = languageId(language);
+  const rest = disabled.filter(l => languageId(l) !== name);
   return enable ? rest : [...rest, name];
 }

@@ -11,6 +11,7 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { ICellInfo } from './context';
+import { languageId } from './languagetable';
 import { IRawOutput } from './outputs';
 import { IContextFile } from './protocol';
 import { CodeCompleteProvider } from './provider';
@@ -143,7 +144,7 @@ export function collectOpenDocuments(
 
 /**
  * The language of the kernel behind a notebook or console, from the notebook metadata or
- * the kernel name ("python3" → "python"); used while the editor MIME type is still plain text
+ * the kernel name ("python3" → "python", "ir" → "r"); used while the editor MIME type is still plain text
  * (before the kernel has told its language).
  */
 export function kernelLanguage(context: IInlineCompletionContext): string | null {
@@ -151,11 +152,11 @@ export function kernelLanguage(context: IInlineCompletionContext): string | null
   if (widget instanceof NotebookPanel && widget.model) {
     const info = widget.model.getMetadata('language_info') as { name?: string } | undefined;
     if (info?.name) {
-      return info.name.toLowerCase();
+      return languageId(info.name);
     }
     const spec = widget.model.getMetadata('kernelspec') as { language?: string } | undefined;
     if (spec?.language) {
-      return spec.language.toLowerCase();
+      return languageId(spec.language);
     }
   }
   const preferred = (widget as unknown as {
@@ -163,8 +164,8 @@ export function kernelLanguage(context: IInlineCompletionContext): string | null
   }).sessionContext?.kernelPreference?.name;
   const name = context.session?.kernel?.name ?? preferred;
   if (name) {
-    const match = /^([a-z+#-]+?)[\d.]*$/i.exec(name);
-    return match ? match[1].toLowerCase() : name.toLowerCase();
+    const match = /^([a-z+#-]+?)[-_]?[\d.]*$/i.exec(name);
+    return languageId(match ? match[1] : name);
   }
   return null;
 }

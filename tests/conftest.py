@@ -30,21 +30,13 @@ RULES: list[dict[str, Any]] = [
 
 @pytest.fixture
 def upstream() -> Iterator[ScriptedUpstream]:
-    up = ScriptedUpstream(UpstreamConfig(rules=[dict(r) for r in RULES], default="x = 1\n"))
-    up.start()
-    yield up
-    up.stop()
+    with ScriptedUpstream(UpstreamConfig(rules=[dict(r) for r in RULES], default="x = 1\n")) as up:
+        yield up
 
 
 @pytest.fixture
 def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
-    return {
-        "backend": "openai",
-        "base_url": upstream.base_url,
-        "model": "test-coder",
-        "style": "raw",
-        "timeout": 5.0,
-    }
+    return upstream.model_config()
 
 
 @pytest.fixture

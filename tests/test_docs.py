@@ -148,12 +148,22 @@ def test_rest_reference_covers_every_endpoint(ext: Any) -> None:
     json.dumps(doc)  # the downloadable document is JSON
 
 
+def test_language_reference_covers_every_language(ext: Any) -> None:
+    from jupyter_codecomplete.languages import ALL
+
+    text = ext.languages_markdown()
+    assert len(text.strip().split("\n")) == len(ALL) + 2
+    for language in ALL:
+        assert f"| {language.title} | `{language.name}`" in text
+
+
 def test_generate_writes_the_pages(ext: Any, tmp_path: Path) -> None:
     out = ext.generate(str(tmp_path))
     assert {p.name for p in out.iterdir()} >= {
         "configuration-traits.md", "model-config.md", "rest-api.md", "openapi.json", ".gitignore",
+        "languages.md",
     }  # fmt: skip
-    for page in ("configuration.md", "rest-api.md"):
+    for page in ("configuration.md", "rest-api.md", "languages.md"):
         assert "_generated/" in (DOCS / page).read_text()
 
 

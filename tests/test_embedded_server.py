@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 import pytest
-from wsclient import open_socket, request
+
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 pytest.importorskip("llama_cpp", reason="install the [local] extra")
 pytestmark = pytest.mark.llamacpp

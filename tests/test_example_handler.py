@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wsclient import open_socket, request
+
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "examples" / "handler_package"

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from tornado.httpclient import HTTPClientError
-from wsclient import Socket, open_socket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
 
 SECRET = "sk-hostile-SECRET-0123456789abcdef"
 HEADER_SECRET = "hdr-hostile-SECRET-fedcba9876543210"
@@ -47,16 +47,9 @@ RULES: list[dict[str, Any]] = [
 @pytest.fixture
 def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
     upstream.set_rules([dict(r) for r in RULES])
-    return {
-        "backend": "openai",
-        "base_url": upstream.base_url,
-        "model": "test-coder",
-        "style": "raw",
-        "timeout": 5.0,
-        "first_request_timeout": 5.0,
-        "api_key": SECRET,
-        "headers": {"Authorization": f"Bearer {HEADER_SECRET}"},
-    }
+    return upstream.model_config(
+        first_request_timeout=5.0, api_key=SECRET, headers={"Authorization": f"Bearer {HEADER_SECRET}"}
+    )
 
 
 @pytest.fixture
@@ -68,11 +61,11 @@ def codecomplete_config(model_config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def open_v2(jp_ws_fetch: Any) -> Socket:
+async def open_v2(jp_ws_fetch: Any) -> CompletionSocket:
     """A client that speaks protocol 2 (stream deltas)."""
     socket = await open_socket(jp_ws_fetch)
     assert socket.hello is not None and 2 in socket.hello["protocols"]
-    await socket.send({"type": "hello", "protocol": 2})
+    await socket.use_protocol(2)
     return socket
 
 
@@ -83,7 +76,7 @@ def rebuild(msgs: list[dict[str, Any]]) -> str:
     return "".join(m["response"]["insertText"] for m in streams)
 
 
-async def ok_after(socket: Socket, number: int) -> None:
+async def ok_after(socket: CompletionSocket, number: int) -> None:
     await socket.send(request(number, "import num"))
     [reply] = await socket.until_done(number)
     assert reply["error"] is None and reply["list"]["items"][0]["insertText"] == "py as np"
@@ -172,7 +165,7 @@ async def test_protocol_2_streams_deltas(jp_ws_fetch: Any) -> None:
 
 async def test_unknown_protocol_version_falls_back(jp_ws_fetch: Any) -> None:
     socket = await open_socket(jp_ws_fetch)
-    await socket.send({"type": "hello", "protocol": 99})  # a newer client: the newest both speak
+    await socket.use_protocol(99)  # a newer client: the newest both speak
     await socket.send(request(1, "import num", stream=True))
     msgs = await socket.until_done(1)
     assert rebuild(msgs) == "py as np"
@@ -261,12 +254,12 @@ async def test_rest_disconnect_closes_the_model_request(
 
 async def test_cancel_unknown_or_finished_gets_a_reply(jp_ws_fetch: Any) -> None:
     socket = await open_socket(jp_ws_fetch)
-    await socket.send({"type": "cancel", "number": 42})
+    await socket.cancel(42)
     reply = await socket.recv()
     assert reply == {**reply, "type": "error", "reply_to": 42}
     assert reply["error"]["type"] == "not_running"
     await ok_after(socket, 1)
-    await socket.send({"type": "cancel", "number": 1})
+    await socket.cancel(1)
     reply = await socket.recv()
     assert reply["reply_to"] == 1 and reply["error"]["type"] == "not_running"
 
@@ -341,7 +334,7 @@ class TestClientThatNeverReads:
 
         ws = await jp_ws_fetch("api", "codecomplete", "inline")
         ws.protocol.stream.socket.setsockopt(sk.SOL_SOCKET, sk.SO_RCVBUF, 4096)
-        client = Socket(ws)
+        client = CompletionSocket(ws)
         # protocol 1 (cumulative) and 16,000-character suggestions: ~25 MB if every message queued
         for n in range(1, 41):
             await client.send(request(n, "# FLOOD\n", stream=True))

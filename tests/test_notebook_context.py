@@ -6,10 +6,10 @@ import json
 from typing import Any
 
 from tornado.httpclient import HTTPClientError
-from wsclient import open_socket, request
 
 from jupyter_codecomplete.protocol import MAX_OUTPUT_TEXT
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 CELLS_ABOVE = [
     {

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from wsclient import open_socket, request
 
 from jupyter_codecomplete.completion.recent import RecentCompletions, fingerprint
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 
 async def test_repeated_request_is_answered_without_the_model(
@@ -54,7 +54,7 @@ async def test_cancelled_and_failed_requests_are_not_remembered(
     await socket.send(request(1, "SLOW", stream=True))
     while (await socket.recv())["type"] != "stream":
         pass
-    await socket.send({"type": "cancel", "number": 1})
+    await socket.cancel(1)
     await socket.until_done(1)
     await socket.send(request(2, "FAIL500"))
     [failed] = await socket.until_done(2)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from jupyter_server.auth.authorizer import Authorizer
 from tornado.httpclient import HTTPClientError
-from wsclient import Socket, open_socket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 HEADER_SECRET = "hdr-SECRET-fedcba9876543210"
@@ -37,19 +37,15 @@ FAULTS: list[dict[str, Any]] = [
 @pytest.fixture
 def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
     upstream.set_rules(FAULTS)
-    return {
-        "backend": "openai",
-        "base_url": upstream.base_url,
-        "model": "test-coder",
-        "style": "raw",
-        "timeout": 2.5,
-        "first_request_timeout": 2.5,
-        "api_key": SECRET,
-        "headers": {"Authorization": f"Bearer {HEADER_SECRET}", "X-Team": "team-a"},
-    }
+    return upstream.model_config(
+        timeout=2.5,
+        first_request_timeout=2.5,
+        api_key=SECRET,
+        headers={"Authorization": f"Bearer {HEADER_SECRET}", "X-Team": "team-a"},
+    )
 
 
-async def ok_after(socket: Socket, number: int) -> None:
+async def ok_after(socket: CompletionSocket, number: int) -> None:
     """The next request on the same socket works."""
     await socket.send(request(number, "import num"))
     [reply] = await socket.until_done(number)

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from tornado.httpclient import HTTPClientError
-from wsclient import open_socket, request
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 
 async def wait_for(predicate: Any, timeout: float = 5.0) -> None:
@@ -76,7 +76,7 @@ async def test_cancel_closes_upstream(jp_ws_fetch: Any, upstream: ScriptedUpstre
     msgs = []
     while len([m for m in msgs if m["type"] == "stream"]) < 3:
         msgs.append(await socket.recv())
-    await socket.send({"type": "cancel", "number": 4})
+    await socket.cancel(4)
     while True:
         msg = await socket.recv()
         if msg["type"] == "error":
@@ -162,14 +162,7 @@ async def test_upstream_http_error(jp_ws_fetch: Any) -> None:
 
 @pytest.fixture
 def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
-    return {
-        "backend": "openai",
-        "base_url": upstream.base_url,
-        "model": "test-coder",
-        "style": "raw",
-        "timeout": 1.0,
-        "first_request_timeout": 1.0,
-    }
+    return upstream.model_config(timeout=1.0, first_request_timeout=1.0)
 
 
 async def test_timeout_gives_error_and_socket_survives(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:

@@ -8,7 +8,8 @@ sources; the pages ``configuration.md`` and ``rest-api.md`` ``{include}`` it):
 * ``model-config.md``: every field of ``ModelConfig`` (type, default, help), read from the pydantic
   model (help: the field's description, else the comment above the field in its source, else
   :data:`FIELD_HELP` below);
-* ``rest-api.md`` and ``openapi.json``: the OpenAPI document of the REST endpoints, rendered.
+* ``rest-api.md`` and ``openapi.json``: the OpenAPI document of the REST endpoints, rendered;
+* ``languages.md``: every record of the language table (``jupyter_codecomplete/languages.py``).
 
 The generators are plain functions (``traits_markdown`` ...) so tests can check them.
 """
@@ -205,6 +206,53 @@ def _schema_ref(schema: dict[str, Any]) -> str:
     return _schema_type(schema)
 
 
+# ------------------------------------------------------------------------------------ languages
+
+
+def languages_markdown() -> str:
+    """One row per language of the table: names, extensions, comments, strings, grammar."""
+    from jupyter_codecomplete.languages import ALL
+
+    rows = [
+        "| language | id and other names | extensions | comments | strings | grammar | rules |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for lang in ALL:
+        names = ", ".join(_code(n) for n in lang.names)
+        extensions = " ".join(_code(e) for e in lang.extensions) or "—"
+        comments = [
+            *(_code(c) for c in lang.line_comments),
+            *(_code(f"{a} {b}") for a, b in lang.block_comments),
+        ]
+        strings = " ".join(_code(s.delim) + (" (multi-line)" if s.multiline else "") for s in lang.strings)
+        grammars = [_code(lang.grammar)] if lang.grammar else []
+        grammars += [f"{_code(g)} ({alias})" for alias, g in lang.alias_grammars.items()]
+        rules = []
+        if lang.block_opener or lang.continuation_words or lang.closer_words or lang.top_level_stop:
+            rules.append("blocks")
+        if not lang.brackets:
+            rules.append("no bracket rule")
+        if lang.indent_matters:
+            rules.append("indentation is syntax")
+        if lang.statement_end:
+            rules.append(f"{_code(lang.statement_end)} ends")
+        if lang.prose:
+            rules.append("prose")
+        if lang.cell_magics:
+            rules.append("cell magics")
+        cells = [
+            _md_escape_cell(lang.title),
+            names,
+            extensions,
+            " ".join(comments) or "—",
+            strings or "—",
+            ", ".join(grammars) or "—",
+            ", ".join(rules) or "—",
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
 # -------------------------------------------------------------------------------------- Sphinx
 
 
@@ -226,6 +274,7 @@ def generate(srcdir: str) -> Path:
     doc = openapi_document()
     _write(out / "rest-api.md", header + openapi_markdown(doc))
     _write(out / "openapi.json", json.dumps(doc, indent=2) + "\n")
+    _write(out / "languages.md", header + languages_markdown())
     return out
 
 
@@ -238,4 +287,11 @@ def setup(app: Any) -> dict[str, Any]:
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
-__all__ = ["generate", "model_fields", "model_fields_markdown", "openapi_markdown", "traits_markdown"]
+__all__ = [
+    "generate",
+    "languages_markdown",
+    "model_fields",
+    "model_fields_markdown",
+    "openapi_markdown",
+    "traits_markdown",
+]

@@ -1,28 +1,29 @@
-"""Model configuration records and the registry of backend kinds."""
+"""Model configuration records, the :class:`Backend` seam, and the registry of backend kinds.
+
+A backend kind is one factory ``(ModelConfig) -> Backend`` in the ``jupyter_codecomplete.backends``
+entry-point group (the built-in kinds are declared there too, in ``pyproject.toml``);
+:func:`make_backend` looks the kind up and calls it. Whether the suffix goes to the endpoint's own
+field is decided once, by :func:`native_suffix`.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseLanguageModel
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from ..errors import BackendError as BackendError  # re-exported: backends raise it
+from ..prompting.styles import PromptStyle
+from .quirks import Quirks
 
-class BackendError(Exception):
-    """A backend that cannot be built or reached; ``type`` is a stable machine name."""
-
-    def __init__(
-        self, type: str, message: str, retry_after: float | None = None, status: int | None = None
-    ) -> None:
-        super().__init__(message)
-        self.type = type
-        self.retry_after = retry_after
-        # The HTTP status the server answered, when there was one.
-        self.status = status
+if TYPE_CHECKING:
+    from ..prompting.tokens import TokenCounter
 
 
 # Where a provider's key is looked up when neither ``api_key`` nor ``api_key_env`` is set. The
@@ -87,13 +88,16 @@ class ModelConfig(BaseModel):
     )
     max_tokens: int = Field(256, description="Most tokens of a multi-line suggestion.")
     max_tokens_single_line: int = Field(
-        64, description="Most tokens when the cursor is inside a line (a single-line suggestion)."
+        64,
+        description="Most tokens of a single-line suggestion (the cursor inside a line, or at the end "
+        "of an ordinary line).",
     )
     temperature: float = Field(0.2, description="Sampling temperature.")
     top_p: float | None = Field(None, description="Nucleus sampling (`None`: the server's default).")
     timeout: float = Field(20.0, description="Seconds a suggestion may take (first token and whole stream).")
     timeout_single_line: float | None = Field(
-        None, description="Seconds for a single-line suggestion (`None`: `timeout`)."
+        None,
+        description="Seconds for a single-line suggestion (as `max_tokens_single_line`; `None`: `timeout`).",
     )
     first_request_timeout: float = Field(
         120.0, description="Seconds for the first request to a model (it may load the model)."
@@ -150,22 +154,121 @@ class ModelConfig(BaseModel):
         return out
 
 
+# The entry-point group every backend kind registers in, built-in ones included (pyproject.toml):
+#     [project.entry-points."jupyter_codecomplete.backends"]
+#     mykind = "my_package.my_module:make_my_backend"
+ENTRY_POINT_GROUP = "jupyter_codecomplete.backends"
+
+
+@dataclass(frozen=True)
+class Description:
+    """What a model server says about itself (:attr:`Backend.describe`); nothing is mutated.
+
+    ``model``: the model it serves (e.g. the id from ``/v1/models``); ``native_suffix``: whether
+    the model takes a native suffix, when the server says so (Ollama's ``insert`` capability),
+    else None; ``context_length``: the context window the server runs with, when it reports one;
+    ``details``: anything else worth showing (``check``)."""
+
+    model: str | None = None
+    native_suffix: bool | None = None
+    context_length: int | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+Describe = Callable[[], Awaitable[Description]]
+TokenCounterFactory = Callable[[], "TokenCounter | None"]
+
+
 @dataclass
 class Backend:
-    """A ready-to-call model: the LangChain object and facts for the client and the prompt."""
+    """A ready-to-call model: the LangChain object and what the engine needs to know about it.
+
+    A backend kind is a factory ``(ModelConfig) -> Backend`` registered under the
+    ``jupyter_codecomplete.backends`` entry-point group (docs/extending.md). Fields:
+
+    ``config``, ``kind``, ``llm``: the model config, the backend kind, the LangChain LLM or chat model.
+    ``chat``: ``llm`` is a chat model (prompts become messages).
+    ``demo``: the bundled demo model (one line at most, no garbage).
+    ``suffix_default``: whether the endpoint takes the text after the cursor in a field of its own
+      (``suffix``, ``input_suffix``) when neither the config nor the style decides; None: learned
+      from :attr:`describe`. The decision itself is :func:`native_suffix` (the one place).
+    ``quirks``: the endpoint's declared quirks (their ``native_suffix`` and ``unsupported_fields``
+      take part in the decision).
+    ``server_template``: with a native suffix the server writes the FIM prompt from its own template
+      (llama.cpp ``/infill``): only for styles it renders as the record says
+      (``PromptStyle.server_can_infill``).
+    ``input_extra``: the server renders other files itself (llama.cpp ``/infill`` ``input_extra``).
+    ``style``: a prompt style the backend made itself (from a GGUF file's FIM tokens).
+    ``style_hint``: the name of the style the backend suggests (``codestral`` for Mistral FIM).
+    ``token_counter``: the model's own tokenizer, when one is at hand right now (else None: estimate).
+    ``describe``: asks the server what it serves (:class:`Description`); None: nothing to ask.
+    ``details``: facts for people (``check``), e.g. the GGUF file's metadata.
+    """
 
     config: ModelConfig
     llm: BaseLanguageModel[Any]
     kind: str
     chat: bool = False
     demo: bool = False
-    native_suffix: bool = False
-    describe: Callable[[], Any] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    suffix_default: bool | None = False
+    quirks: Quirks = field(default_factory=Quirks)
+    server_template: bool = False
+    input_extra: bool = False
+    style: PromptStyle | None = None
+    style_hint: str | None = None
+    token_counter: TokenCounterFactory | None = None
+    describe: Describe | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.config.model or self.kind
+
+    @property
+    def native_suffix(self) -> bool:
+        """:func:`native_suffix` before any style or description is known."""
+        return native_suffix(self)
+
+
+def native_suffix(
+    backend: Backend, style: PromptStyle | None = None, described: Description | None = None
+) -> bool:
+    """Does the text after the cursor go to the endpoint's own suffix field? Decided here only.
+
+    A chat model never does. Else, in order, the first that decides wins:
+
+    1. the prompt style says ``native_suffix: false`` (a user's record, or a built-in changed in place);
+    2. the model config's ``options.native_suffix: false``;
+    3. the endpoint cannot: its quirks say ``native_suffix: false`` or list ``suffix`` among the
+       unsupported fields;
+    4. ``options.native_suffix: true``, then the quirks' ``native_suffix: true``;
+    5. what the server said (:attr:`Description.native_suffix`, Ollama's ``/api/show``);
+    6. the backend kind's default (:attr:`Backend.suffix_default`; None, not yet asked: no).
+
+    A yes is then kept only where the server renders this style's format itself
+    (:attr:`Backend.server_template` and ``PromptStyle.server_can_infill``).
+    """
+    if backend.chat:
+        return False  # a chat model takes messages, no suffix
+    if style is not None and "native_suffix" in style.model_fields_set and not style.native_suffix:
+        return False
+    option = backend.config.options.get("native_suffix")
+    quirks = backend.quirks
+    if option is not None and not option:
+        return False
+    if quirks.native_suffix is False or "suffix" in quirks.unsupported_fields:
+        return False
+    if option is not None:
+        decided = bool(option)
+    elif quirks.native_suffix is not None:
+        decided = quirks.native_suffix
+    elif described is not None and described.native_suffix is not None:
+        decided = described.native_suffix
+    else:
+        decided = bool(backend.suffix_default)
+    if decided and backend.server_template and style is not None:
+        return style.server_can_infill
+    return decided
 
 
 BackendFactory = Callable[[ModelConfig], Backend]
@@ -173,6 +276,11 @@ _FACTORIES: dict[str, BackendFactory] = {}
 
 
 def register_backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
+    """Register a factory for ``kind`` at import time (tests, notebooks).
+
+    Installed packages declare theirs in the ``jupyter_codecomplete.backends`` entry-point group
+    instead (the built-in kinds do too); a kind registered here wins over an entry point."""
+
     def deco(fn: BackendFactory) -> BackendFactory:
         _FACTORIES[kind] = fn
         return fn
@@ -180,14 +288,35 @@ def register_backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
     return deco
 
 
-def make_backend(config: ModelConfig) -> Backend:
-    # import the modules that register the built-in kinds
-    from . import inprocess, langchain_any, llamacpp, mistral, ollama, openai_compat  # noqa: F401
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
+
+def backend_kinds() -> list[str]:
+    """Every backend kind known: registered ones and the installed entry points."""
+    return sorted(set(_FACTORIES) | set(_entry_points()))
+
+
+def backend_factory(kind: str) -> BackendFactory:
+    """The factory of ``kind``: registered at import time, else loaded from its entry point."""
+    factory = _FACTORIES.get(kind)
+    if factory is not None:
+        return factory
+    ep = _entry_points().get(kind)
+    if ep is None:
+        known = ", ".join(backend_kinds())
+        raise BackendError("unknown_backend", f"Unknown backend {kind!r}; known: {known}.")
     try:
-        factory = _FACTORIES[config.backend]
-    except KeyError:
-        known = ", ".join(sorted(_FACTORIES))
-        message = f"Unknown backend {config.backend!r}; known: {known}."
-        raise BackendError("unknown_backend", message) from None
-    return factory(config)
+        loaded = ep.load()
+    except Exception as exc:  # a broken third-party package: say which
+        raise BackendError("bad_config", f"Cannot load backend {kind!r} ({ep.value}): {exc}") from exc
+    if not callable(loaded):
+        raise BackendError("bad_config", f"Backend {kind!r} ({ep.value}) is not a factory.")
+    found: BackendFactory = loaded
+    _FACTORIES[kind] = found
+    return found
+
+
+def make_backend(config: ModelConfig) -> Backend:
+    """Build the backend ``config.backend`` names (no network I/O)."""
+    return backend_factory(config.backend)(config)

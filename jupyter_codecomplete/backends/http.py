@@ -1,15 +1,16 @@
-"""The shared base of the native HTTP backends (Ollama, llama.cpp server, Mistral FIM).
+"""The one streaming base of the HTTP backends (OpenAI-compatible, Ollama, llama.cpp server, Mistral FIM).
 
-:class:`HttpStreamingLLM` is a LangChain ``LLM`` that POSTs one JSON body and streams the answer
-(server-sent events or newline-delimited JSON) with an ``httpx.AsyncClient``. It owns what every
-provider needs the same way:
+:class:`HttpTransport` POSTs one JSON body and streams the answer (server-sent events or
+newline-delimited JSON) with an ``httpx.AsyncClient``; :class:`HttpStreamingLLM` is its LangChain
+``LLM`` face, :class:`HttpStreamingChat` its chat-model face. It owns what every provider needs
+the same way:
 
 * cancellation: the response is read inside ``async with client.stream(...)``; closing the
   generator (a superseded request, a cancelled task) closes the response and its connection, so
   the server sees the disconnect and stops generating;
 * errors: HTTP statuses, error bodies (also with status 200 and inside a stream), unreachable
-  servers and timeouts all become :class:`BackendError` (``retry_after`` from ``Retry-After``),
-  with the model's secrets scrubbed from the message;
+  servers and timeouts all become :class:`BackendError` through :mod:`jupyter_codecomplete.errors`
+  (the one status table, ``retry_after`` from ``Retry-After``), with the model's secrets scrubbed;
 * rejected optional fields: a 400 naming one (``suffix``, ``stop``...) is retried once without it,
   and the field is never sent to that server again (:class:`FieldMemory`);
 * the text repairs declared in the model's :class:`Quirks` (:class:`QuirkFilter`).
@@ -21,24 +22,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import json
 import threading
-import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import httpx
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.llms import LLM
-from langchain_core.outputs import GenerationChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_openai_messages
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, GenerationChunk
 from pydantic import Field, PrivateAttr, SecretStr
 
-from .base import BackendError, ModelConfig
+from .. import errors
+from ..errors import BackendError, error_message, parse_retry_after
+from .base import ModelConfig
 from .quirks import QuirkFilter, Quirks, QuirkState
 
 Format = Literal["sse", "ndjson", "json"]
+T = TypeVar("T")
 
 
 @dataclass
@@ -62,48 +66,9 @@ class Event:
     finish_reason: str | None = None
 
 
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    with contextlib.suppress(TypeError, ValueError):
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time())
-    return None
-
-
-def error_message(data: Any) -> str | None:
-    """The error message of a provider's error body, or None when ``data`` is not an error."""
-    if not isinstance(data, dict):
-        return None
-    err = data.get("error")
-    if isinstance(err, dict):
-        return str(err.get("message") or err.get("type") or json.dumps(err))
-    if isinstance(err, str) and err:
-        return err
-    if data.get("object") == "error" or ("detail" in data and "choices" not in data):
-        detail = data.get("message") or data.get("detail")
-        return detail if isinstance(detail, str) else json.dumps(detail)
-    return None
-
-
-def status_error(status: int, message: str, retry_after: float | None) -> BackendError:
-    if status == 429:
-        kind = "rate_limited"
-    elif status in (502, 503, 504):
-        kind = "backend_unavailable"
-    else:
-        kind = "backend_error"
-    return BackendError(kind, f"HTTP {status}: {message}", retry_after, status)
-
-
-class HttpStreamingLLM(QuirkState, LLM):
-    """A completion model behind a native HTTP API, streamed with httpx."""
+class HttpTransport(QuirkState):
+    """What every HTTP backend shares, whichever LangChain face it has (LLM or chat model): the
+    pooled httpx client, the request, the decoded event stream, the errors and the repairs."""
 
     base_url: str
     model: str = ""
@@ -182,18 +147,17 @@ class HttpStreamingLLM(QuirkState, LLM):
             with contextlib.suppress(Exception):
                 await client.aclose()
 
-    def scrub(self, text: str) -> str:
-        for s in self.secrets:
-            if s:
-                text = text.replace(s, "***")
+    def all_secrets(self) -> list[str]:
+        out = list(self.secrets)
         if self.api_key is not None:
-            text = text.replace(self.api_key.get_secret_value(), "***")
-        return text
+            out.append(self.api_key.get_secret_value())
+        return out
 
-    def _error(
-        self, kind: str, message: str, retry_after: float | None = None, status: int | None = None
-    ) -> BackendError:
-        return BackendError(kind, self.scrub(message)[:2000], retry_after, status)
+    def scrub(self, text: str) -> str:
+        return errors.scrub(text, self.all_secrets())
+
+    def _error(self, kind: str, message: str) -> BackendError:
+        return BackendError(kind, errors.clip(self.scrub(message)))
 
     async def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 5.0) -> Any:
         """A small JSON request (model info); errors become :class:`BackendError`."""
@@ -202,23 +166,17 @@ class HttpStreamingLLM(QuirkState, LLM):
                 method, self.url(path), json=body, headers=self.request_headers(), timeout=timeout
             )
         except httpx.TimeoutException as exc:
-            raise self._error("timeout", f"{self.url(path)} did not answer in {timeout:g} s") from exc
+            raise errors.timed_out(self.url(path), exc, self.all_secrets()) from exc
         except httpx.TransportError as exc:
-            raise self._error("backend_unreachable", f"Cannot reach {self.url(path)}: {exc}") from exc
-        try:
-            data = resp.json()
-        except ValueError:
-            data = None
+            raise errors.unreachable(self.url(path), exc, self.all_secrets()) from exc
         if resp.status_code >= 400:
-            msg = error_message(data) or resp.text[:300] or resp.reason_phrase
-            raise self._error(
-                status_error(resp.status_code, msg, None).type,
-                f"HTTP {resp.status_code}: {msg}",
-                parse_retry_after(resp.headers.get("retry-after")),
-            )
-        return data
+            raise errors.from_response(resp.status_code, resp.headers, resp.content, self.all_secrets())
+        try:
+            return resp.json()
+        except ValueError:
+            return None
 
-    async def events(self, call: Call) -> AsyncIterator[Any]:
+    async def events(self, call: Call) -> AsyncGenerator[Any, None]:
         """The decoded JSON events of one streamed answer (retried once without a rejected field)."""
         body = self.memory.apply(call.body)
         for attempt in range(2):
@@ -227,36 +185,27 @@ class HttpStreamingLLM(QuirkState, LLM):
                     "POST", self.url(call.path), json=body, headers=self.request_headers()
                 ) as resp:
                     if resp.status_code >= 400:
-                        raw = (await resp.aread()).decode("utf-8", errors="replace")
-                        try:
-                            msg = error_message(json.loads(raw)) or raw[:500]
-                        except ValueError:
-                            msg = raw[:500] or resp.reason_phrase
+                        msg = errors.body_message(await resp.aread(), resp.reason_phrase)
                         if resp.status_code in (400, 422) and attempt == 0:
                             dropped = self.memory.learn(body, msg)
                             if dropped is not None:
                                 body = self.memory.apply(body)
                                 continue
-                        err = status_error(
-                            resp.status_code, msg, parse_retry_after(resp.headers.get("retry-after"))
+                        raise errors.from_status(
+                            resp.status_code, msg, resp.headers.get("retry-after"), self.all_secrets()
                         )
-                        raise self._error(err.type, str(err), err.retry_after, err.status)
                     async for data in self._decode(resp, call.format):
-                        msg = error_message(data)
-                        if msg is not None:  # 200 with an error body, or an error inside the stream
-                            raise self._error("backend_error", f"The model server reported an error: {msg}")
+                        reported = error_message(data)
+                        if reported is not None:  # 200 with an error body, or an error inside the stream
+                            raise errors.reported(reported, self.all_secrets())
                         yield data
                     return
             except httpx.TimeoutException as exc:
-                raise self._error(
-                    "timeout", f"{self.url(call.path)} timed out ({type(exc).__name__})"
-                ) from exc
+                raise errors.timed_out(self.url(call.path), exc, self.all_secrets()) from exc
             except httpx.RemoteProtocolError as exc:
                 raise self._error("backend_error", f"The model server closed the stream: {exc}") from exc
             except httpx.TransportError as exc:
-                raise self._error(
-                    "backend_unreachable", f"Cannot reach {self.url(call.path)}: {exc}"
-                ) from exc
+                raise errors.unreachable(self.url(call.path), exc, self.all_secrets()) from exc
 
     async def _decode(self, resp: httpx.Response, fmt: Format) -> AsyncIterator[Any]:
         ctype = resp.headers.get("content-type", "")
@@ -265,11 +214,10 @@ class HttpStreamingLLM(QuirkState, LLM):
             try:
                 yield json.loads(raw)
             except ValueError as exc:
-                raise self._error(
-                    "backend_error", f"Invalid JSON from the model server: {raw[:200]!r}"
-                ) from exc
+                raise errors.bad_answer("an answer that is not JSON") from exc
             return
-        async for line in resp.aiter_lines():
+        lines = resp.aiter_lines()
+        async for line in lines:
             line = line.strip()
             if not line:
                 continue
@@ -278,16 +226,106 @@ class HttpStreamingLLM(QuirkState, LLM):
                     continue  # comments, event:/id: lines
                 line = line[5:].strip()
                 if line == "[DONE]":
+                    # Read what follows (the stream's last bytes) so the connection is reused: a
+                    # response closed before its end takes its connection with it, and the next
+                    # request pays a new TCP connection (measured: most of the time before the
+                    # model request, docs/performance.md).
+                    async for _ in lines:
+                        pass
                     return
             try:
                 yield json.loads(line)
             except ValueError as exc:
-                raise self._error("backend_error", f"Invalid JSON in the stream: {line[:200]!r}") from exc
+                raise errors.bad_answer("an event that is not JSON") from exc
 
-    # -- LangChain
+    # -- what both LangChain faces share
     def _stops(self, stop: list[str] | None, kwargs: dict[str, Any]) -> list[str]:
         extra = kwargs.pop("stop", None) or []
         return list(dict.fromkeys(s for s in [*self.stop, *(stop or []), *extra] if s))
+
+    async def texts(self, call: Call, prompt: str, repair: bool = True) -> AsyncIterator[str]:
+        """The completion text of one call, repaired as the quirks declare; at least one piece
+        (LangChain wants a chunk even for an empty completion)."""
+        fix = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor) if repair else None
+        sent = done = False
+        stream = self.events(call)
+        async with contextlib.aclosing(stream):
+            async for data in stream:
+                if not isinstance(data, dict):  # every provider's events are JSON objects
+                    raise errors.bad_answer(f"an event of an unexpected shape ({type(data).__name__})")
+                try:
+                    event = self._read_event(data)
+                except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+                    raise errors.bad_answer("an event of an unexpected shape", exc) from exc
+                if event.model:
+                    self._reported = event.model
+                text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
+                if text:
+                    sent = True
+                    yield text
+                if event.done:
+                    done = True
+                    break
+            tail = fix.finish() if fix is not None else ""
+            if tail or not sent:
+                yield tail
+            if done:
+                # The server said it is done (Ollama's `done`, llama.cpp's `stop`): read the last
+                # bytes of the body, so the connection goes back to the pool instead of being
+                # dropped with a half-read response. Briefly: a server that keeps the body open
+                # after its last event loses only its connection.
+                with contextlib.suppress(asyncio.TimeoutError, BackendError):
+                    await asyncio.wait_for(_drain(stream), DRAIN_SECONDS)
+
+
+# How long to wait for the end of a body after the server's last event (see HttpTransport.texts).
+DRAIN_SECONDS = 0.05
+
+
+async def _drain(stream: AsyncIterator[Any]) -> None:
+    async for _ in stream:
+        pass
+
+
+def run_sync(transport: HttpTransport, make: Callable[[], AsyncGenerator[T, None]]) -> Iterator[T]:
+    """Synchronous use (scripts): an async stream run on a private loop in a thread."""
+    import queue
+
+    out: queue.Queue[tuple[str, Any]] = queue.Queue()
+    stop_flag = threading.Event()
+
+    async def pump() -> None:
+        gen = make()
+        try:
+            async with contextlib.aclosing(gen):
+                async for item in gen:
+                    if stop_flag.is_set():
+                        break
+                    out.put(("item", item))
+        except BaseException as exc:
+            out.put(("error", exc))
+        finally:
+            await transport.aclose()
+            out.put(("end", None))
+
+    thread = threading.Thread(target=lambda: asyncio.run(pump()), daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = out.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+    finally:
+        stop_flag.set()
+
+
+class HttpStreamingLLM(HttpTransport, LLM):
+    """A completion model behind a native HTTP API, streamed with httpx.
+
+    Subclasses say how to build the body (:meth:`_request`) and read one event (:meth:`_read_event`)."""
 
     async def _astream(
         self,
@@ -295,37 +333,13 @@ class HttpStreamingLLM(QuirkState, LLM):
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> AsyncIterator[GenerationChunk]:
+    ) -> AsyncGenerator[GenerationChunk, None]:
         call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
-        repair = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor)
-        sent = False
-        async for data in self.events(call):
-            if not isinstance(data, dict):  # every provider's events are JSON objects
-                raise self._error(
-                    "backend_error",
-                    f"The model server sent an event of an unexpected shape ({type(data).__name__}).",
-                )
-            try:
-                event = self._read_event(data)
-            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-                raise self._error(
-                    "backend_error",
-                    f"The model server sent an event of an unexpected shape ({type(exc).__name__}).",
-                ) from exc
-            if event.model:
-                self._reported = event.model
-            text = repair.feed(event.text) if event.text else ""
-            if text:
-                sent = True
-                chunk = GenerationChunk(text=text)
-                if run_manager:
-                    await run_manager.on_llm_new_token(text, chunk=chunk)
-                yield chunk
-            if event.done:
-                break
-        tail = repair.finish()
-        if tail or not sent:  # LangChain wants at least one chunk, even for an empty completion
-            yield GenerationChunk(text=tail)
+        async for text in self.texts(call, prompt):
+            chunk = GenerationChunk(text=text)
+            if run_manager and text:
+                await run_manager.on_llm_new_token(text, chunk=chunk)
+            yield chunk
 
     async def _acall(
         self,
@@ -357,37 +371,82 @@ class HttpStreamingLLM(QuirkState, LLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
-        """Synchronous use (scripts): the async stream run on a private loop in a thread."""
-        import queue
+        for chunk in run_sync(self, lambda: self._astream(prompt, stop, None, **kwargs)):
+            if run_manager:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
 
-        out: queue.Queue[tuple[str, Any]] = queue.Queue()
-        stop_flag = threading.Event()
 
-        async def pump() -> None:
-            gen = self._astream(prompt, stop, None, **kwargs)
-            try:
-                async with contextlib.aclosing(gen):
-                    async for chunk in gen:
-                        if stop_flag.is_set():
-                            break
-                        out.put(("chunk", chunk))
-            except BaseException as exc:
-                out.put(("error", exc))
-            finally:
-                await self.aclose()
-                out.put(("end", None))
+class HttpStreamingChat(HttpTransport, BaseChatModel):
+    """A chat model behind an HTTP API, streamed with httpx (no quirk repairs: a chat answer is the
+    model's own message). Subclasses build the body from OpenAI-style message dicts
+    (:meth:`_chat_request`) and read one event (:meth:`_read_event`)."""
 
-        thread = threading.Thread(target=lambda: asyncio.run(pump()), daemon=True)
-        thread.start()
-        try:
-            while True:
-                kind, value = out.get()
-                if kind == "end":
-                    return
-                if kind == "error":
-                    raise value
-                if run_manager:
-                    run_manager.on_llm_new_token(value.text, chunk=value)
-                yield value
-        finally:
-            stop_flag.set()
+    def _chat_request(self, messages: list[dict[str, Any]], stop: list[str], kwargs: dict[str, Any]) -> Call:
+        raise NotImplementedError
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncGenerator[ChatGenerationChunk, None]:
+        dicts: Any = convert_to_openai_messages(messages)
+        call = self._chat_request(dicts, self._stops(stop, kwargs), dict(kwargs))
+        async for text in self.texts(call, "", repair=False):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
+            if run_manager and text:
+                await run_manager.on_llm_new_token(text, chunk=chunk)
+            yield chunk
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        parts: list[str] = []
+        gen = self._astream(messages, stop, run_manager, **kwargs)
+        async with contextlib.aclosing(gen):
+            async for chunk in gen:
+                parts.append(chunk.text)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="".join(parts)))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for chunk in run_sync(self, lambda: self._astream(messages, stop, None, **kwargs)):
+            if run_manager:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = "".join(c.text for c in self._stream(messages, stop, run_manager, **kwargs))
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+# Kept for importers of the old names (the functions live in jupyter_codecomplete.errors).
+status_error = errors.from_status
+__all__ = [
+    "Call",
+    "Event",
+    "HttpStreamingChat",
+    "HttpStreamingLLM",
+    "HttpTransport",
+    "error_message",
+    "parse_retry_after",
+    "run_sync",
+    "status_error",
+]

@@ -15,8 +15,8 @@ import os
 from typing import Any
 
 from ..prompting import FimSpec, PromptStyle, RepoSpec, StyleRegistry
-from ..prompting.tokens import make_counter
-from .base import Backend, BackendError, ModelConfig, register_backend
+from ..prompting.tokens import TokenCounter, make_counter
+from .base import Backend, BackendError, Description, ModelConfig
 
 DEMO_NAME = "codecomplete-demo"
 
@@ -47,7 +47,6 @@ def style_from_gguf(info: dict[str, Any], registry: StyleRegistry | None = None)
     return None
 
 
-@register_backend("embedded")
 def embedded(config: ModelConfig) -> Backend:
     from . import embedded as emb
 
@@ -79,24 +78,30 @@ def embedded(config: ModelConfig) -> Backend:
         config = config.model_copy(
             update={"model": DEMO_NAME if demo else (info.get("name") or os.path.basename(path))}
         )
-    extra: dict[str, Any] = {"gguf": info, "model_path": path}
     hint = style_from_gguf(info)
-    if isinstance(hint, PromptStyle):
-        extra["style"] = hint
-    elif hint:
-        extra["style_hint"] = hint
 
-    async def describe() -> str | None:
-        return str(info.get("name") or os.path.basename(path))
+    async def describe() -> Description:
+        return Description(
+            model=str(info.get("name") or os.path.basename(path)), context_length=info.get("context_length")
+        )
 
     counter = make_counter(llm.shared.tokenize)
 
-    def counter_when_loaded() -> Any:
+    def counter_when_loaded() -> TokenCounter | None:
         try:  # never wait for a model that is still loading: estimate meanwhile
             llm.shared.llama(timeout=0)
         except Exception:
             return None
         return counter
 
-    extra["token_counter_factory"] = counter_when_loaded
-    return Backend(config=config, llm=llm, kind="embedded", demo=demo, describe=describe, extra=extra)
+    return Backend(
+        config=config,
+        llm=llm,
+        kind="embedded",
+        demo=demo,
+        style=hint if isinstance(hint, PromptStyle) else None,
+        style_hint=hint if isinstance(hint, str) else None,
+        token_counter=counter_when_loaded,
+        describe=describe,
+        details={"gguf": info, "model_path": path},
+    )

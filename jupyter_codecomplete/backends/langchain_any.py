@@ -21,7 +21,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel, BaseLanguageModel
 
-from .base import Backend, BackendError, ModelConfig, register_backend
+from .. import errors
+from .base import Backend, BackendError, ModelConfig
 
 
 def load_class(path: str) -> type[Any]:
@@ -42,7 +43,6 @@ def load_class(path: str) -> type[Any]:
     return obj
 
 
-@register_backend("langchain")
 def langchain_backend(config: ModelConfig) -> Backend:
     opts = dict(config.options)
     path = opts.get("class")
@@ -62,19 +62,15 @@ def langchain_backend(config: ModelConfig) -> Backend:
     try:
         llm = cls(**kwargs)
     except Exception as exc:
-        message = str(exc)
-        for s in config.secrets():
-            message = message.replace(s, "***")
+        message = errors.scrub(str(exc), config.secrets())
         raise BackendError("bad_config", f"Cannot create {path}: {message}") from exc
-    chat = isinstance(llm, BaseChatModel)
-    extra: dict[str, Any] = {"class": path}
-    if opts.get("style_hint"):
-        extra["style_hint"] = opts["style_hint"]
+    hint = opts.get("style_hint")
+    # options.native_suffix (the class takes `suffix` as a call argument) is read by native_suffix()
     return Backend(
         config=config,
         llm=llm,
         kind="langchain",
-        chat=chat,
-        native_suffix=bool(opts.get("native_suffix", False)),
-        extra=extra,
+        chat=isinstance(llm, BaseChatModel),
+        style_hint=hint if isinstance(hint, str) and hint else None,
+        details={"class": path},
     )

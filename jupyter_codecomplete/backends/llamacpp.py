@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import Field
 
-from .base import Backend, ModelConfig, register_backend
-from .http import Call, Event, HttpStreamingLLM
+from .base import Backend, Description, ModelConfig
+from .http import Call, Event, Format, HttpStreamingLLM
 from .ollama import root_url
 from .quirks import resolve_quirks
 
@@ -57,7 +57,7 @@ class LlamaCppServerLLM(HttpStreamingLLM):
         if n_indent is not None:
             body["n_indent"] = int(n_indent)
         body.update(self.extra_body)
-        fmt = "sse" if self.streaming else "json"
+        fmt: Format = "sse" if self.streaming else "json"
         if suffix is None:
             body["prompt"] = prompt
             return Call("/completion", body, fmt, before_cursor=prompt)
@@ -89,7 +89,6 @@ def files_as_input_extra(files: dict[str, str]) -> list[dict[str, str]]:
     return [{"filename": name, "text": text} for name, text in files.items()]
 
 
-@register_backend("llamacpp")
 def llamacpp_backend(config: ModelConfig) -> Backend:
     quirks = resolve_quirks("llamacpp", config.server, config.quirks)
     opts = dict(config.options)
@@ -101,27 +100,29 @@ def llamacpp_backend(config: ModelConfig) -> Backend:
         extra_body=dict(opts.get("extra_body") or {}),
         **LlamaCppServerLLM.config_kwargs(config, quirks),
     )
-    native = opts.get("native_suffix", quirks.native_suffix)
-    backend = Backend(
-        config=config,
-        llm=llm,
-        kind="llamacpp",
-        native_suffix=True if native is None else bool(native),
-        # /infill writes the prompt from its own template: only for styles it renders right
-        extra={"input_extra": True, "generic_infill": True},
-    )
 
-    async def describe() -> str | None:
+    async def describe() -> Description:
         props = await llm.props()
         name = props.get("model_alias") or props.get("model_path") or props.get("model")
         settings = props.get("default_generation_settings") or {}
-        if isinstance(settings.get("n_ctx"), int):
-            backend.extra["context_length"] = settings["n_ctx"]
+        n_ctx = settings.get("n_ctx")
         if not name:
             data = await llm.get_json("/v1/models")
             ids = [m.get("id") for m in (data or {}).get("data") or [] if isinstance(m, dict)]
             name = ids[0] if ids else None
-        return posixpath.basename(str(name)) if name else None
+        return Description(
+            model=posixpath.basename(str(name)) if name else None,
+            context_length=n_ctx if isinstance(n_ctx, int) else None,
+        )
 
-    backend.describe = describe
-    return backend
+    return Backend(
+        config=config,
+        llm=llm,
+        kind="llamacpp",
+        suffix_default=True,
+        quirks=quirks,
+        # /infill writes the prompt from its own template: only for styles it renders right
+        server_template=True,
+        input_extra=True,
+        describe=describe,
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Backend, ModelConfig, register_backend
+from .base import Backend, Description, ModelConfig
 from .http import Call, Event, HttpStreamingLLM
 from .quirks import resolve_quirks
 
@@ -61,7 +61,6 @@ class MistralFimLLM(HttpStreamingLLM):
         )
 
 
-@register_backend("mistral")
 def mistral_backend(config: ModelConfig) -> Backend:
     quirks = resolve_quirks("mistral", config.server, config.quirks)
     opts = dict(config.options)
@@ -70,19 +69,18 @@ def mistral_backend(config: ModelConfig) -> Backend:
     llm = MistralFimLLM(
         base_url=(config.base_url or DEFAULT_URL).rstrip("/"), min_tokens=opts.get("min_tokens"), **kwargs
     )
-    native = opts.get("native_suffix", quirks.native_suffix)
-    backend = Backend(
+
+    async def describe() -> Description:
+        data = await llm.get_json("/models")
+        ids = [str(m.get("id")) for m in (data or {}).get("data") or [] if isinstance(m, dict)]
+        return Description(model=llm.model if llm.model in ids else (ids[0] if ids else None))
+
+    return Backend(
         config=config,
         llm=llm,
         kind="mistral",
-        native_suffix=True if native is None else bool(native),
-        extra={"style_hint": "codestral"},
+        suffix_default=True,
+        quirks=quirks,
+        style_hint="codestral",
+        describe=describe,
     )
-
-    async def describe() -> str | None:
-        data = await llm.get_json("/models")
-        ids = [str(m.get("id")) for m in (data or {}).get("data") or [] if isinstance(m, dict)]
-        return llm.model if llm.model in ids else (ids[0] if ids else None)
-
-    backend.describe = describe
-    return backend

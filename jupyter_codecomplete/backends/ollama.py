@@ -3,8 +3,8 @@
 Two ways to fill in the middle: with a native suffix (``suffix`` field, ``raw`` off, Ollama renders
 the model's own template; only for models whose template uses ``.Suffix``, which ``/api/show``
 reports as the ``insert`` capability), or with the prompt style's FIM tokens in a ``raw`` prompt.
-``describe`` asks ``/api/show`` and switches the backend to the native suffix when the model has it
-(unless the config decides: ``options.native_suffix`` or ``quirks.native_suffix``).
+``describe`` asks ``/api/show``; its :class:`Description` says whether the model has a native
+suffix, which decides unless the config does (``options.native_suffix`` or ``quirks.native_suffix``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from .base import Backend, ModelConfig, register_backend
+from .base import Backend, Description, ModelConfig
 from .http import Call, Event, HttpStreamingLLM
 from .quirks import resolve_quirks
 
@@ -89,7 +89,6 @@ class OllamaLLM(HttpStreamingLLM):
         return data if isinstance(data, dict) else {}
 
 
-@register_backend("ollama")
 def ollama_backend(config: ModelConfig) -> Backend:
     quirks = resolve_quirks("ollama", config.server, config.quirks)
     opts = dict(config.options)
@@ -99,21 +98,19 @@ def ollama_backend(config: ModelConfig) -> Backend:
         options=dict(opts.get("ollama_options") or {}),
         **OllamaLLM.config_kwargs(config, quirks),
     )
-    decided = opts.get("native_suffix", quirks.native_suffix)
-    backend = Backend(config=config, llm=llm, kind="ollama", native_suffix=bool(decided))
 
-    async def describe() -> str | None:
+    async def describe() -> Description:
         show = await llm.show()
-        fim = fim_support(show)
-        backend.extra["fim"] = fim
-        backend.extra["details"] = show.get("details") or {}
-        if decided is None:
-            backend.native_suffix = fim
         info = show.get("model_info") or {}
         ctx = next((v for k, v in info.items() if k.endswith(".context_length")), None)
-        if isinstance(ctx, int):
-            backend.extra["context_length"] = ctx
-        return llm.model
+        return Description(
+            model=llm.model,
+            native_suffix=fim_support(show),
+            context_length=ctx if isinstance(ctx, int) else None,
+            details=dict(show.get("details") or {}),
+        )
 
-    backend.describe = describe
-    return backend
+    # The suffix goes natively when /api/show says the model takes one (unknown until asked).
+    return Backend(
+        config=config, llm=llm, kind="ollama", suffix_default=None, quirks=quirks, describe=describe
+    )

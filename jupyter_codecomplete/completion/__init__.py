@@ -1,7 +1,8 @@
 """The completion handler hierarchy.
 
 ``BaseInlineCompletionHandler`` (interface, errors, timing) → ``DefaultInlineCompletionHandler``
-(a LangChain runnable). Other packages plug in their own through the entry point group
+(a LangChain runnable), built by :func:`make_engine` from :class:`EngineSettings` on every path
+(server, ``check``, ``eval``). Other packages plug in their own through the entry point group
 ``jupyter_codecomplete.completion_handlers`` or the ``completion_handler_class`` traitlet.
 """
 
@@ -11,6 +12,8 @@ from importlib.metadata import entry_points
 
 from .base import BaseInlineCompletionHandler, CompletionError, error_info_from
 from .default import DefaultInlineCompletionHandler
+from .engine import make_default_engine, make_engine
+from .settings import EngineSettings, Overrides
 
 ENTRY_POINT_GROUP = "jupyter_codecomplete.completion_handlers"
 
@@ -32,6 +35,10 @@ __all__ = [
     "BaseInlineCompletionHandler",
     "CompletionError",
     "DefaultInlineCompletionHandler",
+    "EngineSettings",
+    "Overrides",
     "error_info_from",
     "load_handler_class",
+    "make_default_engine",
+    "make_engine",
 ]

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
+from ..errors import CompletionError as CompletionError  # re-exported: handlers raise it
+from ..errors import StreamScrubber, as_error, clip, scrub
 from ..protocol import (
     ErrorInfo,
     InlineCompletionItem,
@@ -32,18 +33,6 @@ from ..protocol import (
     ServingModel,
 )
 
-
-class CompletionError(Exception):
-    """A failure with a stable ``type`` and a message for people."""
-
-    def __init__(self, type: str, title: str, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.type = type
-        self.title = title
-        self.message = message
-        self.retry_after = retry_after
-
-
 # Defaults of c.CodeCompleteApp.max_suggestion_chars / max_suggestion_lines.
 DEFAULT_MAX_SUGGESTION_CHARS = 16_000
 DEFAULT_MAX_SUGGESTION_LINES = 400
@@ -51,45 +40,6 @@ DEFAULT_MAX_SUGGESTION_LINES = 400
 RAW_TEXT_FACTOR = 4
 # Model text is cleaned in pieces of at most this many characters, the event loop yielded between.
 PIECE_CHARS = 4096
-
-
-def scrub(text: str, secrets: Sequence[str]) -> str:
-    """Replace every secret in ``text`` with ``***``."""
-    for s in secrets:
-        if s:
-            text = text.replace(s, "***")
-    return text
-
-
-class StreamScrubber:
-    """:func:`scrub` for a stream of deltas: a secret split across two deltas is still replaced.
-
-    It holds back the end of the text while that end could be the start of a secret (at most the
-    longest secret's length minus one characters)."""
-
-    def __init__(self, secrets: Sequence[str]) -> None:
-        self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
-        self._held = ""
-
-    def feed(self, text: str) -> str:
-        if not self.secrets:
-            return text
-        buf = scrub(self._held + text, self.secrets)
-        hold = 0
-        for s in self.secrets:
-            start = max(0, len(buf) - len(s) + 1)
-            i = buf.find(s[0], start)
-            while i != -1:
-                if s.startswith(buf[i:]):
-                    hold = max(hold, len(buf) - i)
-                    break
-                i = buf.find(s[0], i + 1)
-        self._held = buf[len(buf) - hold :] if hold else ""
-        return buf[: len(buf) - hold]
-
-    def finish(self) -> str:
-        held, self._held = self._held, ""
-        return held
 
 
 class SuggestionLimit:
@@ -131,82 +81,15 @@ class SuggestionLimit:
         )
 
 
-def _retry_after(headers: Any) -> float | None:
-    try:
-        value = headers.get("retry-after") if headers is not None else None
-        return float(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
-
-
 def error_info_from(exc: BaseException, secrets: Sequence[str] = ()) -> ErrorInfo:
-    """Map any exception to the error envelope sent to the client."""
-    # Imported here: optional at import time for handlers that don't use them.
-    import httpx
-    import openai
-
-    from ..backends.base import BackendError
-    from ..prompting import PromptError
-
-    if isinstance(exc, CompletionError):
-        info = ErrorInfo(type=exc.type, title=exc.title, message=exc.message, retry_after=exc.retry_after)
-    elif isinstance(exc, PromptError):
-        info = ErrorInfo(type=exc.type, title="Cannot build the prompt", message=str(exc))
-    elif isinstance(exc, BackendError):
-        info = ErrorInfo(
-            type=exc.type, title="Model backend error", message=str(exc), retry_after=exc.retry_after
-        )
-    elif isinstance(exc, TimeoutError | openai.APITimeoutError | httpx.TimeoutException):
-        info = ErrorInfo(type="timeout", title="The model took too long", message=str(exc) or "Timed out.")
-    elif isinstance(
-        exc, openai.APIConnectionError | httpx.ConnectError | httpx.RemoteProtocolError | OSError
-    ):
-        cause = exc.__cause__ or exc
-        info = ErrorInfo(
-            type="backend_unreachable",
-            title="The model server cannot be reached",
-            message=f"{exc} ({type(cause).__name__}: {cause})" if cause is not exc else str(exc),
-        )
-    elif isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        kind = (
-            "rate_limited" if status == 429 else "backend_unavailable" if status == 503 else "backend_error"
-        )
-        info = ErrorInfo(
-            type=kind,
-            title=f"The model server answered HTTP {status}",
-            message=str(exc.message),
-            retry_after=_retry_after(exc.response.headers),
-        )
-    elif isinstance(exc, json.JSONDecodeError):
-        info = ErrorInfo(
-            type="backend_error",
-            title="The model server sent an invalid answer",
-            message="The model server's answer is not valid JSON.",
-        )
-    elif isinstance(exc, ValueError) and "No generation chunks" in str(exc):
-        info = ErrorInfo(
-            type="backend_error",
-            title="The model server returned no completion",
-            message="The response had no completion text (an empty stream, or an error body with HTTP 200).",
-        )
-    elif isinstance(exc, openai.APIError):
-        info = ErrorInfo(type="backend_error", title="The model server reported an error", message=str(exc))
-    elif isinstance(exc, httpx.HTTPStatusError):
-        status = exc.response.status_code
-        info = ErrorInfo(
-            type="rate_limited" if status == 429 else "backend_error",
-            title=f"The model server answered HTTP {status}",
-            message=str(exc),
-            retry_after=_retry_after(exc.response.headers),
-        )
-    else:
-        info = ErrorInfo(
-            type="internal_error", title="Completion failed", message=f"{type(exc).__name__}: {exc}"
-        )
-    info.message = scrub(info.message, secrets)[:2000]
-    info.title = scrub(info.title, secrets)
-    return info
+    """Map any exception to the error envelope sent to the client (:func:`errors.as_error`)."""
+    err = as_error(exc, secrets)
+    return ErrorInfo(
+        type=err.type,
+        title=scrub(err.title, secrets),
+        message=clip(scrub(err.message, secrets)),
+        retry_after=err.retry_after,
+    )
 
 
 if sys.version_info >= (3, 11):
@@ -314,20 +197,32 @@ class BaseInlineCompletionHandler:
             self.max_suggestion_chars, self.max_suggestion_lines
         )
 
-    async def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
+    def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncGenerator[str, None]:
         """:meth:`suggest` with secrets scrubbed and the size limit applied.
 
         Reaching the limit ends the suggestion and closes :meth:`suggest` (and so the model
         stream) at once."""
-        scrubber, limit = self.bounds()
-        async with contextlib.aclosing(self.suggest(request, notes)) as deltas:
-            async for delta in deltas:
+        return self.bound(self.suggest(request, notes), notes)
+
+    async def bound(
+        self, source: AsyncIterator[str], notes: list[str], limit: SuggestionLimit | None = None
+    ) -> AsyncGenerator[str, None]:
+        """Deltas of ``source`` with secrets scrubbed and the size limit applied (``limit``: the
+        caller's own, to read ``limit.reached`` afterwards). Reaching the limit closes ``source``."""
+        scrubber, own = self.bounds()
+        limit = limit or own
+        try:
+            async for delta in source:
                 out = limit.take(scrubber.feed(delta))
                 if out:
                     yield out
                 if limit.reached:
                     notes.append(limit.note())
                     return
+        finally:
+            aclose = getattr(source, "aclose", None)
+            if aclose is not None:
+                await aclose()
         out = limit.take(scrubber.finish())
         if out:
             yield out
@@ -399,7 +294,7 @@ class BaseInlineCompletionHandler:
 
     async def handle_stream_request(
         self, request: InlineCompletionRequest, *, delta: bool = False
-    ) -> AsyncIterator[InlineCompletionStreamChunk]:
+    ) -> AsyncGenerator[InlineCompletionStreamChunk, None]:
         """Stream chunks: the whole suggestion so far in each, or only what is new (``delta``)."""
         notes: list[str] = []
         start = time.perf_counter()
@@ -407,6 +302,7 @@ class BaseInlineCompletionHandler:
         text = ""
         n = 0
         model = self.model_info(request)
+        error: ErrorInfo | None = None
         try:
             async with contextlib.aclosing(self.bounded(request, notes)) as deltas:
                 async for piece in deltas:
@@ -428,19 +324,10 @@ class BaseInlineCompletionHandler:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            info = self.error_info(exc)
-            self.log.warning("codecomplete #%s failed: %s", request.number, info.message)
-            yield InlineCompletionStreamChunk(
-                reply_to=request.number,
-                response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
-                done=True,
-                delta=delta,
-                model=model,
-                notes=notes,
-                error=info,
-            )
-            return
-        self._log_done(request, start, first, n)
+            error = self.error_info(exc)
+            self.log.warning("codecomplete #%s failed: %s", request.number, error.message)
+        if error is None:
+            self._log_done(request, start, first, n)
         yield InlineCompletionStreamChunk(
             reply_to=request.number,
             response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
@@ -448,4 +335,5 @@ class BaseInlineCompletionHandler:
             delta=delta,
             model=model,
             notes=notes,
+            error=error,
         )

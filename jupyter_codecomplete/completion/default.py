@@ -1,9 +1,17 @@
 """The default completion handler: prompt | model | output parsing, as a LangChain runnable.
 
-For each request it picks the model (routing by language or MIME type), the prompt style, builds
-the prompt with the prompt engine, streams the model with ``astream`` and cleans the stream with
-the post-processing pipeline. When the pipeline says the suggestion has ended, or the request
-is cancelled, the upstream stream is closed at once.
+Every path (websocket, REST, ``check``, ``eval``) goes through the same two steps:
+
+- :meth:`DefaultInlineCompletionHandler.prepare` decides everything before the model is called:
+  the model (routing by language or MIME type, or the request's override), the prompt style,
+  single- or multi-line (decided here once, from the cursor, and passed down to the cleaning
+  pipeline), the output budget and deadlines, stop sequences, and the prompt sized so that
+  prompt + output fit the context window. A request's own ``max_tokens``, ``stop``,
+  ``temperature``, model and mode (:class:`~.settings.Overrides`) are applied here.
+- :meth:`DefaultInlineCompletionHandler.drive` streams the model with ``astream`` under the
+  first-token and total deadlines and cleans the stream with the post-processing pipeline. When
+  the pipeline says the suggestion has ended, a deadline passes, or the request is cancelled,
+  the upstream stream is closed at once.
 """
 
 from __future__ import annotations
@@ -11,22 +19,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterator
+import threading
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 from langchain_core.messages import HumanMessage, SystemMessage
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableGenerator, RunnableLambda
+from langchain_core.runnables import (
+    Runnable,
+    RunnableConfig,
+    RunnableGenerator,
+    RunnableLambda,
+    ensure_config,
+)
 
-from ..backends import Backend, ModelConfig, make_backend
+from .. import languages
+from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
+from ..postprocess.cursor import Cursor, analyze, normalize_newlines
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
 from ..protocol import InlineCompletionRequest, ServingModel
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
 from .recent import RecentCompletions, fingerprint
+from .settings import EngineSettings, Overrides
 
-_CLOSERS = frozenset(")]}>\"'`;:, \t")
 # Requests with more text than this are prepared (prompt, cursor analysis) on a worker thread, so
 # the event loop is never held by one large request.
 OFF_LOOP_CHARS = 256_000
@@ -42,10 +59,18 @@ def request_size(request: InlineCompletionRequest) -> int:
     )
 
 
-def is_single_line(prefix: str, suffix: str) -> bool:
-    """Mid-line cursor (text other than closers after it on the line) → a single-line suggestion."""
-    rest = suffix.split("\n", 1)[0]
-    return any(ch not in _CLOSERS for ch in rest)
+def analyze_cursor(language: str | None, prefix: str, suffix: str, single: bool = False) -> Cursor:
+    """The cursor analysis a request's budget, deadlines and cleaning all follow (made once per
+    request, in :meth:`DefaultInlineCompletionHandler.prepare`). ``single``: force one line."""
+    forced = False if single else None
+    return analyze(language, normalize_newlines(prefix), normalize_newlines(suffix), forced)
+
+
+def is_single_line(prefix: str, suffix: str, language: str | None = None) -> bool:
+    """Does the cursor ask for a single-line suggestion? Inside a line (text other than closers
+    after it), and at the end of an ordinary line (``x = compute(a, b)|``): yes. On an empty line,
+    after a block opener or an open bracket, inside a string that spans lines: no (multi-line)."""
+    return not analyze_cursor(language, prefix, suffix).multiline
 
 
 def chunk_text(chunk: Any) -> str:
@@ -77,45 +102,57 @@ class Prepared:
     first_timeout: float
     total_timeout: float
     bind: dict[str, Any] = field(default_factory=dict)
+    # the cursor analysis made once for this request (the pipeline reuses it) and its decision
+    cursor: Cursor | None = None
+    single_line: bool = False
 
 
 class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[InlineCompletionRequest, str]):
     """Serves completions from the configured models.
 
-    ``settings`` keys: ``models`` (name → :class:`ModelConfig`, at least ``"completion"``),
-    ``routes`` (language or MIME type → model name), ``styles`` (:class:`StyleRegistry`),
-    ``repo_name`` (str).
+    ``settings``: the keys of :class:`~.settings.EngineSettings` (build one with
+    :func:`~.engine.make_engine`): ``models`` (name → :class:`ModelConfig`, at least
+    ``"completion"``), ``routes`` (language or MIME type → model name), ``styles``
+    (:class:`StyleRegistry`), ``repo_name``, ``recent_completions``, the suggestion bounds.
     """
 
     def __init__(self, *, log: Any = None, settings: dict[str, Any] | None = None) -> None:
         super().__init__(log=log, settings=settings)
-        models = self.settings.get("models") or {}
-        self.models: dict[str, ModelConfig] = {
-            k: v if isinstance(v, ModelConfig) else ModelConfig.model_validate(v) for k, v in models.items()
-        }
-        self.routes: dict[str, str] = dict(self.settings.get("routes") or {})
-        self.styles: StyleRegistry = self.settings.get("styles") or StyleRegistry()
-        self.repo_name: str | None = self.settings.get("repo_name")
+        engine = EngineSettings.from_mapping(self.settings)
+        self.engine_settings = engine
+        self.models: dict[str, ModelConfig] = dict(engine.models)
+        self.routes: dict[str, str] = dict(engine.routes)
+        self.styles: StyleRegistry = engine.styles
+        self.repo_name: str | None = engine.repo_name
         self._backends: dict[str, Backend] = {}
         self._warm: set[str] = set()
         self._reported: dict[str, str | None] = {}
+        self._described: dict[str, Description] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.recent = RecentCompletions(self.settings.get("recent_completions", 256))
+        self.recent = RecentCompletions(engine.recent_completions)
         self._fingerprints: dict[str, str] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None  # the sync methods' private loop
+        self._thread: threading.Thread | None = None  # and the thread that runs it
+        self._sync_lock = threading.Lock()
 
     # -- model choice -----------------------------------------------------------------------------
     def route(self, request: InlineCompletionRequest | None) -> str:
         if request is not None:
-            for key in (request.mime, request.language):
-                if key and key in self.routes and self.routes[key] in self.models:
-                    return self.routes[key]
+            # A route keyed by any name of a language (``ipython``, ``objectivec``) serves it.
+            # The MIME type first, then the language.
+            if request.mime and self.routes.get(request.mime) in self.models:
+                return self.routes[request.mime]
+            language = languages.normalize(request.language)
+            for key, name in self.routes.items():
+                if language is not None and name in self.models and languages.normalize(key) == language:
+                    return name
         if "completion" in self.models:
             return "completion"
         if not self.models:
             raise CompletionError(
                 "no_model",
-                "No model configured",
                 "Configure c.CodeCompleteApp.completion_model (see the docs) or install the embedded model.",
+                title="No model configured",
             )
         return next(iter(self.models))
 
@@ -131,19 +168,18 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self.models[key] = config
         self._warm.discard(key)
         self._reported.pop(key, None)
+        self._described.pop(key, None)
         return old
 
     def style_for(self, backend: Backend) -> PromptStyle:
         cfg = backend.config
         if cfg.style:
             return self.styles.get(cfg.style)
-        own = backend.extra.get("style")
-        if isinstance(own, PromptStyle):
-            return own
-        hint = backend.extra.get("style_hint")
-        if isinstance(hint, str):
+        if backend.style is not None:
+            return backend.style
+        if backend.style_hint:
             with contextlib.suppress(Exception):
-                return self.styles.get(hint)
+                return self.styles.get(backend.style_hint)
         if backend.chat:
             with contextlib.suppress(Exception):
                 return self.styles.get("chat")
@@ -179,7 +215,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         describe = backend.describe
         if describe is not None:
             with contextlib.suppress(Exception):
-                reported = await describe()
+                described = await describe()
+                self._described[key] = described
+                reported = described.model
         elif backend.config.base_url:
             headers = dict(backend.config.headers)
             api_key = backend.config.resolved_api_key()
@@ -222,33 +260,48 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         request: InlineCompletionRequest,
         prompt_request: PromptRequest | None = None,
         key: str | None = None,
+        overrides: Overrides | None = None,
     ) -> Prepared:
+        """Everything decided about ``request`` before the model is called (see the module docstring).
+
+        ``prompt_request``: the prompt engine's request when the caller built its own (REST);
+        ``key``: the configured model to use; ``overrides``: what this request changes."""
+        over = overrides or Overrides()
+        key = key or over.model
+        if key is not None and key not in self.models:
+            raise CompletionError(
+                "unknown_model",
+                f"No model named {key!r}; configured: {sorted(self.models)}.",
+                title="Unknown model",
+            )
         key = key or self.route(request)
         backend = self.backend(key)
         cfg = backend.config
         style = self.style_for(backend)
-        single = is_single_line(request.prefix, request.suffix)
-        max_tokens = cfg.max_tokens_single_line if single else cfg.max_tokens
+        # single- or multi-line, decided once: the budget, the deadline and the cleaning follow it
+        cursor = analyze_cursor(request.language, request.prefix, request.suffix, single=backend.demo)
+        single = not cursor.multiline
+        max_tokens = over.max_tokens or (cfg.max_tokens_single_line if single else cfg.max_tokens)
         preq = prompt_request or self.prompt_request(request)
         updates: dict[str, Any] = {}
+        if over.mode is not None:
+            updates["mode"] = over.mode
         if preq.native_suffix is None:
-            # a server that writes the FIM prompt from its own template (llama.cpp /infill) only for
-            # families it renders as the style says; else our prompt goes to its completion endpoint
-            generic = backend.extra.get("generic_infill", False)
-            updates["native_suffix"] = backend.native_suffix and (not generic or style.server_can_infill)
+            updates["native_suffix"] = native_suffix(backend, style, self._described.get(key))
         extra_files: dict[str, str] = {}
-        if backend.extra.get("input_extra") and preq.files:
+        if backend.input_extra and preq.files:
             # the server renders other files itself (llama.cpp /infill input_extra)
             extra_files, updates["files"] = dict(preq.files), {}
         if updates:
             preq = preq.model_copy(update=updates)
+        # the output budget is final here, so the prompt is sized to leave room for it
         built = build_prompt(
             preq,
             style,
             Budget(context_window=cfg.context_window, max_new_tokens=max_tokens),
             self.token_counter(backend),
         )
-        stop = list(dict.fromkeys([*built.stop, *cfg.stop]))
+        stop = list(dict.fromkeys([*built.stop, *cfg.stop, *over.stop]))
         total = cfg.timeout_single_line if single and cfg.timeout_single_line else cfg.timeout
         first = total
         if key not in self._warm:
@@ -260,21 +313,41 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             stop=stop,
             leftovers=list(getattr(built, "leftovers", None) or style.leftovers),
             heal=built.heal,
-            # the demo model shows the mechanics: one line at most, and no garbage
-            multiline=False if single or backend.demo else None,
+            # inside a line, and for the demo model (it shows the mechanics: one line at most, and
+            # no garbage), one line; at the end of an ordinary line the cursor analysis says so
+            # itself (one line, unless that line opens a block)
+            multiline=False if backend.demo or (single and not cursor.eol) else None,
             reject_degenerate=backend.demo,
         )
         bind: dict[str, Any] = {}
+        if over.temperature is not None:
+            bind["temperature"] = over.temperature
         if extra_files:
             from ..backends.llamacpp import files_as_input_extra
 
             bind["input_extra"] = files_as_input_extra(extra_files)
-        return Prepared(key, backend, style, built, pp, max_tokens, stop, first, total, bind)
+        return Prepared(
+            key,
+            backend,
+            style,
+            built,
+            pp,
+            max_tokens,
+            stop,
+            first,
+            total,
+            bind,
+            cursor=cursor,
+            single_line=single,
+        )
+
+    def pipeline(self, prepared: Prepared) -> Pipeline:
+        """The cleaning pipeline of a prepared request (it reuses the request's cursor analysis)."""
+        return make_pipeline(prepared.postprocess, prepared.cursor)
 
     def token_counter(self, backend: Backend) -> Any:
         """The model's own tokenizer when one is at hand (embedded model), else None: estimate."""
-        factory = backend.extra.get("token_counter_factory")
-        return factory() if callable(factory) else backend.extra.get("token_counter")
+        return backend.token_counter() if backend.token_counter is not None else None
 
     def model_input(self, prepared: Prepared) -> Any:
         built = prepared.built
@@ -300,7 +373,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             kwargs["max_completion_tokens"] = prepared.max_tokens
         else:
             kwargs["max_tokens"] = prepared.max_tokens
-        if prepared.built.suffix is not None and prepared.backend.native_suffix:
+        if prepared.built.suffix is not None and native_suffix(
+            prepared.backend, prepared.style, self._described.get(prepared.key)
+        ):
             kwargs["suffix"] = prepared.built.suffix
         model = prepared.backend.llm.bind(**kwargs)
         # Both ends have async versions: StrOutputParser and a sync-only RunnableLambda run every
@@ -308,9 +383,11 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         text = RunnableGenerator(_texts, _atexts, name="text")
         return RunnableLambda(self.model_input, afunc=self._amodel_input) | model | text
 
-    async def raw_stream(self, prepared: Prepared) -> AsyncIterator[str]:
-        """The model's own text, as it streams (no cleaning)."""
-        stream = self.raw_chain(prepared).astream(prepared)
+    async def raw_stream(
+        self, prepared: Prepared, config: RunnableConfig | None = None
+    ) -> AsyncIterator[str]:
+        """The model's own text, as it streams (no cleaning). ``config``: LangChain's run config."""
+        stream = self.raw_chain(prepared).astream(prepared, config)
         try:
             async for piece in stream:
                 yield piece
@@ -341,18 +418,65 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             [prepared.max_tokens, prepared.stop, prepared.bind],
         )
 
-    async def prepare_async(self, request: InlineCompletionRequest) -> tuple[Prepared, Pipeline]:
+    async def prepare_async(
+        self,
+        request: InlineCompletionRequest,
+        prompt_request: PromptRequest | None = None,
+        overrides: Overrides | None = None,
+    ) -> tuple[Prepared, Pipeline]:
         """:meth:`prepare` and the cleaning pipeline; off the event loop for a large request."""
 
         def work() -> tuple[Prepared, Pipeline]:
-            prepared = self.prepare(request)
-            return prepared, make_pipeline(prepared.postprocess)
+            prepared = self.prepare(request, prompt_request, overrides=overrides)
+            return prepared, self.pipeline(prepared)
 
-        if request_size(request) <= OFF_LOOP_CHARS:
+        size = request_size(request)
+        if prompt_request is not None:
+            size += sum(len(v) for v in prompt_request.files.values()) + sum(
+                len(c.source) for c in (*prompt_request.cells_above, *prompt_request.cells_below)
+            )
+        if size <= OFF_LOOP_CHARS:
             return work()
         return await asyncio.to_thread(work)
 
-    async def suggest(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncIterator[str]:
+    async def drive(
+        self,
+        prepared: Prepared,
+        pipeline: Pipeline,
+        notes: list[str],
+        config: RunnableConfig | None = None,
+    ) -> AsyncGenerator[str, None]:
+        """The one driver of model → pipeline: deltas of the cleaned suggestion of a prepared request.
+
+        The model's stream runs under the request's first-token and total deadlines (a late model
+        raises :class:`TimeoutError`) and is read up to :attr:`max_raw_chars`; it is closed as soon
+        as the pipeline says the suggestion has ended, or when the caller closes this iterator.
+        The websocket (through :meth:`suggest`), ``POST api/codecomplete/completions`` and ``eval``
+        all come here."""
+        source = with_deadlines(
+            self.raw_stream(prepared, config),
+            prepared.first_timeout,
+            prepared.total_timeout,
+            max_chars=self.max_raw_chars,
+            notes=notes,
+        )
+        try:
+            async for chunk in source:
+                self._warm.add(prepared.key)
+                out = pipeline.feed(chunk)
+                if out:
+                    yield out
+                if pipeline.done:
+                    break
+        finally:
+            await source.aclose()  # type: ignore[attr-defined]  # an async generator has aclose
+        tail = pipeline.finish()
+        if tail:
+            yield tail
+
+    async def suggest(
+        self, request: InlineCompletionRequest, notes: list[str], config: RunnableConfig | None = None
+    ) -> AsyncIterator[str]:
         prepared, pipeline = await self.prepare_async(request)
         notes.extend(prepared.built.notes)
         self._learn_reported(prepared.key)
@@ -364,57 +488,79 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                 if cached:
                     yield cached
                 return
-        source = with_deadlines(
-            self.raw_stream(prepared),
-            prepared.first_timeout,
-            prepared.total_timeout,
-            max_chars=self.max_raw_chars,
-            notes=notes,
-        )
         parts: list[str] = []
-        try:
-            async for chunk in source:
-                self._warm.add(prepared.key)
-                out = pipeline.feed(chunk)
-                if out:
-                    parts.append(out)
-                    yield out
-                if pipeline.done:
-                    break
-        finally:
-            await source.aclose()  # type: ignore[attr-defined]
-        tail = pipeline.finish()
+        async with contextlib.aclosing(self.drive(prepared, pipeline, notes, config)) as deltas:
+            async for out in deltas:
+                parts.append(out)
+                yield out
         if recent is not None:
             # Only reached when the suggestion ran to its end (not cancelled, no error).
-            self.recent.put(recent, "".join(parts) + tail)
-        if tail:
-            yield tail
+            self.recent.put(recent, "".join(parts))
 
     # -- Runnable ---------------------------------------------------------------------------------
+    # The async methods are the engine's own path (prepare → drive, deadlines, bounds). The sync
+    # ones run that same path on a private event loop in a worker thread, so they work anywhere,
+    # also inside a running event loop (a notebook cell, a LangChain sync chain called from async
+    # code). The model's HTTP clients are made on the loop that first uses them, so use one
+    # handler either from sync code or from async code. ``config`` (callbacks, tags, run name)
+    # reaches the model call.
+    def _sync_loop(self) -> asyncio.AbstractEventLoop:
+        with self._sync_lock:
+            if self._loop is None or self._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="codecomplete-sync", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
     def invoke(
         self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
     ) -> str:
-        return asyncio.run(self.ainvoke(input, config))
+        return "".join(self.stream(input, config, **kwargs))
 
     async def ainvoke(
         self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
     ) -> str:
-        return "".join([d async for d in self.suggest(input, [])])
+        return "".join([d async for d in self.astream(input, config, **kwargs)])
 
-    async def astream(  # type: ignore[override]
+    async def astream(
         self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[str]:
-        async for delta in self.suggest(input, []):
-            yield delta
+    ) -> AsyncGenerator[str, None]:
+        """Deltas of the suggestion, bounded and scrubbed as on the websocket."""
+        notes: list[str] = []
+        source = self.suggest(input, notes, ensure_config(config))
+        async with contextlib.aclosing(self.bound(source, notes)) as deltas:
+            async for delta in deltas:
+                yield delta
 
-    def stream(  # type: ignore[override]
+    def stream(
         self, input: InlineCompletionRequest, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[str]:
-        yield self.invoke(input, config)
+        """Deltas as they come (not the whole suggestion at the end), from the private loop."""
+        loop = self._sync_loop()
+        agen = self.astream(input, config, **kwargs)
+
+        async def step() -> str:
+            return await agen.__anext__()
+
+        try:
+            while True:
+                try:
+                    yield asyncio.run_coroutine_threadsafe(step(), loop).result()
+                except StopAsyncIteration:
+                    return
+        finally:
+            asyncio.run_coroutine_threadsafe(agen.aclose(), loop).result()
 
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
+            await asyncio.to_thread(thread.join, 5.0)
+            if not thread.is_alive():
+                loop.close()
         for backend in self._backends.values():
             with contextlib.suppress(Exception):
                 aclose = getattr(backend.llm, "aclose", None)

@@ -19,7 +19,7 @@ def configurations(args: argparse.Namespace) -> list[EvalConfig]:
     configs: list[EvalConfig] = [config_from_file(p) for p in args.config or []]
     configs += [config_from_json(s) for s in args.model_json or []]
     if not configs:
-        from ..cli import load_server_config
+        from ..config_loader import load_server_config
         from ..extension import CodeCompleteApp
 
         app = CodeCompleteApp(config=load_server_config())

@@ -88,8 +88,8 @@ def gather_kernel_candidates(
     by_notebook: dict[str, dict[int, list[Task]]] = {}
     for task in tasks:
         if task.kind == "member" and "#cell" in task.path:
-            notebook, _, index = task.path.partition("#cell")
-            by_notebook.setdefault(notebook, {}).setdefault(int(index), []).append(task)
+            notebook, _, cell_no = task.path.partition("#cell")
+            by_notebook.setdefault(notebook, {}).setdefault(int(cell_no), []).append(task)
     filled = 0
     for notebook, wanted in sorted(by_notebook.items()):
         path = os.path.join(folder, notebook)

@@ -22,7 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..backends import ModelConfig
-from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler
+from ..completion import (
+    BaseInlineCompletionHandler,
+    DefaultInlineCompletionHandler,
+    EngineSettings,
+    make_default_engine,
+)
 from ..prompting import StyleRegistry
 from ..protocol import InlineCompletionRequest
 from .metrics import score, summarize
@@ -70,13 +75,14 @@ class EvalConfig:
         }
 
     def handler(self) -> DefaultInlineCompletionHandler:
-        return DefaultInlineCompletionHandler(
-            settings={
-                "models": dict(self.models),
-                "routes": dict(self.routes),
-                "styles": StyleRegistry(self.prompt_styles),
-                "repo_name": "eval",
-            }
+        """The engine for this configuration, built as the server builds its own."""
+        return make_default_engine(
+            EngineSettings(
+                models=dict(self.models),
+                routes=dict(self.routes),
+                styles=StyleRegistry(self.prompt_styles),
+                repo_name="eval",
+            )
         )
 
 
@@ -123,7 +129,7 @@ def apply_variant(base: EvalConfig, spec: str) -> EvalConfig:
 
 def config_from_file(path: str, name: str | None = None) -> EvalConfig:
     """The configuration a server would build from this one config file (``.py`` or ``.json``)."""
-    from ..cli import load_server_config
+    from ..config_loader import load_server_config
     from ..extension import CodeCompleteApp
 
     app = CodeCompleteApp(config=load_server_config([], path))

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..languages import normalize
 from ..protocol import (
     MAX_CELL_OUTPUTS,
     MAX_OUTPUT_TEXT,
@@ -164,7 +165,8 @@ def _context_cell(cell: dict[str, Any], with_outputs: bool) -> ContextCell:
 def notebook_documents(rel: str, nb: dict[str, Any]) -> list[Document]:
     """One document per code cell; every other cell (code or markdown) is its context, the cells
     above with their saved outputs."""
-    lang = ((nb.get("metadata") or {}).get("language_info") or {}).get("name") or "python"
+    # the id the client sends for the notebook's kernel language (``languages.py``)
+    lang = normalize(((nb.get("metadata") or {}).get("language_info") or {}).get("name")) or "python"
     cells = [c for c in nb.get("cells", []) if c.get("cell_type") in ("code", "markdown", "raw")]
     above = [_context_cell(c, with_outputs=True) for c in cells]
     below = [_context_cell(c, with_outputs=False) for c in cells]

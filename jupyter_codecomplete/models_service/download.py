@@ -38,7 +38,7 @@ _TRUE = {"1", "true", "yes", "on"}
 try:  # POSIX: a lock file makes two pulls of one model (even from two processes) an error
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no module there: the lock is skipped
 
 
 class _Cancelled(Exception):
@@ -228,7 +228,7 @@ class Downloader:
                     revision=entry.revision,
                     local_dir=self.models_dir,
                     endpoint=hub_endpoint(self.endpoint),
-                    tqdm_class=_progress_class(job),  # type: ignore[arg-type]
+                    tqdm_class=_progress_class(job),
                 )
             except _Cancelled:
                 self._remove(entry, partial_only=False)

@@ -156,7 +156,7 @@ class ModelService(LoggingConfigurable):
     scan_default_dirs = Bool(
         True, config=True, help="Also search the Hugging Face cache and LM Studio's models folders."
     )
-    detect_servers = List(
+    detect_servers: List[Any] = List(
         config=True,
         help="Local servers to look for, as [kind, port] pairs (kinds: ollama, llamacpp, lmstudio); "
         "default: their default ports.",

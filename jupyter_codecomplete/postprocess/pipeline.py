@@ -208,14 +208,17 @@ class Pipeline:
     """
 
     def __init__(
-        self, ctx: PostprocessContext, filters: list[Filter] | None = None, guard: bool = True
+        self,
+        ctx: PostprocessContext,
+        filters: list[Filter] | None = None,
+        guard: bool = True,
+        cursor: Cursor | None = None,
     ) -> None:
         self.ctx = ctx
-        cursor = None
         if filters is None:
-            cursor = analyze(
-                ctx.language, normalize_newlines(ctx.prefix), normalize_newlines(ctx.suffix), ctx.multiline
-            )
+            if cursor is None:  # the engine passes the cursor it analysed once in ``prepare``
+                prefix, suffix = normalize_newlines(ctx.prefix), normalize_newlines(ctx.suffix)
+                cursor = analyze(ctx.language, prefix, suffix, ctx.multiline)
             filters = build_filters(ctx, cursor)
         self.filters = filters
         self._text = [f for f in filters if f.stage == "text"]
@@ -306,8 +309,9 @@ class Pipeline:
         return gathered + _finish(self._post, out)
 
 
-def make_pipeline(ctx: PostprocessContext) -> Pipeline:
-    return Pipeline(ctx)
+def make_pipeline(ctx: PostprocessContext, cursor: Cursor | None = None) -> Pipeline:
+    """The pipeline for ``ctx``; ``cursor``: the analysis already made of ``ctx``'s prefix and suffix."""
+    return Pipeline(ctx, cursor=cursor)
 
 
 def postprocess(ctx: PostprocessContext, chunks: Iterable[str], truncated: bool = False) -> str:

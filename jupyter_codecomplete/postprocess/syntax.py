@@ -41,6 +41,7 @@ def parser_for(grammar: str | None) -> Any | None:
         try:
             from tree_sitter_language_pack import get_parser
 
+            # arg-type: the pack types names as a Literal; ours come from the language table at run time
             parser = get_parser(grammar)  # type: ignore[arg-type]
         except Exception:  # not installed, unknown grammar, or a pack that would download it
             _missing.add(grammar)

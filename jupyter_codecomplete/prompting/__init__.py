@@ -9,7 +9,8 @@ Public interface (used by ``completion/`` and ``web/``; keep these names and sig
 - :class:`TokenCounter` and its implementations, :func:`make_counter` (``tokens.py``).
 """
 
-from .builder import MODES, Budget, BuiltPrompt, PromptError, PromptRequest, build_prompt, parse_request
+from .builder import MODES, Budget, BuiltPrompt, PromptRequest, build_prompt, parse_request
+from .errors import PromptError
 from .styles import BUILTIN_STYLES, ChatSpec, FimSpec, NotebookSpec, PromptStyle, RepoSpec, StyleRegistry
 from .tokens import (
     CallableCounter,

@@ -1,4 +1,4 @@
-"""Context assembly: notebook cells around the cursor, languages, comment markers, file names.
+"""Context assembly: notebook cells around the cursor (languages and comment markers: ``languages.py``).
 
 Cells above the cursor become the top of the prefix, cells below the end of the suffix. Markdown
 cells become line comments of the current cell's language; raw cells are left out (they hold
@@ -14,245 +14,43 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 
+from .. import languages as _languages
 from ..protocol import ContextCell
 
 CELL_SEPARATOR = "\n\n"
 
-# language id -> line-comment marker (data, extend freely)
-COMMENT_MARKERS: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "python",
-            "ipython",
-            "r",
-            "julia",
-            "shell",
-            "bash",
-            "sh",
-            "zsh",
-            "ruby",
-            "perl",
-            "yaml",
-            "toml",
-            "powershell",
-            "nim",
-            "crystal",
-            "elixir",
-            "coffeescript",
-            "makefile",
-            "dockerfile",
-            "cmake",
-            "raku",
-        ],
-        "#",
-    ),
-    **dict.fromkeys(["sql", "lua", "haskell", "ada", "elm", "vhdl", "sparql", "purescript"], "--"),
-    **dict.fromkeys(
-        [
-            "javascript",
-            "typescript",
-            "java",
-            "c",
-            "cpp",
-            "c++",
-            "csharp",
-            "c#",
-            "go",
-            "rust",
-            "swift",
-            "kotlin",
-            "scala",
-            "dart",
-            "php",
-            "groovy",
-            "objective-c",
-            "zig",
-            "verilog",
-            "solidity",
-            "fsharp",
-            "f#",
-            "jsx",
-            "tsx",
-            "glsl",
-            "cuda",
-        ],
-        "//",
-    ),
-    **dict.fromkeys(["matlab", "octave", "latex", "tex", "erlang", "prolog", "postscript"], "%"),
-    **dict.fromkeys(["lisp", "scheme", "clojure", "racket", "emacs-lisp", "assembly", "asm"], ";"),
-    **dict.fromkeys(["fortran"], "!"),
-    **dict.fromkeys(["vb", "vba", "visual basic"], "'"),
-}
-DEFAULT_COMMENT = "#"
-
-# aliases seen in kernel specs / CodeMirror modes -> our language id
-LANGUAGE_ALIASES: dict[str, str] = {
-    "python3": "python",
-    "ipython3": "python",
-    "py": "python",
-    "js": "javascript",
-    "node": "javascript",
-    "ts": "typescript",
-    "c++": "cpp",
-    "cxx": "cpp",
-    "cs": "csharp",
-    "c#": "csharp",
-    "rs": "rust",
-    "golang": "go",
-    "sh": "shell",
-    "bash": "shell",
-    "zsh": "shell",
-    "jl": "julia",
-    "rb": "ruby",
-    "kt": "kotlin",
-    "text/x-python": "python",
-    "text/x-sql": "sql",
-    "text/x-rsrc": "r",
-    "octave": "matlab",
-}
-
-# file extension -> language id
-EXTENSIONS: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".ipynb": "python",
-    ".r": "r",
-    ".jl": "julia",
-    ".sql": "sql",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".java": "java",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".hpp": "cpp",
-    ".cxx": "cpp",
-    ".cs": "csharp",
-    ".go": "go",
-    ".rs": "rust",
-    ".swift": "swift",
-    ".kt": "kotlin",
-    ".scala": "scala",
-    ".dart": "dart",
-    ".php": "php",
-    ".rb": "ruby",
-    ".pl": "perl",
-    ".lua": "lua",
-    ".hs": "haskell",
-    ".sh": "shell",
-    ".bash": "shell",
-    ".zsh": "shell",
-    ".m": "matlab",
-    ".tex": "latex",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".toml": "toml",
-    ".clj": "clojure",
-    ".scm": "scheme",
-    ".lisp": "lisp",
-    ".f90": "fortran",
-    ".ex": "elixir",
-    ".exs": "elixir",
-    ".erl": "erlang",
-    ".zig": "zig",
-    ".sol": "solidity",
-    ".md": "markdown",
-}
-
-# language id -> file extension used to name a notebook's code as a file (``a.ipynb`` -> ``a.py``)
-LANGUAGE_EXTENSION: dict[str, str] = {
-    "python": ".py",
-    "r": ".R",
-    "julia": ".jl",
-    "sql": ".sql",
-    "javascript": ".js",
-    "typescript": ".ts",
-    "java": ".java",
-    "scala": ".scala",
-    "go": ".go",
-    "rust": ".rs",
-    "cpp": ".cpp",
-    "c": ".c",
-    "csharp": ".cs",
-    "ruby": ".rb",
-    "shell": ".sh",
-    "matlab": ".m",
-    "haskell": ".hs",
-    "lua": ".lua",
-    "kotlin": ".kt",
-    "swift": ".swift",
-    "php": ".php",
-    "perl": ".pl",
-}
-
-# language id -> display name (CodeGeeX4's ``###LANGUAGE:`` tag, chat prompts)
-LANGUAGE_TAGS: dict[str, str] = {
-    "python": "Python",
-    "r": "R",
-    "julia": "Julia",
-    "sql": "SQL",
-    "javascript": "JavaScript",
-    "typescript": "TypeScript",
-    "java": "Java",
-    "c": "C",
-    "cpp": "C++",
-    "csharp": "C#",
-    "go": "Go",
-    "rust": "Rust",
-    "swift": "Swift",
-    "kotlin": "Kotlin",
-    "scala": "Scala",
-    "dart": "Dart",
-    "php": "PHP",
-    "ruby": "Ruby",
-    "perl": "Perl",
-    "lua": "Lua",
-    "haskell": "Haskell",
-    "shell": "Shell",
-    "matlab": "Matlab",
-    "latex": "TeX",
-    "yaml": "YAML",
-    "toml": "TOML",
-    "markdown": "Markdown",
-}
+# Language facts (comment markers, names, extensions) live in the one table, ``languages.py``.
+DEFAULT_COMMENT = _languages.DEFAULT_COMMENT
 
 
 def normalize_language(language: str | None) -> str | None:
-    if not language:
-        return None
-    lang = language.strip().lower()
-    return LANGUAGE_ALIASES.get(lang, lang) or None
+    """The language's id (``python3``, ``IPython`` -> ``python``); an unknown name, lower-cased."""
+    return _languages.normalize(language)
 
 
 def language_from_path(path: str | None) -> str | None:
-    if not path:
-        return None
-    ext = posixpath.splitext(path.lower())[1]
-    return EXTENSIONS.get(ext)
+    """The language of a file from its extension, or None."""
+    found = _languages.from_path(path)
+    return found.name if found is not None else None
 
 
 def comment_marker(language: str | None) -> str:
-    return COMMENT_MARKERS.get(language or "", DEFAULT_COMMENT)
+    """The line-comment marker prompts use for a language (``#`` when it has none)."""
+    return _languages.comment_marker(language)
 
 
 def language_tag(language: str | None) -> str:
-    if not language:
-        return ""
-    return LANGUAGE_TAGS.get(language, language[:1].upper() + language[1:])
+    """The display name of a language (CodeGeeX4's ``###LANGUAGE:`` tag, chat prompts)."""
+    return _languages.title(language)
 
 
 def display_path(path: str | None, language: str | None) -> str:
     """The name the prompt gives the current file; a notebook is shown as a script of its language."""
     if not path:
-        return "untitled" + LANGUAGE_EXTENSION.get(language or "", "")
+        return "untitled" + (_languages.file_extension(language) or "")
     root, ext = posixpath.splitext(path)
     if ext.lower() == ".ipynb":
-        return root + LANGUAGE_EXTENSION.get(language or "", ".py")
+        return root + (_languages.file_extension(language) or ".py")
     return path
 
 

@@ -22,13 +22,14 @@ import argparse
 import asyncio
 import hashlib
 import re
+import socket
 from dataclasses import dataclass
 from typing import Any
 
 from tornado import iostream, web
 from tornado.netutil import bind_sockets
 
-from .openai_upstream import ScriptedUpstream
+from .server import LocalServer, Route, hang_up
 
 DEMO_REPO = "codecomplete/codecomplete-demo-GGUF"
 DEMO_FILE = "codecomplete-demo.Q8_0.gguf"
@@ -198,7 +199,7 @@ class CdnHandler(_Hub):
                     hub_file.drop_after = None
                     if hub_file.fail_after_drop:
                         hub_file.failing = True
-                    self.request.connection.stream.close()  # type: ignore[union-attr]
+                    hang_up(self)
                     return
                 self.write(piece)
                 await self.flush()
@@ -210,13 +211,13 @@ class CdnHandler(_Hub):
             return
 
 
-class FakeHub(ScriptedUpstream):
+class FakeHub(LocalServer):
     """The fake hub server; ``files`` maps ``(repo, filename)`` to a :class:`HubFile`."""
 
     def __init__(self, port: int = 0, host: str = "127.0.0.1", with_demo: bool = True) -> None:
         super().__init__(port=port, host=host)
         self.files: dict[tuple[str, str], HubFile] = {}
-        self.records: list[HubRecord] = []  # type: ignore[assignment]
+        self.records: list[HubRecord] = []
         self.cdn_port = 0
         if with_demo:
             self.add_file(DEMO_REPO, DEMO_FILE, demo_bytes())
@@ -235,14 +236,12 @@ class FakeHub(ScriptedUpstream):
             hub_file.fail_after_drop = False
             hub_file.drop_after = None
 
-    def _bind(self) -> None:
+    def more_sockets(self) -> list[socket.socket]:
         # the "CDN" is another origin (a second port), as on the real hub: huggingface_hub then reads the
         # file's metadata from the redirect itself
-        super()._bind()
         cdn = bind_sockets(0, self.host)
         self.cdn_port = cdn[0].getsockname()[1]
-        assert self._server is not None
-        self._server.add_sockets(cdn)
+        return cdn
 
     @property
     def cdn_url(self) -> str:
@@ -250,27 +249,23 @@ class FakeHub(ScriptedUpstream):
 
     @property
     def endpoint(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    @property
-    def base_url(self) -> str:
-        return self.endpoint
+        return self.root_url
 
     def ranges(self) -> list[str]:
         return [r.range for r in self.records if r.method == "GET" and r.range]
 
-    def make_app(self) -> web.Application:
-        args = {"hub": self}
-        return web.Application(
-            [
-                (r"/_cdn/([^/]+/[^/]+)/(.+)", CdnHandler, args),
-                (r"/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", ResolveHandler, args),
-            ]
-        )
+    def handler_args(self) -> dict[str, Any]:
+        return {"hub": self}
+
+    def routes(self) -> list[Route]:
+        return [
+            (r"/_cdn/([^/]+/[^/]+)/(.+)", CdnHandler),
+            (r"/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", ResolveHandler),
+        ]
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--port", type=int, default=8912)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument(
@@ -281,12 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.bytes_per_s:
         hub.demo().bytes_per_s = args.bytes_per_s
 
-    async def serve() -> None:
-        hub._bind()
-        print(f"fake hub on {hub.endpoint}", flush=True)
-        await asyncio.Event().wait()
-
-    asyncio.run(serve())
+    hub.serve_forever("fake hub")
 
 
 if __name__ == "__main__":

@@ -13,180 +13,27 @@ each provider's documented native routes with their own framing:
 * :class:`MistralUpstream`: ``POST /v1/fim/completions`` (chat-completion shaped chunks, ``[DONE]``),
   an ``Authorization: Bearer`` check when ``api_key`` is set.
 
-Rules (first whose ``contains`` is in prompt + suffix wins) take the same fault keys as the OpenAI
-server — ``status`` (+ ``body``, ``retry_after``), ``hang``, ``error_body``, ``echo_prompt``,
-``literal_newlines``, ``leading_space``, ``reject_fields``, ``close_after``, ``no_finish_reason``,
-``ttft_s``, ``token_s``, ``model`` — plus ``stream_error`` (an error event after N tokens), and the
-hostile ``invalid_json`` (stream events that are not JSON) and ``bad_shape`` (events that are JSON
-of an unexpected shape).
+Rules (first whose ``contains`` is in prompt + suffix wins), faults and records are the engine's
+(:mod:`jupyter_codecomplete.testing.scripted`, where every rule key is listed): each route here only
+says how its provider frames a token, the last event, a whole answer and an error.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
 from typing import Any
 
-from tornado import iostream, web
+from .openai_upstream import ScriptedUpstream, UpstreamConfig
+from .scripted import RecordingHandler, ScriptedHandler
+from .server import Route
 
-from .openai_upstream import RequestRecord, ScriptedUpstream, UpstreamConfig, _Base, split_tokens
 
-
-class _NativeHandler(_Base):
-    """One native completion route: parse, pick the rule, script the fault, stream the frames."""
+class _NativeHandler(ScriptedHandler):
+    """A native completion route: it streams unless the body says ``"stream": false``."""
 
     stream_default = True
-    content_type = "text/event-stream"
-
-    # -- provider specifics
-    def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
-        raise NotImplementedError
-
-    def stops_of(self, body: dict[str, Any]) -> list[str]:
-        stops = body.get("stop") or []
-        return [stops] if isinstance(stops, str) else list(stops)
-
-    def limit_of(self, body: dict[str, Any]) -> int | None:
-        return None
-
-    def error_payload(self, status: int, message: str) -> dict[str, Any]:
-        return {"error": {"code": status, "message": message, "type": "invalid_request_error"}}
-
-    def frame(self, text: str, model: str) -> str:
-        raise NotImplementedError
-
-    def final(self, text: str, finish: str, model: str, n: int) -> str:
-        raise NotImplementedError
-
-    def whole(self, text: str, finish: str, model: str, n: int) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def error_frame(self, message: str) -> str:
-        return "data: " + json.dumps({"error": {"message": message, "type": "server_error"}}) + "\n\n"
-
-    def raw_frame(self, data: str) -> str:
-        """One event carrying ``data`` as it is (hostile modes)."""
-        return f"data: {data}\n\n"
-
-    def authorized(self) -> bool:
-        return True
-
-    # -- the route
-    async def post(self) -> None:
-        try:
-            body = json.loads(self.request.body or b"{}")
-        except json.JSONDecodeError:
-            self.set_status(400)
-            self.write(self.error_payload(400, "invalid JSON body"))
-            return
-        record = RequestRecord(
-            path=self.request.path, body=body, headers={k.lower(): v for k, v in self.request.headers.items()}
-        )
-        self.record = record
-        self.upstream.records.append(record)
-        try:
-            if not self.authorized():
-                self.set_status(401)
-                self.write({"message": "Unauthorized", "request_id": uuid.uuid4().hex})
-                return
-            prompt, suffix = self.prompt_of(body)
-            rule: dict[str, Any] = {}
-            for r in self.upstream.config.rules:
-                if str(r.get("contains", "")) in prompt + suffix:
-                    rule = r
-                    break
-            await self._answer(body, rule, prompt, record)
-        finally:
-            record.finished = True
-
-    async def _answer(
-        self, body: dict[str, Any], rule: dict[str, Any], prompt: str, rec: RequestRecord
-    ) -> None:
-        cfg = self.upstream.config
-        for name in rule.get("reject_fields", []):
-            if name in body:
-                self.set_status(400)
-                self.write(self.error_payload(400, f"Unrecognized request argument supplied: {name}"))
-                return
-        if "status" in rule:
-            status = int(rule["status"])
-            self.set_status(status)
-            if "retry_after" in rule:
-                self.set_header("Retry-After", str(rule["retry_after"]))
-            self.write(rule.get("body", self.error_payload(status, f"scripted status {status}")))
-            return
-        if rule.get("hang"):
-            while not rec.client_closed:  # noqa: ASYNC110
-                await asyncio.sleep(0.05)
-            return
-        if rule.get("error_body"):
-            self.write(self.error_payload(500, str(rule["error_body"])))  # with status 200
-            return
-        text = str(rule.get("completion", cfg.default)) * int(rule.get("repeat", 1))
-        if rule.get("echo_prompt"):
-            text = prompt + text
-        if rule.get("leading_space"):
-            text = " " + text
-        if rule.get("literal_newlines"):
-            text = text.replace("\n", "\\n")
-        finish = "stop"
-        for s in self.stops_of(body):
-            i = text.find(s) if s else -1
-            if i != -1:
-                text = text[:i]
-        tokens = split_tokens(text)
-        limit = self.limit_of(body)
-        if isinstance(limit, int) and 0 <= limit < len(tokens):
-            tokens, finish = tokens[:limit], "length"
-        model = str(rule.get("model", cfg.model))
-        ttft = float(rule.get("ttft_s", cfg.ttft_s))
-        tok_s = float(rule.get("token_s", cfg.token_s))
-        if ttft:
-            await asyncio.sleep(ttft)
-        if not body.get("stream", self.stream_default):
-            rec.tokens_sent = len(tokens)
-            self.set_header("Content-Type", "application/json")
-            self.write(self.whole("".join(tokens), finish, model, len(tokens)))
-            return
-        self.set_header("Content-Type", self.content_type)
-        self.set_header("Cache-Control", "no-cache")
-        close_after = rule.get("close_after")
-        stream_error = rule.get("stream_error")
-        for i, tok in enumerate(tokens):
-            if close_after is not None and i >= int(close_after):
-                self.request.connection.close()  # type: ignore[union-attr]
-                return
-            payload = self.frame(tok, model)
-            if rule.get("invalid_json"):
-                payload = self.raw_frame("{not json")
-            elif rule.get("bad_shape"):
-                payload = self.raw_frame("[1, 2, 3]")
-            if stream_error is not None and i >= int(stream_error):
-                payload = self.error_frame("scripted stream error")
-            if rec.client_closed:
-                rec.tokens_after_close += 1
-                if rec.tokens_after_close > 50:
-                    return
-            try:
-                self.write(payload)
-                await self.flush()
-            except iostream.StreamClosedError:
-                rec.client_closed = True
-                rec.closed_at = rec.closed_at or time.monotonic()
-                return
-            if stream_error is not None and i >= int(stream_error):
-                return
-            rec.tokens_sent += 1
-            if i + 1 < len(tokens) and tok_s:
-                await asyncio.sleep(tok_s)
-        try:
-            if not rule.get("no_finish_reason"):
-                self.write(self.final("".join(tokens), finish, model, len(tokens)))
-                await self.flush()
-        except iostream.StreamClosedError:
-            rec.client_closed = True
 
 
 # ------------------------------------------------------------------------------------------ Ollama
@@ -248,7 +95,7 @@ class OllamaGenerateHandler(_NativeHandler):
         await super().post()
 
 
-class OllamaShowHandler(_Base):
+class OllamaShowHandler(RecordingHandler):
     def post(self) -> None:
         body = json.loads(self.request.body or b"{}")
         up = self.upstream
@@ -278,7 +125,7 @@ class OllamaShowHandler(_Base):
         )
 
 
-class OllamaTagsHandler(_Base):
+class OllamaTagsHandler(RecordingHandler):
     def get(self) -> None:
         up = self.upstream
         assert isinstance(up, OllamaUpstream)
@@ -297,7 +144,7 @@ class OllamaTagsHandler(_Base):
         )
 
 
-class OllamaVersionHandler(_Base):
+class OllamaVersionHandler(RecordingHandler):
     def get(self) -> None:
         self.write({"version": "0.12.0"})
 
@@ -334,27 +181,18 @@ class OllamaUpstream(ScriptedUpstream):
     def model_names(self) -> list[str]:
         return list(self.models)
 
-    @property
-    def root_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def make_app(self) -> web.Application:
-        app = super().make_app()
-        args = {"upstream": self}
-        app.add_handlers(
-            r".*",
-            [
-                (r"/api/generate", OllamaGenerateHandler, args),
-                (r"/api/show", OllamaShowHandler, args),
-                (r"/api/tags", OllamaTagsHandler, args),
-                (r"/api/version", OllamaVersionHandler, args),
-                (r"/", _OllamaRoot, args),
-            ],
-        )
-        return app
+    def routes(self) -> list[Route]:
+        return [
+            *super().routes(),
+            (r"/api/generate", OllamaGenerateHandler),
+            (r"/api/show", OllamaShowHandler),
+            (r"/api/tags", OllamaTagsHandler),
+            (r"/api/version", OllamaVersionHandler),
+            (r"/", _OllamaRoot),
+        ]
 
 
-class _OllamaRoot(_Base):
+class _OllamaRoot(RecordingHandler):
     def get(self) -> None:
         self.write("Ollama is running")
 
@@ -408,7 +246,7 @@ class LlamaCppCompletionHandler(_LlamaCppHandler):
         return (prompt if isinstance(prompt, str) else json.dumps(prompt)), ""
 
 
-class LlamaCppPropsHandler(_Base):
+class LlamaCppPropsHandler(RecordingHandler):
     def get(self) -> None:
         up = self.upstream
         self.write(
@@ -422,7 +260,7 @@ class LlamaCppPropsHandler(_Base):
         )
 
 
-class LlamaCppHealthHandler(_Base):
+class LlamaCppHealthHandler(RecordingHandler):
     def get(self) -> None:
         self.write({"status": "ok"})
 
@@ -436,23 +274,14 @@ class LlamaCppUpstream(ScriptedUpstream):
         super().__init__(config, port, host)
         self.fim = fim
 
-    @property
-    def root_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def make_app(self) -> web.Application:
-        app = super().make_app()
-        args = {"upstream": self}
-        app.add_handlers(
-            r".*",
-            [
-                (r"/infill", LlamaCppInfillHandler, args),
-                (r"/completion", LlamaCppCompletionHandler, args),
-                (r"/props", LlamaCppPropsHandler, args),
-                (r"/health", LlamaCppHealthHandler, args),
-            ],
-        )
-        return app
+    def routes(self) -> list[Route]:
+        return [
+            *super().routes(),
+            (r"/infill", LlamaCppInfillHandler),
+            (r"/completion", LlamaCppCompletionHandler),
+            (r"/props", LlamaCppPropsHandler),
+            (r"/health", LlamaCppHealthHandler),
+        ]
 
 
 # ----------------------------------------------------------------------------------------- Mistral
@@ -518,7 +347,5 @@ class MistralUpstream(ScriptedUpstream):
         super().__init__(config or UpstreamConfig(model="codestral-latest"), port, host)
         self.api_key = api_key
 
-    def make_app(self) -> web.Application:
-        app = super().make_app()
-        app.add_handlers(r".*", [(r"/v1/fim/completions", MistralFimHandler, {"upstream": self})])
-        return app
+    def routes(self) -> list[Route]:
+        return [*super().routes(), (r"/v1/fim/completions", MistralFimHandler)]

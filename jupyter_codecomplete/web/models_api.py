@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from jupyter_server.auth.decorator import authorized
 from pydantic import ValidationError
@@ -28,13 +28,16 @@ from ..models_service import CustomEndpoint, ModelService, ModelServiceError
 from .rest import _Base
 from .websocket import validation_message
 
+if TYPE_CHECKING:  # the app imports the handlers
+    from ..extension import CodeCompleteApp
+
 _ID = r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})"
 
 
 class _ModelsBase(_Base):
     @property
     def service(self) -> ModelService:
-        return self.extensionapp.model_service  # type: ignore[attr-defined,no-any-return]
+        return cast("CodeCompleteApp", self.extensionapp).model_service
 
     def fail_with(self, exc: ModelServiceError) -> None:
         self.fail(exc.status, exc.type, exc.message)
@@ -73,7 +76,12 @@ class ChoicesHandler(_ModelsBase):
         self.finish(await self.service.list_entries(detect=detect))
 
 
-class UseHandler(_ModelsBase):
+class _EntryAction(_ModelsBase):
+    """A POST that names a model (``id``, optional ``custom`` endpoint): parse it, act, answer."""
+
+    async def act(self, entry_id: str, custom: CustomEndpoint | None) -> dict[str, Any]:
+        raise NotImplementedError
+
     @web.authenticated
     @authorized
     async def post(self) -> None:
@@ -82,28 +90,23 @@ class UseHandler(_ModelsBase):
         if parsed is None:
             return
         try:
-            result = await self.service.use(*parsed)
+            result = await self.act(*parsed)
         except ModelServiceError as exc:
             self.fail_with(exc)
             return
-        self.log.info("jupyter_codecomplete: switched the completion model to %s", parsed[0][:200])
         self.finish(result)
 
 
-class TestHandler(_ModelsBase):
-    @web.authenticated
-    @authorized
-    async def post(self) -> None:
-        data = self.json_body()
-        parsed = self.id_and_custom(data) if data is not None else None
-        if parsed is None:
-            return
-        try:
-            report = await self.service.test(*parsed)
-        except ModelServiceError as exc:
-            self.fail_with(exc)
-            return
-        self.finish({"report": report})
+class UseHandler(_EntryAction):
+    async def act(self, entry_id: str, custom: CustomEndpoint | None) -> dict[str, Any]:
+        result = await self.service.use(entry_id, custom)
+        self.log.info("jupyter_codecomplete: switched the completion model to %s", entry_id[:200])
+        return result
+
+
+class TestHandler(_EntryAction):
+    async def act(self, entry_id: str, custom: CustomEndpoint | None) -> dict[str, Any]:
+        return {"report": await self.service.test(entry_id, custom)}
 
 
 class CustomHandler(_ModelsBase):

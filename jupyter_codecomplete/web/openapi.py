@@ -5,15 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from .rest import CompletionRequestBody
+from ..protocol import CompletionRequestBody
 
 _ERROR = {
     "type": "object",
     "properties": {
         "error": {
             "type": "object",
-            "properties": {"type": {"type": "string"}, "message": {"type": "string"}},
-            "required": ["type", "message"],
+            "properties": {
+                "type": {"type": "string"},
+                "title": {"type": "string"},
+                "message": {"type": "string"},
+                "retry_after": {"type": "number", "nullable": True},
+            },
+            "required": ["type", "title", "message"],
         }
     },
     "required": ["error"],
@@ -59,7 +64,7 @@ def openapi_document() -> dict[str, Any]:
                             "description": "the prompt",
                             "content": {"application/json": {"schema": obj}},
                         },
-                        **_errors(400, 403, 404, 413, 501),
+                        **_errors(400, 403, 404, 413, 501, 502),
                     },
                 }
             },

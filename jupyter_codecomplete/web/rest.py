@@ -4,6 +4,11 @@
 - ``POST api/codecomplete/completions``: prompt + completion, OpenAI ``text_completion`` shape
   (server-sent events with ``"stream": true``).
 - ``GET api/codecomplete/models``, ``GET api/codecomplete/styles``, ``GET api/codecomplete/openapi.json``.
+
+Thin adapters: the body's ``max_tokens``, ``stop``, ``temperature``, ``model`` and ``mode`` go into
+the engine's ``prepare`` as :class:`~..completion.Overrides`, and a completion is driven by the
+engine's own ``drive`` (the websocket's first-token and total deadlines, the same bounds). Errors
+carry the websocket's envelope (``type``, ``title``, ``message``, ``retry_after``).
 """
 
 from __future__ import annotations
@@ -13,117 +18,109 @@ import contextlib
 import json
 import time
 import uuid
-from typing import Annotated, Any, Literal
+from http import HTTPStatus
+from typing import Any
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.extension.handler import ExtensionHandlerMixin
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from tornado import web
 from tornado.iostream import StreamClosedError
 
-from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler
-from ..completion.base import with_deadlines
-from ..completion.default import OFF_LOOP_CHARS
-from ..postprocess import make_pipeline
+from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, Overrides
+from ..completion.default import Prepared
+from ..postprocess import Pipeline
 from ..prompting import PromptError, PromptRequest
 from ..protocol import (
     MAX_DEPTH,
-    MAX_TEXT,
-    ContextCell,
+    CompletionRequestBody,
+    ErrorInfo,
     InlineCompletionRequest,
-    KernelCandidates,
     nesting_depth,
 )
 from .websocket import AUTH_RESOURCE, too_deep_message, validation_message
 
-# Most stop sequences a REST request may add, and their longest length (OpenAI itself takes 4).
-MAX_STOP = 32
-MAX_STOP_CHARS = 256
+# HTTP status of an error reply, by error type (else 400 before the model is called, 502 after).
+ERROR_STATUS = {
+    "unknown_model": 404,
+    "prompt_too_long": 413,
+    "not_supported": 501,
+    "timeout": 504,
+}
+# errors of the configuration, found while preparing: the request cannot be served as sent
+_BAD_CONFIG = frozenset({"unknown_style", "unknown_backend", "no_model"})
 
 
-class CompletionRequestBody(BaseModel):
-    """A code-completion request (fields follow Xinference's code completion request)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str | None = Field(None, description="Name of a configured model (completion, chat or named).")
-    mode: Literal["auto", "completion", "infill", "repository"] = "auto"
-    prompt: Annotated[str, Field(max_length=MAX_TEXT)] = Field("", description="Text before the cursor.")
-    suffix: Annotated[str, Field(max_length=MAX_TEXT)] | None = Field(
-        None, description="Text after the cursor."
-    )
-    files: dict[str, Annotated[str, Field(max_length=MAX_TEXT)]] | None = Field(
-        None, description="Other files of the repository: path or name → content."
-    )
-    repo_name: str | None = None
-    file_path: str | None = None
-    language: str | None = None
-    cells_above: list[ContextCell] | None = Field(
-        None, description="Notebook cells above the cursor (code cells may carry their outputs)."
-    )
-    cells_below: list[ContextCell] | None = Field(None, description="Notebook cells below the cursor.")
-    kernel_candidates: KernelCandidates | None = Field(
-        None, description="What the notebook's kernel completes at the cursor."
-    )
-    max_tokens: Annotated[int, Field(ge=1, le=32768)] | None = None
-    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
-    stop: Annotated[
-        list[Annotated[str, Field(max_length=MAX_STOP_CHARS)]], Field(max_length=MAX_STOP)
-    ] | None = Field(None, description=f"Extra stop sequences (at most {MAX_STOP}).")
-    stream: bool = False
+def error_status(info: ErrorInfo, prepared: bool) -> int:
+    """The HTTP status of an error: :data:`ERROR_STATUS`, else 400 (preparing) or 502 (the model)."""
+    if info.type in ERROR_STATUS:
+        return ERROR_STATUS[info.type]
+    return 502 if prepared else 400
 
 
-class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
+class _Base(ExtensionHandlerMixin, APIHandler):
     auth_resource = AUTH_RESOURCE
 
     @property
     def completion_handler(self) -> BaseInlineCompletionHandler:
         return self.extensionapp.completion_handler  # type: ignore[attr-defined,no-any-return]
 
-    def fail(self, status: int, type: str, message: str) -> None:
+    def fail(self, status: int, type: str, message: str, title: str | None = None) -> None:
+        title = title or HTTPStatus(status).phrase
+        self.send_error_info(status, ErrorInfo(type=type, title=title, message=message))
+
+    def send_error_info(self, status: int, info: ErrorInfo) -> None:
+        """An error reply with the websocket's error envelope (and ``Retry-After`` when known)."""
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"error": {"type": type, "message": message}}))
+        if info.retry_after is not None:
+            self.set_header("Retry-After", f"{info.retry_after:g}")
+        self.finish(json.dumps({"error": info.model_dump()}))
 
     def engine(self) -> DefaultInlineCompletionHandler | None:
         handler = self.completion_handler
         if isinstance(handler, DefaultInlineCompletionHandler):
             return handler
-        self.fail(501, "not_supported", f"{type(handler).__name__} does not expose the prompt engine.")
+        self.fail(
+            501,
+            "not_supported",
+            f"{type(handler).__name__} does not expose the prompt engine.",
+            title="Not supported by this completion handler",
+        )
         return None
 
     def body(self) -> CompletionRequestBody | None:
         try:
             text = self.request.body.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self.fail(400, "bad_encoding", f"The body is not valid UTF-8: {exc}")
+            self.fail(400, "bad_encoding", f"The body is not valid UTF-8: {exc}", title="Malformed JSON")
             return None
         try:
             data = json.loads(text or "{}")
         except json.JSONDecodeError as exc:
-            self.fail(400, "bad_json", f"The body is not valid JSON: {exc}")
+            self.fail(400, "bad_json", f"The body is not valid JSON: {exc}", title="Malformed JSON")
             return None
         except RecursionError:
-            self.fail(400, "bad_json", too_deep_message())
+            self.fail(400, "bad_json", too_deep_message(), title="Malformed JSON")
             return None
         if nesting_depth(data) > MAX_DEPTH:
-            self.fail(400, "bad_request", too_deep_message())
+            self.fail(400, "bad_request", too_deep_message(), title="Invalid request")
             return None
         try:
             return CompletionRequestBody.model_validate(data)
         except ValidationError as exc:
-            self.fail(400, "bad_request", validation_message(exc))
+            self.fail(400, "bad_request", validation_message(exc), title="Invalid request")
             return None
 
-    async def prepared(self, engine: DefaultInlineCompletionHandler, body: CompletionRequestBody) -> Any:
-        if body.model is not None and body.model not in engine.models:
-            self.fail(
-                404, "unknown_model", f"No model named {body.model!r}; configured: {sorted(engine.models)}."
-            )
-            return None
+    async def prepared(
+        self, engine: DefaultInlineCompletionHandler, body: CompletionRequestBody
+    ) -> tuple[Prepared, Pipeline] | None:
+        """The engine's ``prepare`` for this body (its overrides applied there), or an error reply."""
         if body.mode == "infill" and body.suffix is None:
-            self.fail(400, "missing_suffix", "mode 'infill' needs a 'suffix'.")
+            self.fail(
+                400, "missing_suffix", "mode 'infill' needs a 'suffix'.", title="Cannot build the prompt"
+            )
             return None
         request = InlineCompletionRequest(
             number=0,
@@ -133,7 +130,6 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             language=body.language,
         )
         prompt_request = PromptRequest(
-            mode=body.mode,
             prefix=body.prompt,
             suffix=body.suffix or "",
             files=body.files or {},
@@ -144,45 +140,44 @@ class _Base(ExtensionHandlerMixin, APIHandler):  # type: ignore[misc]
             cells_below=body.cells_below or [],
             kernel_candidates=body.kernel_candidates,
         )
-        size = len(body.prompt) + len(body.suffix or "") + sum(len(v) for v in (body.files or {}).values())
+        overrides = Overrides(
+            model=body.model,
+            mode=body.mode,
+            max_tokens=body.max_tokens,
+            stop=tuple(body.stop or ()),
+            temperature=body.temperature,
+        )
         try:
-            if size > OFF_LOOP_CHARS:  # a large request is prepared off the event loop
-                prepared = await asyncio.to_thread(engine.prepare, request, prompt_request, body.model)
-            else:
-                prepared = engine.prepare(request, prompt_request, key=body.model)
-        except PromptError as exc:
-            status = 413 if exc.type == "prompt_too_long" else 400
-            self.fail(status, exc.type, str(exc))
-            return None
+            return await engine.prepare_async(request, prompt_request, overrides)
         except Exception as exc:
             info = engine.error_info(exc)
-            self.fail(
-                400 if info.type in {"unknown_style", "unknown_backend", "no_model"} else 502,
-                info.type,
-                info.message,
-            )
+            status = error_status(info, prepared=False)
+            if not isinstance(exc, PromptError) and status == 400 and info.type not in _BAD_CONFIG:
+                status = 502  # the backend failed while the request was prepared
+            self.send_error_info(status, info)
             return None
-        if body.max_tokens is not None:
-            prepared.max_tokens = body.max_tokens
-        if body.temperature is not None:
-            prepared.bind["temperature"] = body.temperature
-        if body.stop:
-            prepared.stop = list(dict.fromkeys([*prepared.stop, *body.stop]))
-            prepared.postprocess.stop = prepared.stop
-        return prepared
+
+
+    async def start(
+        self,
+    ) -> tuple[DefaultInlineCompletionHandler, CompletionRequestBody, Prepared, Pipeline] | None:
+        """The engine, the body and the prepared request; None when an error reply was sent."""
+        engine = self.engine()
+        body = self.body() if engine else None
+        if engine is None or body is None:
+            return None
+        found = await self.prepared(engine, body)
+        return None if found is None else (engine, body, *found)
 
 
 class PromptHandler(_Base):
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        engine = self.engine()
-        body = self.body() if engine else None
-        if engine is None or body is None:
+        started = await self.start()
+        if started is None:
             return
-        prepared = await self.prepared(engine, body)
-        if prepared is None:
-            return
+        prepared = started[2]
         built = prepared.built
         self.finish(
             {
@@ -219,24 +214,23 @@ class CompletionsHandler(_Base):
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        engine = self.engine()
-        body = self.body() if engine else None
-        if engine is None or body is None:
+        started = await self.start()
+        if started is None:
             return
-        prepared = await self.prepared(engine, body)
-        if prepared is None:
-            return
-        self._job = asyncio.ensure_future(self.complete(engine, body, prepared))
+        self._job = asyncio.ensure_future(self.complete(*started))
         with contextlib.suppress(asyncio.CancelledError):
             await self._job
 
     async def complete(
-        self, engine: DefaultInlineCompletionHandler, body: CompletionRequestBody, prepared: Any
+        self,
+        engine: DefaultInlineCompletionHandler,
+        body: CompletionRequestBody,
+        prepared: Prepared,
+        pipeline: Pipeline,
     ) -> None:
         cid = f"cmpl-{uuid.uuid4().hex[:16]}"
         created = int(time.time())
         model_name = prepared.backend.name
-        pipeline = make_pipeline(prepared.postprocess)
 
         def chunk(text: str, finish: str | None) -> dict[str, Any]:
             return {
@@ -251,20 +245,17 @@ class CompletionsHandler(_Base):
             self.set_header("Content-Type", "text/event-stream")
             self.set_header("Cache-Control", "no-cache")
         parts: list[str] = []
-        notes: list[str] = []
-        scrubber, limit = engine.bounds()
-        source = with_deadlines(engine.raw_stream(prepared), None, None, max_chars=engine.max_raw_chars)
+        notes: list[str] = list(prepared.built.notes)
+        _, limit = engine.bounds()
+        # the engine's own driver: the websocket's deadlines, bounds and cleaning
+        deltas = engine.bound(engine.drive(prepared, pipeline, notes), notes, limit)
         try:
-            async with contextlib.aclosing(source) as raws:
-                async for raw in raws:
-                    out = limit.take(scrubber.feed(pipeline.feed(raw)))
-                    if out:
-                        parts.append(out)
-                        if body.stream:
-                            self.write(f"data: {json.dumps(chunk(out, None))}\n\n")
-                            await self.flush()
-                    if pipeline.done or limit.reached:
-                        break
+            async with contextlib.aclosing(deltas) as stream:
+                async for out in stream:
+                    parts.append(out)
+                    if body.stream:
+                        self.write(f"data: {json.dumps(chunk(out, None))}\n\n")
+                        await self.flush()
         except StreamClosedError:
             return
         except Exception as exc:
@@ -273,16 +264,11 @@ class CompletionsHandler(_Base):
                 self.write(f"data: {json.dumps({'error': info.model_dump()})}\n\n")
                 self.finish("data: [DONE]\n\n")
             else:
-                self.fail(502 if info.type != "timeout" else 504, info.type, info.message)
+                self.send_error_info(error_status(info, prepared=True), info)
             return
-        tail = "" if limit.reached else limit.take(scrubber.feed(pipeline.finish()) + scrubber.finish())
-        if tail:
-            parts.append(tail)
         finish = "length" if limit.reached else "stop"
-        if limit.reached:
-            notes.append(limit.note())
         if body.stream:
-            self.write(f"data: {json.dumps(chunk(tail, finish))}\n\n")
+            self.write(f"data: {json.dumps(chunk('', finish))}\n\n")
             self.finish("data: [DONE]\n\n")
             return
         result = chunk("".join(parts), finish)

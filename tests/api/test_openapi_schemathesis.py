@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -25,16 +24,11 @@ from hypothesis import strategies as st  # noqa: E402
 from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
 
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig  # noqa: E402
+from jupyter_codecomplete.testing.processes import free_port  # noqa: E402
 from jupyter_codecomplete.web.openapi import openapi_document  # noqa: E402
 
 TOKEN = "schemathesis-token"
 EXAMPLES = int(os.environ.get("CODECOMPLETE_SCHEMATHESIS_EXAMPLES", "30"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -41,7 +41,7 @@ async def test_chat_class_with_colon_path_streams(openai_up: ScriptedUpstream) -
         },
     )
     b = make_backend(cfg)
-    assert b.chat is True and b.extra["style_hint"] == "chat"
+    assert b.chat is True and b.style_hint == "chat"
     assert await collect(b, [HumanMessage("def add(a, b):")]) == "\n    return a + b\n"
     assert openai_up.last().body["stream"] is True
 

@@ -51,8 +51,8 @@ async def test_n_predict_limit_is_respected(llamacpp_up: LlamaCppUpstream) -> No
 async def test_describe_reads_props(llamacpp_up: LlamaCppUpstream) -> None:
     b = llamacpp(llamacpp_up)
     assert b.describe is not None
-    assert await b.describe() == "qwen2.5-coder-1.5b-q8_0.gguf"
-    assert b.extra["context_length"] == 8192
+    d = await b.describe()
+    assert d.model == "qwen2.5-coder-1.5b-q8_0.gguf" and d.context_length == 8192
 
 
 async def test_rejected_field_is_dropped_and_remembered(llamacpp_up: LlamaCppUpstream) -> None:

@@ -20,7 +20,7 @@ def mistral(up: MistralUpstream, **extra: Any) -> Any:
 
 async def test_fim_request_and_stream(mistral_up: MistralUpstream) -> None:
     b = mistral(mistral_up, max_tokens=40, top_p=0.95)
-    assert b.native_suffix is True and b.extra["style_hint"] == "codestral"
+    assert b.native_suffix is True and b.style_hint == "codestral"
     text = await collect(b, "def add(a, b):", suffix="\nprint(add(1, 2))", stop=["\n\n"])
     assert text == "\n    return a + b\n"
     rec = mistral_up.last()
@@ -65,7 +65,7 @@ async def test_non_streaming(mistral_up: MistralUpstream) -> None:
 async def test_describe_lists_models(mistral_up: MistralUpstream) -> None:
     b = mistral(mistral_up)
     assert b.describe is not None
-    assert await b.describe() == "codestral-latest"
+    assert (await b.describe()).model == "codestral-latest"
 
 
 async def test_rate_limit(mistral_up: MistralUpstream) -> None:

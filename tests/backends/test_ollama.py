@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from backends.helpers import cancel_after_first_chunk, collect, wait_for
 
-from jupyter_codecomplete.backends import BackendError, ModelConfig, make_backend
+from jupyter_codecomplete.backends import BackendError, ModelConfig, make_backend, native_suffix
 from jupyter_codecomplete.backends.ollama import OllamaLLM
 from jupyter_codecomplete.testing.providers import OllamaUpstream
 
@@ -49,9 +49,10 @@ async def test_describe_detects_fim_from_api_show(ollama_up: OllamaUpstream) -> 
     b = ollama(ollama_up)
     assert b.native_suffix is False  # not known before asking
     assert b.describe is not None
-    assert await b.describe() == "qwen2.5-coder:1.5b"
-    assert b.native_suffix is True and b.extra["fim"] is True
-    assert b.extra["context_length"] == 32768
+    d = await b.describe()
+    assert d.model == "qwen2.5-coder:1.5b" and d.native_suffix is True and d.context_length == 32768
+    assert b.native_suffix is False  # describe() returns a record; the backend is unchanged
+    assert native_suffix(b, None, d) is True
 
 
 async def test_describe_without_insert_capability_keeps_prompt_tokens() -> None:
@@ -59,15 +60,14 @@ async def test_describe_without_insert_capability_keeps_prompt_tokens() -> None:
     with OllamaUpstream(models=models) as up:
         b = make_backend(ModelConfig(backend="ollama", base_url=up.root_url, model="llama3:8b"))
         assert b.describe is not None
-        await b.describe()
-        assert b.native_suffix is False and b.extra["fim"] is False
+        d = await b.describe()
+        assert d.native_suffix is False and native_suffix(b, None, d) is False
 
 
 async def test_configured_native_suffix_wins_over_detection(ollama_up: OllamaUpstream) -> None:
     b = ollama(ollama_up, options={"native_suffix": False})
     assert b.describe is not None
-    await b.describe()
-    assert b.native_suffix is False
+    assert native_suffix(b, None, await b.describe()) is False
 
 
 async def test_literal_newlines_are_repaired_outside_strings(ollama_up: OllamaUpstream) -> None:

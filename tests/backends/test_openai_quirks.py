@@ -129,7 +129,7 @@ async def test_cancel_closes_the_upstream_connection(openai_up: ScriptedUpstream
 async def test_describe_reports_the_served_model(openai_up: ScriptedUpstream) -> None:
     b = compat(openai_up, model="alias")
     assert b.describe is not None
-    assert await b.describe() == "test-coder"
+    assert (await b.describe()).model == "test-coder"
 
 
 async def test_openai_key_fallback_only_for_openai_hosts(monkeypatch: pytest.MonkeyPatch) -> None:

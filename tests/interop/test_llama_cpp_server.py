@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket as pysocket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from wsclient import open_socket, request
+
+from jupyter_codecomplete.testing.processes import LlamaCppServer, llama_cpp_server
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 pytest.importorskip(
     "llama_cpp.server", reason="install the [local] extra: pip install llama-cpp-python[server]"
@@ -33,75 +31,15 @@ def demo_model() -> Path:
     return found[0]
 
 
-def free_port() -> int:
-    with pysocket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class LlamaServer:
-    def __init__(self, proc: subprocess.Popen[str], port: int, log: Path) -> None:
-        self.proc, self.port, self.log = proc, port, log
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-
 @pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    port = free_port()
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaCppServer]:
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    out = log.open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-u",
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(demo_model()),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            str(N_CTX),
-            "--model_alias",
-            "codecomplete-demo",
-            "--n_threads",
-            "2",
-        ],
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    server = LlamaServer(proc, port, log)
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(f"{server.base_url}/models", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError("llama_cpp.server did not start:\n" + server.output()[-3000:])
-        time.sleep(0.25)
-    yield server
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    out.close()
+    with llama_cpp_server(demo_model(), log, n_ctx=N_CTX, n_threads=2) as server:
+        yield server
 
 
 @pytest.fixture
-def codecomplete_config(llama_server: LlamaServer) -> dict[str, Any]:
+def codecomplete_config(llama_server: LlamaCppServer) -> dict[str, Any]:
     common = {
         "base_url": llama_server.base_url,
         "model": "codecomplete-demo",
@@ -120,7 +58,7 @@ PREFIX = "import os\n\n\ndef read_file(path):\n    with open(path) as f:\n      
 SUFFIX = "\n\n\ndef main():\n    print(read_file('x'))\n"
 
 
-def direct(server: LlamaServer, body: dict[str, Any]) -> dict[str, Any]:
+def direct(server: LlamaCppServer, body: dict[str, Any]) -> dict[str, Any]:
     r = httpx.post(
         f"{server.base_url}/completions", json={"repeat_penalty": 1.0, "temperature": 0, **body}, timeout=60
     )
@@ -128,7 +66,7 @@ def direct(server: LlamaServer, body: dict[str, Any]) -> dict[str, Any]:
     return r.json()
 
 
-def test_server_honours_max_tokens_and_stop(llama_server: LlamaServer) -> None:
+def test_server_honours_max_tokens_and_stop(llama_server: LlamaCppServer) -> None:
     out = direct(llama_server, {"prompt": "def add(a, b):\n", "max_tokens": 3})
     assert out["usage"]["completion_tokens"] <= 3
     assert out["choices"][0]["finish_reason"] == "length"
@@ -136,7 +74,7 @@ def test_server_honours_max_tokens_and_stop(llama_server: LlamaServer) -> None:
     assert "\n" not in out["choices"][0]["text"]
 
 
-def test_fim_prompt_is_reproducible(llama_server: LlamaServer) -> None:
+def test_fim_prompt_is_reproducible(llama_server: LlamaCppServer) -> None:
     prompt = f"<|fim_prefix|>{PREFIX}<|fim_suffix|>{SUFFIX}<|fim_middle|>"
     a = direct(llama_server, {"prompt": prompt, "max_tokens": 16})
     b = direct(llama_server, {"prompt": prompt, "max_tokens": 16})
@@ -175,14 +113,14 @@ async def test_chat_model_through_routing(jp_ws_fetch: Any) -> None:
     assert reply["model"]["backend"] == "openai-chat"
 
 
-async def test_cancel_stops_generation_on_the_server(jp_ws_fetch: Any, llama_server: LlamaServer) -> None:
+async def test_cancel_stops_generation_on_the_server(jp_ws_fetch: Any, llama_server: LlamaCppServer) -> None:
     before = llama_server.output().count("disconnected")
     socket = await open_socket(jp_ws_fetch)
     # a long generation: many tokens allowed, no stop that the model can reach early
     await socket.send(request(1, "x = [\n    1,\n    2,\n    3,\n", "", stream=True))
     while (msg := await socket.recv())["type"] != "stream":
         pass
-    await socket.send({"type": "cancel", "number": 1})
+    await socket.cancel(1)
     while True:
         msg = await socket.recv()
         if msg["reply_to"] == 1 and (msg["type"] == "error" or msg.get("done")):

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wsclient import open_socket, request
 
 from jupyter_codecomplete.models_service.download import is_gguf
 from jupyter_codecomplete.testing.fake_hub import FakeHub
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.processes import free_port
 from jupyter_codecomplete.testing.providers import OllamaUpstream
+from jupyter_codecomplete.testing.wsclient import open_socket, request
 
 needs_llama = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"
@@ -134,11 +135,7 @@ async def test_base_url_must_be_http(jp_fetch: Any) -> None:
 
 
 async def test_unreachable_server_is_refused_and_nothing_changes(jp_fetch: Any) -> None:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     custom = {"backend": "openai", "base_url": f"http://127.0.0.1:{port}/v1", "model": "m"}
     code, out = await api(jp_fetch, "POST", "use", body={"id": "custom", "custom": custom})
     assert code == 502 and out["error"]["type"] == "probe_failed"
@@ -422,11 +419,7 @@ def _demo_path() -> str:
 class TestHubUnreachable:
     @pytest.fixture
     def service_config(self, service_config: dict[str, Any]) -> dict[str, Any]:
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         return {**service_config, "hub_endpoint": f"http://127.0.0.1:{port}"}
 
     async def test_a_clear_error_with_the_hand_placement_hint(self, jp_fetch: Any, models_dir: Path) -> None:

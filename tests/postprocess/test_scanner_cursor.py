@@ -10,10 +10,11 @@ from jupyter_codecomplete.postprocess.scanner import CLOSE, UNMATCHED, Scanner, 
 def test_rules_lookup_and_aliases() -> None:
     assert rules_for("python3").name == "python"
     assert rules_for("IPython").name == "python"
-    assert rules_for("ts").name == "javascript"
+    assert rules_for("ts").name == "typescript"  # its own record (and grammar), JavaScript's rules
+    assert rules_for("ts").block_comments == rules_for("javascript").block_comments
     assert rules_for("md").name == "markdown"
-    assert rules_for(None).name == "text"
-    assert rules_for("cobol").name == "text"
+    assert rules_for(None).name == "plaintext"
+    assert rules_for("cobol").name == "plaintext"
 
 
 def test_cell_magic_switches_language() -> None:

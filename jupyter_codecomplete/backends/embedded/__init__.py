@@ -1,0 +1,57 @@
+"""The embedded backend: a GGUF model run in-process by llama-cpp-python, as a LangChain LLM.
+
+This package owns (one module each):
+
+* ``llm``: :class:`EmbeddedLlamaLLM`, the LangChain ``LLM``: ``_call``, ``_stream`` and ``_astream`` with real
+  streaming and real cancellation;
+* ``worker``: the shared model: one ``llama_cpp.Llama`` per model file for the whole process,
+  driven by ONE worker thread that takes requests from a FIFO queue (one generation at a time,
+  first come first served). Tokens travel from that thread through a queue to the caller; the
+  event loop never blocks. When a consumer stops listening (the async generator is closed or its
+  task cancelled, or the sync iterator is closed), a flag stops the generation before the next
+  token is computed;
+* ``gguf``: :func:`default_model_path` (the bundled demo model), :func:`read_gguf_info` (name, architecture,
+  context length and FIM tokens straight from the GGUF metadata, without loading the model) and
+  :func:`is_available` (llama-cpp-python importable).
+
+The prompt arrives fully rendered (FIM / repository tokens included, by the prompt style); its special
+tokens are parsed as specials. Stops that are special tokens (``<|endoftext|>``, ``<|file_sep|>``) are
+matched on token ids, since special tokens have no text when detokenized; other stops are matched on
+the text, holding back any tail that could still become a stop.
+"""
+
+from __future__ import annotations
+
+from .gguf import (
+    DEFAULT_MAX_CTX,
+    DEMO_MODEL_FILE,
+    default_model_path,
+    is_available,
+    read_gguf_info,
+    read_gguf_metadata,
+)
+from .llm import EmbeddedLlamaLLM
+from .worker import (
+    GenerationParams,
+    GenerationStats,
+    SharedLlama,
+    _held_back,
+    _utf8_complete_prefix,
+    shared_model,
+)
+
+__all__ = [
+    "DEFAULT_MAX_CTX",
+    "DEMO_MODEL_FILE",
+    "EmbeddedLlamaLLM",
+    "GenerationParams",
+    "GenerationStats",
+    "SharedLlama",
+    "_held_back",
+    "_utf8_complete_prefix",
+    "default_model_path",
+    "is_available",
+    "read_gguf_info",
+    "read_gguf_metadata",
+    "shared_model",
+]

@@ -1,0 +1,141 @@
+"""The LangChain face of the embedded model: :class:`EmbeddedLlamaLLM` (``_call``, ``_stream`` and
+``_astream`` with real streaming and real cancellation) over the shared worker."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+from collections.abc import AsyncGenerator, Iterator
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models.llms import LLM
+from langchain_core.outputs import GenerationChunk
+from pydantic import Field
+
+from .gguf import default_model_path
+from .worker import Event, GenerationParams, SharedLlama, shared_model
+
+# ------------------------------------------------------------------------------------ LangChain LLM
+
+
+class EmbeddedLlamaLLM(LLM):
+    """A GGUF model run in-process by llama-cpp-python (the bundled demo model by default)."""
+
+    model_path: str = Field(default_factory=default_model_path)
+    n_ctx: int = 0
+    """Context window in tokens; 0 takes the model's training context, at most ``DEFAULT_MAX_CTX``."""
+    max_tokens: int = 64
+    temperature: float = 0.2
+    top_p: float = 0.95
+    repeat_penalty: float = 1.0
+    stop: list[str] = Field(default_factory=list)
+    n_threads: int | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "llamacpp-embedded"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {
+            "model_path": self.model_path,
+            "n_ctx": self.n_ctx,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "repeat_penalty": self.repeat_penalty,
+        }
+
+    @property
+    def shared(self) -> SharedLlama:
+        return shared_model(self.model_path, self.n_ctx, self.n_threads)
+
+    def get_token_ids(self, text: str) -> list[int]:
+        return self.shared.tokenize(text)
+
+    def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> GenerationParams:
+        stops = list(dict.fromkeys([*self.stop, *(stop or []), *kwargs.get("stop", [])]))
+        return GenerationParams(
+            max_tokens=int(kwargs.get("max_tokens", self.max_tokens)),
+            temperature=float(kwargs.get("temperature", self.temperature)),
+            top_p=float(kwargs.get("top_p", self.top_p)),
+            repeat_penalty=float(kwargs.get("repeat_penalty", self.repeat_penalty)),
+            stop=stops,
+        )
+
+    def _call(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> str:
+        return "".join(chunk.text for chunk in self._stream(prompt, stop, run_manager, **kwargs))
+
+    def _stream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[GenerationChunk]:
+        events: queue.Queue[Event] = queue.Queue()
+        job = self.shared.submit(prompt, self._params(stop, kwargs), events.put)
+        try:
+            while True:
+                kind, value = events.get()
+                if kind == "end":
+                    return
+                if kind == "error":
+                    raise value
+                chunk = GenerationChunk(text=value)
+                if run_manager:
+                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+        finally:
+            job.cancel()  # a no-op when the job already ended
+
+    async def _astream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncGenerator[GenerationChunk, None]:
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue[Event] = asyncio.Queue()
+
+        def sink(event: Event) -> None:
+            loop.call_soon_threadsafe(events.put_nowait, event)
+
+        job = self.shared.submit(prompt, self._params(stop, kwargs), sink)
+        try:
+            while True:
+                kind, value = await events.get()
+                if kind == "end":
+                    return
+                if kind == "error":
+                    raise value
+                chunk = GenerationChunk(text=value)
+                if run_manager:
+                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+        finally:
+            # Closed early (superseded request, cancelled task): stop spending compute on it.
+            job.cancel()
+
+    async def _acall(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> str:
+        parts: list[str] = []
+        gen = self._astream(prompt, stop, run_manager, **kwargs)
+        async with contextlib.aclosing(gen):
+            async for chunk in gen:
+                parts.append(chunk.text)
+        return "".join(parts)

@@ -1,0 +1,96 @@
+"""What the engine is built from (:class:`EngineSettings`) and what one request may change
+(:class:`Overrides`).
+
+The server (``CodeCompleteApp``), ``jupyter codecomplete check`` and ``jupyter codecomplete eval``
+build their engine from an :class:`EngineSettings` with :func:`~.engine.make_engine`, so the three
+serve a request the same way. A REST request's or a command's own ``max_tokens``, ``stop``,
+``temperature``, model and prompt mode are an :class:`Overrides` given to
+:meth:`DefaultInlineCompletionHandler.prepare`, which applies them *before* the prompt is sized
+(prompt + output fit the context window) and before budgets and deadlines are chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..backends import ModelConfig
+from ..prompting import StyleRegistry
+from .base import DEFAULT_MAX_SUGGESTION_CHARS, DEFAULT_MAX_SUGGESTION_LINES
+
+DEFAULT_RECENT_COMPLETIONS = 256
+
+
+@dataclass
+class EngineSettings:
+    """Everything the default completion handler is built from.
+
+    ``models``: name → model (``"completion"`` serves by default); ``routes``: language or MIME
+    type → model name; ``styles``: the prompt styles (built-in plus the user's); ``repo_name``:
+    the repository name of repository-level prompts (None: the working directory's name);
+    ``recent_completions``: how many finished suggestions are remembered (0: none);
+    ``max_suggestion_chars`` / ``max_suggestion_lines``: the bounds of one suggestion.
+    """
+
+    models: dict[str, ModelConfig] = field(default_factory=dict)
+    routes: dict[str, str] = field(default_factory=dict)
+    styles: StyleRegistry = field(default_factory=StyleRegistry)
+    repo_name: str | None = None
+    recent_completions: int = DEFAULT_RECENT_COMPLETIONS
+    max_suggestion_chars: int = DEFAULT_MAX_SUGGESTION_CHARS
+    max_suggestion_lines: int = DEFAULT_MAX_SUGGESTION_LINES
+
+    @classmethod
+    def from_mapping(cls, settings: Mapping[str, Any] | None) -> EngineSettings:
+        """From the ``settings`` dict a completion handler class receives (models may be dicts)."""
+        data = dict(settings or {})
+        models = {
+            str(k): v if isinstance(v, ModelConfig) else ModelConfig.model_validate(v)
+            for k, v in (data.get("models") or {}).items()
+        }
+        styles = data.get("styles")
+        if not isinstance(styles, StyleRegistry):
+            styles = StyleRegistry(dict(styles or {}))
+        recent = data.get("recent_completions")
+        return cls(
+            models=models,
+            routes={str(k): str(v) for k, v in (data.get("routes") or {}).items()},
+            styles=styles,
+            repo_name=data.get("repo_name"),
+            recent_completions=DEFAULT_RECENT_COMPLETIONS if recent is None else int(recent),
+            max_suggestion_chars=int(data.get("max_suggestion_chars") or DEFAULT_MAX_SUGGESTION_CHARS),
+            max_suggestion_lines=int(data.get("max_suggestion_lines") or DEFAULT_MAX_SUGGESTION_LINES),
+        )
+
+    def as_mapping(self) -> dict[str, Any]:
+        """The ``settings`` dict every completion handler class takes (third-party ones too)."""
+        return {
+            "models": dict(self.models),
+            "routes": dict(self.routes),
+            "styles": self.styles,
+            "repo_name": self.repo_name,
+            "recent_completions": self.recent_completions,
+            "max_suggestion_chars": self.max_suggestion_chars,
+            "max_suggestion_lines": self.max_suggestion_lines,
+        }
+
+
+class Overrides(BaseModel):
+    """What one request (REST body, a command) changes of its model's configuration.
+
+    ``model``: the configured model to use (else routing decides); ``mode``: the prompt mode
+    (``auto`` decides from the request); ``max_tokens``: the output budget (else the model's
+    single- or multi-line budget); ``stop``: stop sequences added to the style's and the model's;
+    ``temperature``: the sampling temperature sent to the model.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None = None
+    mode: Literal["auto", "completion", "infill", "repository"] | None = None
+    max_tokens: Annotated[int, Field(ge=1)] | None = None
+    stop: tuple[str, ...] = ()
+    temperature: Annotated[float, Field(ge=0)] | None = None

@@ -1,0 +1,286 @@
+"""The scripted model-server engine: rules, faults, request records and the streaming loop.
+
+Every fake model server in :mod:`jupyter_codecomplete.testing` (OpenAI, Ollama, llama.cpp, Mistral)
+is this engine plus a thin handler per route that says only how its provider's wire looks (where
+the prompt is, how a token, the last event, a whole answer and an error are framed). The engine:
+
+* records every request (:class:`RequestRecord`: body, headers, tokens sent, whether and when the
+  client hung up, tokens written after that, when each token went out);
+* picks the *rule*: the first whose ``contains`` is in the prompt (+ suffix), else the server's
+  ``default`` completion (:class:`UpstreamConfig`);
+* plays the rule's faults and hostile modes:
+
+  ``status`` (+ ``body``, ``retry_after``), ``hang`` (never answer), ``error_body`` (200 with an error
+  body), ``reject_fields`` (400 when a body has these fields), ``drip_s`` (one byte per N seconds),
+  ``close_after`` (close mid-stream after N tokens), ``stream_error`` (an error event after N
+  tokens), ``invalid_json`` (events that are not JSON), ``bad_shape`` (events that are JSON of an
+  unexpected shape), ``no_finish_reason``, ``echo_prompt``, ``literal_newlines``, ``leading_space``,
+  ``repeat`` (the completion N times), ``model`` (the reported model), ``ttft_s``/``token_s``
+  (time to first token, between tokens), ``ignore_max_tokens`` (send everything whatever the
+  limit), ``piece_chars`` (events of N characters instead of word-like tokens).
+
+Servers run through :class:`~jupyter_codecomplete.testing.server.LocalServer` (threads, ports).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tornado import iostream, web
+
+from .server import LocalServer, hang_up
+
+Rule = dict[str, Any]
+
+_TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+
+
+def split_tokens(text: str) -> list[str]:
+    """Split text into token-like pieces: runs of whitespace, words, single punctuation."""
+    return _TOKEN_RE.findall(text)
+
+
+@dataclass
+class RequestRecord:
+    """What the server saw of one request."""
+
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    started: float = field(default_factory=time.monotonic)
+    tokens_sent: int = 0
+    finished: bool = False
+    client_closed: bool = False
+    closed_at: float | None = None
+    tokens_after_close: int = 0
+    token_times: list[float] = field(default_factory=list)
+
+
+@dataclass
+class UpstreamConfig:
+    rules: list[Rule] = field(default_factory=list)
+    default: str = "pass\n"
+    model: str = "test-coder"
+    ttft_s: float = 0.0
+    token_s: float = 0.0
+
+
+class ScriptedServer(LocalServer):
+    """A model server whose answers come from rules; ``records`` lists every request it saw."""
+
+    def __init__(self, config: UpstreamConfig | None = None, port: int = 0, host: str = "127.0.0.1") -> None:
+        super().__init__(port, host)
+        self.config = config or UpstreamConfig()
+        self.records: list[RequestRecord] = []
+
+    def rule_for(self, text: str) -> Rule:
+        """The first rule whose ``contains`` is in ``text`` ({} when none: the default completion)."""
+        for rule in self.config.rules:
+            if str(rule.get("contains", "")) in text:
+                return rule
+        return {}
+
+    def set_rules(self, rules: list[Rule], default: str | None = None) -> None:
+        self.config.rules = rules
+        if default is not None:
+            self.config.default = default
+
+    def last(self) -> RequestRecord:
+        return self.records[-1]
+
+
+class RecordingHandler(web.RequestHandler):
+    """A route of a :class:`ScriptedServer`: no XSRF, and it notes when the client hangs up."""
+
+    def initialize(self, upstream: ScriptedServer) -> None:
+        self.upstream = upstream
+        self.record: RequestRecord | None = None
+
+    def check_xsrf_cookie(self) -> None:  # an API server: no xsrf
+        return
+
+    def on_connection_close(self) -> None:
+        if self.record is not None and not self.record.finished and not self.record.client_closed:
+            self.record.client_closed = True
+            self.record.closed_at = time.monotonic()
+
+
+class ScriptedHandler(RecordingHandler):
+    """One completion route: parse, record, pick the rule, play its faults, stream the frames.
+
+    A provider's route overrides the hooks below (its wire format) and nothing else."""
+
+    stream_default = False  # whether a body without "stream" asks for a stream
+    content_type = "text/event-stream"
+
+    # -- the provider's wire format
+    def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
+        """(prompt, suffix) of a request body: rules match their concatenation."""
+        raise NotImplementedError
+
+    def stops_of(self, body: dict[str, Any]) -> list[str]:
+        stops = body.get("stop") or []
+        return [stops] if isinstance(stops, str) else list(stops)
+
+    def limit_of(self, body: dict[str, Any]) -> int | None:
+        """The most tokens the request allows (None: no limit)."""
+        return None
+
+    def error_payload(self, status: int, message: str) -> dict[str, Any]:
+        return {"error": {"code": status, "message": message, "type": "invalid_request_error"}}
+
+    def frame(self, text: str, model: str) -> str:
+        """One streamed token."""
+        raise NotImplementedError
+
+    def final(self, text: str, finish: str, model: str, n: int) -> str:
+        """The stream's last event (with the finish reason); ``no_finish_reason`` leaves it out."""
+        raise NotImplementedError
+
+    def end_of_stream(self) -> str:
+        """Written after everything else (``[DONE]`` on OpenAI's wire)."""
+        return ""
+
+    def whole(self, text: str, finish: str, model: str, n: int) -> dict[str, Any]:
+        """A whole answer (not streamed)."""
+        raise NotImplementedError
+
+    def error_frame(self, message: str) -> str:
+        return "data: " + json.dumps({"error": {"message": message, "type": "server_error"}}) + "\n\n"
+
+    def raw_frame(self, data: str) -> str:
+        """One event carrying ``data`` as it is (hostile modes)."""
+        return f"data: {data}\n\n"
+
+    def authorized(self) -> bool:
+        return True
+
+    # -- the engine
+    async def post(self) -> None:
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except json.JSONDecodeError:
+            self.set_status(400)
+            self.write(self.error_payload(400, "invalid JSON body"))
+            return
+        record = RequestRecord(
+            path=self.request.path, body=body, headers={k.lower(): v for k, v in self.request.headers.items()}
+        )
+        self.record = record
+        self.upstream.records.append(record)
+        try:
+            if not self.authorized():
+                self.set_status(401)
+                self.write({"message": "Unauthorized", "request_id": f"req-{id(record):x}"})
+                return
+            prompt, suffix = self.prompt_of(body)
+            self.prompt = prompt
+            await self.answer(body, self.upstream.rule_for(prompt + suffix), prompt, record)
+        finally:
+            record.finished = True
+
+    async def answer(self, body: dict[str, Any], rule: Rule, prompt: str, rec: RequestRecord) -> None:
+        cfg = self.upstream.config
+        for name in rule.get("reject_fields", []):
+            if name in body:
+                self.set_status(400)
+                self.write(self.error_payload(400, f"Unrecognized request argument supplied: {name}"))
+                return
+        if "status" in rule:
+            status = int(rule["status"])
+            self.set_status(status)
+            if "retry_after" in rule:
+                self.set_header("Retry-After", str(rule["retry_after"]))
+            self.write(rule.get("body", self.error_payload(status, f"scripted status {status}")))
+            return
+        if rule.get("hang"):
+            while not rec.client_closed:  # noqa: ASYNC110 - polls a flag set by tornado's callback
+                await asyncio.sleep(0.05)
+            return
+        if rule.get("error_body"):
+            self.write(self.error_payload(500, str(rule["error_body"])))  # with status 200
+            return
+        text = str(rule.get("completion", cfg.default)) * int(rule.get("repeat", 1))
+        if rule.get("echo_prompt"):
+            text = prompt + text
+        if rule.get("leading_space"):
+            text = " " + text
+        if rule.get("literal_newlines"):
+            text = text.replace("\n", "\\n")
+        finish = "stop"
+        for s in self.stops_of(body):
+            i = text.find(s) if s else -1
+            if i != -1:
+                text = text[:i]
+        piece = int(rule.get("piece_chars", 0))
+        tokens = [text[i : i + piece] for i in range(0, len(text), piece)] if piece else split_tokens(text)
+        limit = None if rule.get("ignore_max_tokens") else self.limit_of(body)
+        if isinstance(limit, int) and 0 <= limit < len(tokens):
+            tokens, finish = tokens[:limit], "length"
+        model = str(rule.get("model", cfg.model))
+        ttft = float(rule.get("ttft_s", cfg.ttft_s))
+        if not body.get("stream", self.stream_default):
+            if ttft:
+                await asyncio.sleep(ttft)
+            rec.tokens_sent = len(tokens)
+            self.set_header("Content-Type", "application/json")
+            self.write(self.whole("".join(tokens), finish, model, len(tokens)))
+            return
+        self.set_header("Content-Type", self.content_type)
+        self.set_header("Cache-Control", "no-cache")
+        if ttft:
+            await asyncio.sleep(ttft)
+        await self.stream(tokens, finish, model, rule, rec)
+
+    async def stream(
+        self, tokens: list[str], finish: str, model: str, rule: Rule, rec: RequestRecord
+    ) -> None:
+        tok_s = float(rule.get("token_s", self.upstream.config.token_s))
+        drip = float(rule.get("drip_s", 0))
+        close_after = rule.get("close_after")
+        stream_error = rule.get("stream_error")
+        for i, tok in enumerate(tokens):
+            if close_after is not None and i >= int(close_after):
+                hang_up(self)
+                return
+            failing = stream_error is not None and i >= int(stream_error)
+            if failing:
+                payload = self.error_frame("scripted stream error")
+            elif rule.get("invalid_json"):
+                payload = self.raw_frame("{not json")
+            elif rule.get("bad_shape"):
+                payload = self.raw_frame("[1, 2, 3]")
+            else:
+                payload = self.frame(tok, model)
+            if rec.client_closed:
+                rec.tokens_after_close += 1
+                if rec.tokens_after_close > 50:
+                    return
+            try:
+                for part in payload if drip else [payload]:
+                    self.write(part)
+                    await self.flush()
+                    if drip:
+                        await asyncio.sleep(drip)
+            except iostream.StreamClosedError:
+                rec.client_closed = True
+                rec.closed_at = rec.closed_at or time.monotonic()
+                return
+            if failing:
+                return
+            rec.tokens_sent += 1
+            rec.token_times.append(time.monotonic())
+            if i + 1 < len(tokens) and tok_s:
+                await asyncio.sleep(tok_s)
+        try:
+            if not rule.get("no_finish_reason"):
+                self.write(self.final("".join(tokens), finish, model, len(tokens)))
+            self.write(self.end_of_stream())
+            await self.flush()
+        except iostream.StreamClosedError:
+            rec.client_closed = True

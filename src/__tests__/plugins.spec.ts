@@ -1,0 +1,57 @@
+/**
+ * The plugins fit together: unique ids, the settings plugin keeps the schema's id, and every
+ * token one of them requires is provided by another or by JupyterLab.
+ */
+import plugins, { ICodeCompleteSettings, PLUGIN_ID } from '../index';
+import { CodeCompleteSettings } from '../plugins/settings';
+import { DEFAULT_DEBOUNCE_MS } from '../provider';
+
+describe('plugins', () => {
+  it('have unique ids in our namespace and start by themselves', () => {
+    const ids = plugins.map(plugin => plugin.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const plugin of plugins) {
+      expect(plugin.id.startsWith('jupyter-codecomplete:')).toBe(true);
+      expect(plugin.autoStart).toBe(true);
+    }
+  });
+
+  it('keep the settings schema id on the settings plugin', () => {
+    // JupyterLab names a schema `<package name>:<file name>`: schema/plugin.json.
+    expect(PLUGIN_ID).toBe('jupyter-codecomplete:plugin');
+    const settings = plugins.find(plugin => plugin.provides === ICodeCompleteSettings);
+    expect(settings?.id).toBe(PLUGIN_ID);
+  });
+
+  it('require only tokens that one of them or JupyterLab provides', () => {
+    const provided = new Set(plugins.map(plugin => plugin.provides?.name));
+    const missing = plugins.flatMap(plugin =>
+      (plugin.requires ?? [])
+        .filter(token => token.name.startsWith('jupyter-codecomplete:'))
+        .filter(token => !provided.has(token.name))
+        .map(token => `${plugin.id} requires ${token.name}`)
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('CodeCompleteSettings', () => {
+  it('stores a change in memory when there is no setting registry', async () => {
+    const settings = new CodeCompleteSettings();
+    const seen: boolean[] = [];
+    settings.changed.connect((_, value) => seen.push(value.enabled));
+    expect(settings.current.enabled).toBe(true);
+    await settings.save('enabled', false);
+    expect(settings.current.enabled).toBe(false);
+    expect(seen).toEqual([false]);
+  });
+
+  it('reads the debounce of our provider from the inline completer settings', () => {
+    const settings = new CodeCompleteSettings();
+    expect(settings.debounce).toBe(DEFAULT_DEBOUNCE_MS);
+    settings.readDebounce({ providers: { 'jupyter-codecomplete': { debouncerDelay: 50 } } });
+    expect(settings.debounce).toBe(50);
+    settings.readDebounce({ providers: { other: { debouncerDelay: 10 } } });
+    expect(settings.debounce).toBe(DEFAULT_DEBOUNCE_MS);
+  });
+});

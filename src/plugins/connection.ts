@@ -1,0 +1,16 @@
+/**
+ * The connection plugin: the one websocket to the completion server.
+ */
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+
+import { CompletionSocket } from '../socket';
+import { ICompletionConnection } from '../tokens';
+
+export const connectionPlugin: JupyterFrontEndPlugin<CompletionSocket> = {
+  id: 'jupyter-codecomplete:connection',
+  description: 'The websocket connection to the jupyter_codecomplete server.',
+  autoStart: true,
+  provides: ICompletionConnection,
+  activate: (app: JupyterFrontEnd): CompletionSocket =>
+    new CompletionSocket({ serverSettings: app.serviceManager.serverSettings })
+};

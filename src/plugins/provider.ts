@@ -1,0 +1,70 @@
+/**
+ * The provider plugin: registers the inline completion provider with JupyterLab's completer,
+ * and partial accept (word / line) of its suggestions.
+ */
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ICompletionProviderManager, IInlineCompletionContext } from '@jupyterlab/completer';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+
+import { editorState } from '../editorstate';
+import { KernelCompleter } from '../kernel';
+import { registerPartialAccept } from '../partial';
+import { CodeCompleteProvider } from '../provider';
+import { CompletionSocket } from '../socket';
+import {
+  ICodeCompleteProvider,
+  ICodeCompleteSettings,
+  ICompletionConnection,
+  ILanguageResolver
+} from '../tokens';
+import { collectCells, collectOpenDocuments } from '../widgets';
+
+export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
+  id: 'jupyter-codecomplete:provider',
+  description: 'The inline completion provider (ghost text) of jupyter_codecomplete.',
+  autoStart: true,
+  provides: ICodeCompleteProvider,
+  requires: [
+    ICompletionProviderManager,
+    ICompletionConnection,
+    ICodeCompleteSettings,
+    ILanguageResolver
+  ],
+  optional: [ITranslator],
+  activate: (
+    app: JupyterFrontEnd,
+    manager: ICompletionProviderManager,
+    socket: CompletionSocket,
+    settings: ICodeCompleteSettings,
+    languages: ILanguageResolver,
+    translator: ITranslator | null
+  ): CodeCompleteProvider => {
+    const resolveLanguage = (
+      mime: string | null,
+      context?: IInlineCompletionContext
+    ): string | null => languages.resolve(mime, context);
+    const kernelCompleter = new KernelCompleter();
+    const provider = new CodeCompleteProvider({
+      client: socket,
+      settings: () => settings.current,
+      translator: translator ?? nullTranslator,
+      resolveLanguage,
+      collectCells: context => collectCells(context, resolveLanguage),
+      collectDocuments: () => collectOpenDocuments(app, resolveLanguage),
+      editorState: context => editorState(context.widget),
+      kernelCandidates: (request, context, language) =>
+        kernelCompleter.candidates(
+          context.session?.kernel,
+          request.text.slice(0, request.offset),
+          language
+        )
+    });
+    manager.registerInlineProvider(provider);
+    // Typing through, partial accept (issue 17): one block.
+    const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
+    registerPartialAccept({ app, manager, provider, trans });
+    // Suggestions remembered from another model must not come back.
+    socket.modelChanged.connect(() => provider.forget());
+    return provider;
+  }
+};
