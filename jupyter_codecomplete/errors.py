@@ -50,7 +50,8 @@ TITLES: dict[str, str] = {
     "internal_error": "Completion failed",
 }
 
-# The HTTP status a REST reply carries for each type (default 500).
+# The HTTP status a REST reply carries for each type (every REST handler reads it). A type not
+# listed: 400 when the request itself was refused, 502 when the model server failed, else 500.
 HTTP_STATUS: dict[str, int] = {
     # requests
     "bad_request": 400,
@@ -62,8 +63,10 @@ HTTP_STATUS: dict[str, int] = {
     "bad_files": 400,
     "no_infill": 400,
     "missing_suffix": 400,
-    "prompt_too_long": 400,
+    "prompt_too_long": 413,
     "bad_budget": 400,
+    "unknown_backend": 400,
+    "bad_config": 400,
     "locked": 403,
     "unknown_model": 404,
     "not_found": 404,
@@ -81,7 +84,7 @@ HTTP_STATUS: dict[str, int] = {
     "probe_failed": 502,
     "backend_unavailable": 503,
     "offline": 503,
-    "no_model": 503,
+    "no_model": 400,
     "rate_limited": 429,
     "timeout": 504,
 }

@@ -59,11 +59,8 @@ export function boundedPrefix(text: string, offset: number, max: number): string
   // moves in large steps, not with every character.
   const step = Math.max(1, Math.floor(max / 4));
   const grid = Math.ceil((before.length - max) / step) * step;
-  const lineStart =
-    grid > 0 && before[grid - 1] === '\n' ? grid : before.indexOf('\n', grid) + 1;
-  return lineStart > 0 && lineStart < before.length
-    ? before.slice(lineStart)
-    : before.slice(-max);
+  const lineStart = grid > 0 && before[grid - 1] === '\n' ? grid : before.indexOf('\n', grid) + 1;
+  return lineStart > 0 && lineStart < before.length ? before.slice(lineStart) : before.slice(-max);
 }
 
 /**
@@ -107,11 +104,7 @@ export function contextCells(
     return { above: [], below: [] };
   }
   const total = settings.maxContextChars;
-  const aboveBudget = wantAbove
-    ? wantBelow
-      ? Math.floor(total * 0.75)
-      : total
-    : 0;
+  const aboveBudget = wantAbove ? (wantBelow ? Math.floor(total * 0.75) : total) : 0;
   let belowBudget = wantBelow ? total - aboveBudget : 0;
 
   const above: IContextCell[] = [];
@@ -126,8 +119,7 @@ export function contextCells(
     if (!cell.source.trim()) {
       continue;
     }
-    const source =
-      cell.source.length > budget ? cell.source.slice(-budget) : cell.source;
+    const source = cell.source.length > budget ? cell.source.slice(-budget) : cell.source;
     budget -= source.length;
     const context: IContextCell = { cell_type: cell.cell_type, language: cell.language, source };
     if (outputBudget > 0 && cell.cell_type === 'code' && cell.outputs && source === cell.source) {
@@ -145,18 +137,14 @@ export function contextCells(
   budget = belowBudget;
   for (
     let i = activeIndex + 1;
-    wantBelow &&
-    i < cells.length &&
-    below.length < settings.maxContextCells &&
-    budget > 0;
+    wantBelow && i < cells.length && below.length < settings.maxContextCells && budget > 0;
     i++
   ) {
     const cell = cells[i];
     if (!cell.source.trim()) {
       continue;
     }
-    const source =
-      cell.source.length > budget ? cell.source.slice(0, budget) : cell.source;
+    const source = cell.source.length > budget ? cell.source.slice(0, budget) : cell.source;
     budget -= source.length;
     below.push({ cell_type: cell.cell_type, language: cell.language, source });
   }
@@ -244,10 +232,7 @@ export function fitToLimit(body: IRequestBody, maxBytes: number | null): IReques
   while (size(fitted) > limit && fitted.files.length) {
     fitted.files.pop();
   }
-  while (
-    size(fitted) > limit &&
-    (fitted.cells_above.length || fitted.cells_below.length)
-  ) {
+  while (size(fitted) > limit && (fitted.cells_above.length || fitted.cells_below.length)) {
     if (fitted.cells_below.length >= fitted.cells_above.length) {
       fitted.cells_below.pop();
     } else {

@@ -33,10 +33,7 @@ export function inlineCompleterOf(
 /**
  * Dismiss the suggestion shown in a widget; true when one was shown.
  */
-export function dismissSuggestion(
-  manager: ICompletionProviderManager,
-  widgetId: string
-): boolean {
+export function dismissSuggestion(manager: ICompletionProviderManager, widgetId: string): boolean {
   const inline = inlineCompleterOf(manager, widgetId);
   if (!inline || !inline.isActive || !inline.model) {
     return false;

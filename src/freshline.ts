@@ -125,18 +125,21 @@ export class FreshLineTrigger {
     }
     const doc = view.state.doc;
     const head = view.state.selection.main.head;
-    this._timer = setTimeout(() => {
-      this._timer = null;
-      // Still the same text and cursor, still focused, still nothing shown or open.
-      if (view.state.doc !== doc || view.state.selection.main.head !== head || !view.hasFocus) {
-        return;
-      }
-      const again = this._read(view, edit);
-      if (!again || !shouldTrigger(again, this._options.settings())) {
-        return;
-      }
-      this._options.request(view);
-    }, Math.max(0, this._options.delay()));
+    this._timer = setTimeout(
+      () => {
+        this._timer = null;
+        // Still the same text and cursor, still focused, still nothing shown or open.
+        if (view.state.doc !== doc || view.state.selection.main.head !== head || !view.hasFocus) {
+          return;
+        }
+        const again = this._read(view, edit);
+        if (!again || !shouldTrigger(again, this._options.settings())) {
+          return;
+        }
+        this._options.request(view);
+      },
+      Math.max(0, this._options.delay())
+    );
   }
 
   private _read(view: EditorView, edit: IFreshLineState['edit']): IFreshLineState | null {
@@ -152,7 +155,8 @@ export class FreshLineTrigger {
       suggestionShown:
         !!host.closest(`.${INLINE_COMPLETER_ACTIVE_CLASS}`) ||
         !!view.dom.querySelector('.jp-GhostText'),
-      hasSelection: view.state.selection.ranges.some(r => !r.empty) || view.state.selection.ranges.length > 1
+      hasSelection:
+        view.state.selection.ranges.some(r => !r.empty) || view.state.selection.ranges.length > 1
     };
   }
 

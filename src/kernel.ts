@@ -160,7 +160,9 @@ export function candidatesFromReply(
   const out: IKernelCandidate[] = [];
   for (const match of matches) {
     // IPython may answer `df.price` where jedi answers `price`: keep the part after the dot
-    const text = match.replace(/^.*\.(?=[A-Za-z_]\w*$)/, '').slice(0, KernelLimits.maxCandidateChars);
+    const text = match
+      .replace(/^.*\.(?=[A-Za-z_]\w*$)/, '')
+      .slice(0, KernelLimits.maxCandidateChars);
     if (!text.trim() || seen.has(text) || text.startsWith('_')) {
       continue;
     }
@@ -224,7 +226,8 @@ export class KernelCompleter {
     const answer = this._ask(kernel, state, code, expression, language);
     answer.catch(() => undefined);
     return this._within(answer).then(
-      items => (items === Private.TIMEOUT || !items ? null : Private.result(expression, items, typed)),
+      items =>
+        items === Private.TIMEOUT || !items ? null : Private.result(expression, items, typed),
       () => null
     );
   }

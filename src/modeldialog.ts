@@ -62,21 +62,13 @@ export class ModelChooser extends Widget {
       this._say(trans.__('Your administrator has fixed the model; choices are locked.'), false);
     }
     const groups: [string, string, IModelEntry[]][] = [
-      [
-        'detected',
-        trans.__('Detected'),
-        listing.entries.filter(e => e.source === 'detected')
-      ],
+      ['detected', trans.__('Detected'), listing.entries.filter(e => e.source === 'detected')],
       [
         'local',
         trans.__('On this computer'),
         listing.entries.filter(e => e.source === 'disk' || e.source === 'configured')
       ],
-      [
-        'download',
-        trans.__('Download'),
-        listing.entries.filter(e => e.source === 'catalogue')
-      ]
+      ['download', trans.__('Download'), listing.entries.filter(e => e.source === 'catalogue')]
     ];
     for (const [key, title, rows] of groups) {
       const section = this._section(key, title);
@@ -171,7 +163,9 @@ export class ModelChooser extends Widget {
         });
       };
       buttons.append(download, cancel);
-      const running = this._listing?.downloads.find(d => d.id === entry.id && d.state === 'running');
+      const running = this._listing?.downloads.find(
+        d => d.id === entry.id && d.state === 'running'
+      );
       if (running) {
         void this._follow(entry, progress, download, cancel, result);
       }
@@ -355,8 +349,16 @@ export class ModelChooser extends Widget {
     result.className = 'jp-CodeComplete-rowResult';
     const buttons = document.createElement('div');
     buttons.className = 'jp-CodeComplete-rowButtons';
-    const test = this._button(trans.__('Test'), 'jp-CodeComplete-test', !listing.policy.allow_user_choice);
-    const use = this._button(trans.__('Use'), 'jp-CodeComplete-use', !listing.policy.allow_user_choice);
+    const test = this._button(
+      trans.__('Test'),
+      'jp-CodeComplete-test',
+      !listing.policy.allow_user_choice
+    );
+    const use = this._button(
+      trans.__('Use'),
+      'jp-CodeComplete-use',
+      !listing.policy.allow_user_choice
+    );
     const read = (): ICustomEndpoint => {
       const c: ICustomEndpoint = {
         backend: backend.value,

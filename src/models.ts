@@ -138,11 +138,7 @@ export class ModelsClient {
   }
 
   async saveCustom(custom: ICustomEndpoint): Promise<IModelEntry | null> {
-    const out = await this._json<{ entry: IModelEntry | null }>(
-      'PUT',
-      'custom',
-      custom
-    );
+    const out = await this._json<{ entry: IModelEntry | null }>('PUT', 'custom', custom);
     return out.entry;
   }
 
@@ -157,16 +153,9 @@ export class ModelsClient {
   /**
    * Follow a download's server-sent progress until it ends; the last state is returned.
    */
-  async followDownload(
-    id: string,
-    onProgress: (d: IDownload) => void
-  ): Promise<IDownload> {
+  async followDownload(id: string, onProgress: (d: IDownload) => void): Promise<IDownload> {
     const url = this._url(`downloads/${encodeURIComponent(id)}?stream=1`);
-    const response = await ServerConnection.makeRequest(
-      url,
-      { method: 'GET' },
-      this._settings
-    );
+    const response = await ServerConnection.makeRequest(url, { method: 'GET' }, this._settings);
     if (!response.ok || !response.body) {
       throw await this._error(response);
     }
@@ -206,11 +195,7 @@ export class ModelsClient {
       init.body = JSON.stringify(body);
       init.headers = { 'Content-Type': 'application/json' };
     }
-    const response = await ServerConnection.makeRequest(
-      this._url(path),
-      init,
-      this._settings
-    );
+    const response = await ServerConnection.makeRequest(this._url(path), init, this._settings);
     if (!response.ok) {
       throw await this._error(response);
     }

@@ -188,20 +188,12 @@ export interface IClientHello {
 /**
  * Any message the server sends.
  */
-export type ServerMessage =
-  | IHelloMessage
-  | IInlineCompletionReply
-  | IStreamChunk
-  | IErrorReply;
+export type ServerMessage = IHelloMessage | IInlineCompletionReply | IStreamChunk | IErrorReply;
 
 /**
  * Error types that are a normal part of typing and must never be shown to the user.
  */
-export const QUIET_ERROR_TYPES: ReadonlyArray<string> = [
-  'cancelled',
-  'superseded',
-  'not_running'
-];
+export const QUIET_ERROR_TYPES: ReadonlyArray<string> = ['cancelled', 'superseded', 'not_running'];
 
 /**
  * Whether an error is a normal cancellation that the user must not see.

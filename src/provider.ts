@@ -147,9 +147,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       cells_above: above,
       cells_below: below,
       files,
-      ...(options.kernel && settings.kernelCandidates
-        ? { kernel_candidates: options.kernel }
-        : {})
+      ...(options.kernel && settings.kernelCandidates ? { kernel_candidates: options.kernel } : {})
     };
   }
 
@@ -182,11 +180,9 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   ): Promise<IInlineCompletionList<IInlineCompletionItem>> {
     const settings = this._getSettings();
     const fresh = this._freshLine;
-    const freshLine =
-      fresh !== null && fresh.text === request.text && Date.now() < fresh.until;
+    const freshLine = fresh !== null && fresh.text === request.text && Date.now() < fresh.until;
     this._freshLine = null;
-    const manual =
-      context.triggerKind === InlineCompletionTriggerKind.Invoke && !freshLine;
+    const manual = context.triggerKind === InlineCompletionTriggerKind.Invoke && !freshLine;
     const language = this._resolveLanguage(request.mimeType ?? null, context);
     this._lastLanguage = language;
     if (
@@ -218,9 +214,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       this._emit({ kind: 'skipped', number: -1, language });
       return { items: [] };
     }
-    const stream =
-      settings.streaming === 'always' ||
-      (settings.streaming === 'manual' && manual);
+    const stream = settings.streaming === 'always' || (settings.streaming === 'manual' && manual);
     // what the kernel completes at the cursor: awaited only while a question is out (bounded by
     // a short time budget); no trigger, a cached answer or a skipped kernel answer at once
     const asked = settings.kernelCandidates
@@ -494,10 +488,7 @@ export namespace CodeCompleteProvider {
     /**
      * The language of an editor MIME type (default: a built-in table).
      */
-    resolveLanguage?: (
-      mime: string | null,
-      context?: IInlineCompletionContext
-    ) => string | null;
+    resolveLanguage?: (mime: string | null, context?: IInlineCompletionContext) => string | null;
     /**
      * The notebook cells around the cursor, or null outside a notebook.
      */

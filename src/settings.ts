@@ -62,11 +62,7 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   kernelCandidates: true
 } as ISettings);
 
-function pick<T extends string>(
-  value: unknown,
-  allowed: ReadonlyArray<T>,
-  fallback: T
-): T {
+function pick<T extends string>(value: unknown, allowed: ReadonlyArray<T>, fallback: T): T {
   return allowed.includes(value as T) ? (value as T) : fallback;
 }
 
@@ -80,18 +76,13 @@ function count(value: unknown, fallback: number): number {
  * Settings from a (possibly partial or invalid) composite object: unknown values fall back to defaults.
  */
 export function normalizeSettings(raw: unknown): ISettings {
-  const s = (raw && typeof raw === 'object' ? raw : {}) as Record<
-    string,
-    unknown
-  >;
+  const s = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const d = DEFAULT_SETTINGS;
   return {
     enabled: typeof s.enabled === 'boolean' ? s.enabled : d.enabled,
     trigger: pick(s.trigger, ['auto', 'manual'], d.trigger),
     freshLineSuggestions:
-      typeof s.freshLineSuggestions === 'boolean'
-        ? s.freshLineSuggestions
-        : d.freshLineSuggestions,
+      typeof s.freshLineSuggestions === 'boolean' ? s.freshLineSuggestions : d.freshLineSuggestions,
     streaming: pick(s.streaming, ['always', 'manual', 'never'], d.streaming),
     disabledLanguages: Array.isArray(s.disabledLanguages)
       ? s.disabledLanguages
@@ -100,19 +91,13 @@ export function normalizeSettings(raw: unknown): ISettings {
       : [...d.disabledLanguages],
     maxPrefixChars: count(s.maxPrefixChars, d.maxPrefixChars),
     maxSuffixChars: count(s.maxSuffixChars, d.maxSuffixChars),
-    cellContext: pick(
-      s.cellContext,
-      ['above-and-below', 'above', 'below', 'none'],
-      d.cellContext
-    ),
+    cellContext: pick(s.cellContext, ['above-and-below', 'above', 'below', 'none'], d.cellContext),
     maxContextCells: count(s.maxContextCells, d.maxContextCells),
     maxContextChars: count(s.maxContextChars, d.maxContextChars),
-    openDocuments:
-      typeof s.openDocuments === 'boolean' ? s.openDocuments : d.openDocuments,
+    openDocuments: typeof s.openDocuments === 'boolean' ? s.openDocuments : d.openDocuments,
     maxOpenDocuments: count(s.maxOpenDocuments, d.maxOpenDocuments),
     maxDocumentChars: count(s.maxDocumentChars, d.maxDocumentChars),
-    notifyErrors:
-      typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors,
+    notifyErrors: typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors,
     cellOutputs: typeof s.cellOutputs === 'boolean' ? s.cellOutputs : d.cellOutputs,
     kernelCandidates:
       typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates
@@ -123,10 +108,7 @@ export function normalizeSettings(raw: unknown): ISettings {
  * Whether completions are on for a language (any of its names: a list holding `objectivec`
  * turns off `objective-c`).
  */
-export function isLanguageEnabled(
-  settings: ISettings,
-  language: string | null
-): boolean {
+export function isLanguageEnabled(settings: ISettings, language: string | null): boolean {
   if (!language) {
     return true;
   }

@@ -113,8 +113,7 @@ export class ChunkQueue implements AsyncIterable<IStreamChunk> {
  */
 export class CompletionSocket implements IDisposable {
   constructor(options: CompletionSocket.IOptions = {}) {
-    this._serverSettings =
-      options.serverSettings ?? ServerConnection.makeSettings();
+    this._serverSettings = options.serverSettings ?? ServerConnection.makeSettings();
     this._WebSocket = options.WebSocket ?? this._serverSettings.WebSocket;
     this._url = options.url ?? null;
     this._initialDelay = options.initialDelay ?? 500;
@@ -417,14 +416,10 @@ export class CompletionSocket implements IDisposable {
     entry.replied = true;
     entry.reply.resolve(message);
     const streaming =
-      entry.chunks !== null &&
-      message.list.items.some(item => item.isIncomplete && item.token);
+      entry.chunks !== null && message.list.items.some(item => item.isIncomplete && item.token);
     if (!streaming) {
       entry.chunks?.fail(
-        new CompletionError(
-          { type: 'no_stream', title: 'No stream', message: '' },
-          entry.number
-        )
+        new CompletionError({ type: 'no_stream', title: 'No stream', message: '' }, entry.number)
       );
       this._pending.delete(entry.number);
     }
@@ -636,8 +631,6 @@ namespace Private {
     if (delay === null) {
       return 'The completion server is not connected.';
     }
-    return `The completion server is not reachable; reconnecting in ${Math.round(
-      delay / 1000
-    )} s.`;
+    return `The completion server is not reachable; reconnecting in ${Math.round(delay / 1000)} s.`;
   }
 }

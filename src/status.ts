@@ -14,13 +14,7 @@ import { CompletionSocket } from './socket';
 /**
  * What the status item shows.
  */
-export type StatusState =
-  | 'idle'
-  | 'working'
-  | 'disabled'
-  | 'language-off'
-  | 'error'
-  | 'offline';
+export type StatusState = 'idle' | 'working' | 'disabled' | 'language-off' | 'error' | 'offline';
 
 /**
  * The status of completions, fed by the settings, the socket and the provider.
@@ -64,9 +58,7 @@ export class StatusModel {
     if (!this._model) {
       label = this._trans.__('Code Completion');
     } else {
-      label = this._model.demo
-        ? this._trans.__('%1 (demo)', this._model.name)
-        : this._model.name;
+      label = this._model.demo ? this._trans.__('%1 (demo)', this._model.name) : this._model.name;
     }
     if (this.state === 'language-off') {
       label = this._trans.__('%1 · off for %2', label, this._languageOff!);
@@ -82,8 +74,7 @@ export class StatusModel {
       ? this._trans.__('Model: %1 (%2)', this._model.name, this._model.backend)
       : this._trans.__('Model: not known yet');
     if (this._model?.reported && this._model.reported !== this._model.name) {
-      model +=
-        '\n' + this._trans.__('The server reports: %1', this._model.reported);
+      model += '\n' + this._trans.__('The server reports: %1', this._model.reported);
     }
     if (this._model?.style) {
       model += '\n' + this._trans.__('Prompt style: %1', this._model.style);
@@ -105,10 +96,9 @@ export class StatusModel {
           model
         );
       case 'offline':
-        return this._trans.__(
-          'The completion server is not reachable; reconnecting. %1',
-          this._offlineDetail
-        ).trim();
+        return this._trans
+          .__('The completion server is not reachable; reconnecting. %1', this._offlineDetail)
+          .trim();
       case 'error': {
         const e = this._lastError!;
         return this._trans.__('Completion error: %1 — %2\n%3', e.title, e.message, model);
@@ -257,7 +247,12 @@ export class StatusWidget extends Widget {
     this.node.tabIndex = 0;
     const icon = document.createElement('span');
     icon.className = 'jp-CodeComplete-statusIcon';
-    codeCompleteIcon.element({ container: icon, tag: 'span', width: '16px', height: '16px' } as any);
+    codeCompleteIcon.element({
+      container: icon,
+      tag: 'span',
+      width: '16px',
+      height: '16px'
+    } as any);
     this._label = document.createElement('span');
     this._label.className = 'jp-CodeComplete-statusLabel';
     this.node.appendChild(icon);

@@ -180,10 +180,7 @@ export class RecentSuggestions {
    * Remember a suggestion (the most recent first).
    */
   add(suggestion: Suggestion): void {
-    this._items = [suggestion, ...this._items.filter(s => s !== suggestion)].slice(
-      0,
-      this._size
-    );
+    this._items = [suggestion, ...this._items.filter(s => s !== suggestion)].slice(0, this._size);
   }
 
   /**

@@ -31,9 +31,11 @@ function outputsOf(model: { type: string }): (() => IRawOutput[]) | undefined {
   }
   return () => {
     // ICodeCellModel.outputs, read structurally
-    const outputs = (model as unknown as {
-      outputs?: { length: number; get(index: number): { toJSON(): unknown } };
-    }).outputs;
+    const outputs = (
+      model as unknown as {
+        outputs?: { length: number; get(index: number): { toJSON(): unknown } };
+      }
+    ).outputs;
     const raw: IRawOutput[] = [];
     for (let i = 0; outputs && i < outputs.length; i++) {
       raw.push(outputs.get(i).toJSON() as IRawOutput);
@@ -59,8 +61,7 @@ export function collectCells(
       const type = cellType(cell.model.type);
       return {
         cell_type: type,
-        language:
-          type === 'code' ? codeLanguage : type === 'markdown' ? 'markdown' : null,
+        language: type === 'code' ? codeLanguage : type === 'markdown' ? 'markdown' : null,
         source: cell.model.sharedModel.getSource(),
         outputs: outputsOf(cell.model)
       };
@@ -159,9 +160,11 @@ export function kernelLanguage(context: IInlineCompletionContext): string | null
       return languageId(spec.language);
     }
   }
-  const preferred = (widget as unknown as {
-    sessionContext?: { kernelPreference?: { name?: string | null } };
-  }).sessionContext?.kernelPreference?.name;
+  const preferred = (
+    widget as unknown as {
+      sessionContext?: { kernelPreference?: { name?: string | null } };
+    }
+  ).sessionContext?.kernelPreference?.name;
   const name = context.session?.kernel?.name ?? preferred;
   if (name) {
     const match = /^([a-z+#-]+?)[-_]?[\d.]*$/i.exec(name);

@@ -30,6 +30,7 @@ from tornado.iostream import StreamClosedError
 
 from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, Overrides
 from ..completion.default import Prepared
+from ..errors import HTTP_STATUS
 from ..postprocess import Pipeline
 from ..prompting import PromptError, PromptRequest
 from ..protocol import (
@@ -41,22 +42,11 @@ from ..protocol import (
 )
 from .websocket import AUTH_RESOURCE, too_deep_message, validation_message
 
-# HTTP status of an error reply, by error type (else 400 before the model is called, 502 after).
-ERROR_STATUS = {
-    "unknown_model": 404,
-    "prompt_too_long": 413,
-    "not_supported": 501,
-    "timeout": 504,
-}
-# errors of the configuration, found while preparing: the request cannot be served as sent
-_BAD_CONFIG = frozenset({"unknown_style", "unknown_backend", "no_model"})
 
-
-def error_status(info: ErrorInfo, prepared: bool) -> int:
-    """The HTTP status of an error: :data:`ERROR_STATUS`, else 400 (preparing) or 502 (the model)."""
-    if info.type in ERROR_STATUS:
-        return ERROR_STATUS[info.type]
-    return 502 if prepared else 400
+def error_status(info: ErrorInfo, *, refused: bool) -> int:
+    """The HTTP status of an error: :data:`~jupyter_codecomplete.errors.HTTP_STATUS`, else 400 when the
+    request itself was refused (a prompt error), 502 when the model or its server failed."""
+    return HTTP_STATUS.get(info.type, 400 if refused else 502)
 
 
 class _Base(ExtensionHandlerMixin, APIHandler):
@@ -151,10 +141,7 @@ class _Base(ExtensionHandlerMixin, APIHandler):
             return await engine.prepare_async(request, prompt_request, overrides)
         except Exception as exc:
             info = engine.error_info(exc)
-            status = error_status(info, prepared=False)
-            if not isinstance(exc, PromptError) and status == 400 and info.type not in _BAD_CONFIG:
-                status = 502  # the backend failed while the request was prepared
-            self.send_error_info(status, info)
+            self.send_error_info(error_status(info, refused=isinstance(exc, PromptError)), info)
             return None
 
 
@@ -264,7 +251,7 @@ class CompletionsHandler(_Base):
                 self.write(f"data: {json.dumps({'error': info.model_dump()})}\n\n")
                 self.finish("data: [DONE]\n\n")
             else:
-                self.send_error_info(error_status(info, prepared=True), info)
+                self.send_error_info(error_status(info, refused=False), info)
             return
         finish = "length" if limit.reached else "stop"
         if body.stream:

@@ -95,7 +95,14 @@ describe('prefix and suffix', () => {
 });
 
 describe('cell context', () => {
-  const cells = [code('a = 1'), code(''), code('b = 2'), code('CURSOR'), code('c = 3'), code('d = 4')];
+  const cells = [
+    code('a = 1'),
+    code(''),
+    code('b = 2'),
+    code('CURSOR'),
+    code('c = 3'),
+    code('d = 4')
+  ];
 
   it('sends cells above and below in notebook order, skipping empty ones', () => {
     const { above, below } = contextCells(cells, 3, {
@@ -109,7 +116,10 @@ describe('cell context', () => {
 
   it('honours the mode', () => {
     const opts = { maxContextCells: 10, maxContextChars: 1000 };
-    expect(contextCells(cells, 3, { ...opts, cellContext: 'none' })).toEqual({ above: [], below: [] });
+    expect(contextCells(cells, 3, { ...opts, cellContext: 'none' })).toEqual({
+      above: [],
+      below: []
+    });
     expect(contextCells(cells, 3, { ...opts, cellContext: 'above' }).below).toEqual([]);
     expect(contextCells(cells, 3, { ...opts, cellContext: 'below' }).above).toEqual([]);
     expect(contextCells(cells, -1, { ...opts, cellContext: 'above-and-below' })).toEqual({

@@ -2,7 +2,12 @@ import { EscapeListener } from '../dismiss';
 
 describe('EscapeListener', () => {
   const press = (target: Element, init: KeyboardEventInit = {}) => {
-    const event = new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true, ...init });
+    const event = new KeyboardEvent('keydown', {
+      key: 'Escape',
+      bubbles: true,
+      cancelable: true,
+      ...init
+    });
     target.dispatchEvent(event);
     return event;
   };

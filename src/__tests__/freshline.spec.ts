@@ -84,7 +84,11 @@ describe('FreshLineTrigger in a CodeMirror editor', () => {
     });
     host = document.createElement('div');
     document.body.appendChild(host);
-    view = new EditorView({ doc: 'def add(a, b):', parent: host, extensions: [trigger.extension()] });
+    view = new EditorView({
+      doc: 'def add(a, b):',
+      parent: host,
+      extensions: [trigger.extension()]
+    });
     // jsdom has no real focus for a contenteditable: the view is "focused" for these tests
     Object.defineProperty(view, 'hasFocus', { get: () => true });
   });

@@ -1,11 +1,6 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import {
-  candidatesFromReply,
-  IKernelLike,
-  KernelCompleter,
-  triggerExpression
-} from '../kernel';
+import { candidatesFromReply, IKernelLike, KernelCompleter, triggerExpression } from '../kernel';
 import { CodeCompleteProvider, ICompletionClient } from '../provider';
 import { IInlineCompletionReply, IRequestBody } from '../protocol';
 import { DEFAULT_SETTINGS, normalizeSettings } from '../settings';
@@ -77,9 +72,12 @@ describe('triggerExpression', () => {
     expect(triggerExpression(line, 'python')).toMatchObject({ expression, typed });
   });
 
-  it.each(['x = 1', 'print("a.', "s = 'df[", '# see df.', 'def add(a', 'class C(', '1.', 'df', ''])('asks nothing for %j', line => {
-    expect(triggerExpression(line, 'python')).toBeNull();
-  });
+  it.each(['x = 1', 'print("a.', "s = 'df[", '# see df.', 'def add(a', 'class C(', '1.', 'df', ''])(
+    'asks nothing for %j',
+    line => {
+      expect(triggerExpression(line, 'python')).toBeNull();
+    }
+  );
 
   it('asks nothing about an expression longer than the protocol allows', () => {
     expect(triggerExpression('a.'.repeat(150), 'python')).toBeNull();
@@ -236,7 +234,8 @@ describe('the provider and the kernel', () => {
     const provider = new CodeCompleteProvider({
       client,
       settings: () => normalizeSettings({ ...DEFAULT_SETTINGS, kernelCandidates }),
-      kernelCandidates: (r, _ctx, language) => c.candidates(kernel, r.text.slice(0, r.offset), language)
+      kernelCandidates: (r, _ctx, language) =>
+        c.candidates(kernel, r.text.slice(0, r.offset), language)
     });
     return { client, provider };
   }

@@ -28,7 +28,9 @@ describe('outputToContext', () => {
       output_type: 'execute_result',
       text: '   price  qty\n0    1.0    2'
     });
-    expect(outputToContext({ output_type: 'stream', name: 'stdout', text: ['a\n', 'b\n'] })).toEqual({
+    expect(
+      outputToContext({ output_type: 'stream', name: 'stdout', text: ['a\n', 'b\n'] })
+    ).toEqual({
       output_type: 'stream',
       text: 'a\nb'
     });
@@ -69,7 +71,9 @@ describe('outputToContext', () => {
   });
 
   it('drops binary-looking text', () => {
-    expect(outputToContext({ output_type: 'stream', text: '\x00\x01\x02\x03PK\x03\x04' })).toBeNull();
+    expect(
+      outputToContext({ output_type: 'stream', text: '\x00\x01\x02\x03PK\x03\x04' })
+    ).toBeNull();
     expect(outputToContext(result('\ufffd'.repeat(40) + 'JFIF'))).toBeNull();
   });
 
@@ -126,7 +130,11 @@ describe('outputs in the request', () => {
   });
 
   it('leave out the key when a cell has no text output (older servers)', () => {
-    const { above } = contextCells([cell('plot()', [{ output_type: 'display_data', data: { 'image/png': 'x' } }]), cell('', [])], 1, opts);
+    const { above } = contextCells(
+      [cell('plot()', [{ output_type: 'display_data', data: { 'image/png': 'x' } }]), cell('', [])],
+      1,
+      opts
+    );
     expect('outputs' in above[0]).toBe(false);
   });
 
@@ -146,7 +154,10 @@ describe('outputs in the request', () => {
 
   it('share one budget, nearest cells first, and never take room from code', () => {
     const big = 'y'.repeat(1900);
-    const cells = [...Array.from({ length: 6 }, (_, i) => cell(`c${i}`, [result(big)])), cell('CURSOR', [])];
+    const cells = [
+      ...Array.from({ length: 6 }, (_, i) => cell(`c${i}`, [result(big)])),
+      cell('CURSOR', [])
+    ];
     const { above } = contextCells(cells, 6, opts);
     expect(above.map(c => c.source)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
     const sent = above.map(c => (c.outputs ?? []).reduce((n, o) => n + o.text.length, 0));
@@ -171,8 +182,18 @@ describe('outputs in the request', () => {
       cell_id: null,
       trigger: 'auto',
       cells_above: [
-        { cell_type: 'code', language: 'python', source: 'far', outputs: [{ output_type: 'stream', text: 'a'.repeat(1500) }] },
-        { cell_type: 'code', language: 'python', source: 'near', outputs: [{ output_type: 'stream', text: 'b'.repeat(1500) }] }
+        {
+          cell_type: 'code',
+          language: 'python',
+          source: 'far',
+          outputs: [{ output_type: 'stream', text: 'a'.repeat(1500) }]
+        },
+        {
+          cell_type: 'code',
+          language: 'python',
+          source: 'near',
+          outputs: [{ output_type: 'stream', text: 'b'.repeat(1500) }]
+        }
       ],
       cells_below: [],
       files: [{ path: 'other.py', content: 'import os', language: 'python' }],

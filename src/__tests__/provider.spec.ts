@@ -1,11 +1,7 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
 import { ICompletionClient, CodeCompleteProvider, PROVIDER_ID } from '../provider';
-import {
-  IInlineCompletionReply,
-  IRequestBody,
-  IStreamChunk
-} from '../protocol';
+import { IInlineCompletionReply, IRequestBody, IStreamChunk } from '../protocol';
 import { ChunkQueue, CompletionError } from '../socket';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
 import { flush } from './fakes';
@@ -61,7 +57,10 @@ function chunk(number: number, text: string, done: boolean): IStreamChunk {
   };
 }
 
-function setup(overrides: Partial<ISettings> = {}, options: Partial<CodeCompleteProvider.IOptions> = {}) {
+function setup(
+  overrides: Partial<ISettings> = {},
+  options: Partial<CodeCompleteProvider.IOptions> = {}
+) {
   const client = new FakeClient();
   let settings = normalizeSettings({ ...DEFAULT_SETTINGS, ...overrides });
   const provider = new CodeCompleteProvider({

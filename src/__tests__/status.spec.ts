@@ -3,7 +3,11 @@ import { CommandRegistry } from '@lumino/commands';
 import { ErrorNotifier } from '../notifier';
 import { StatusModel, StatusWidget } from '../status';
 
-const backendDown = { type: 'backend_unavailable', title: 'Backend down', message: 'refused (port 8911)' };
+const backendDown = {
+  type: 'backend_unavailable',
+  title: 'Backend down',
+  message: 'refused (port 8911)'
+};
 
 describe('ErrorNotifier', () => {
   it('shows each distinct error once until a success', () => {
