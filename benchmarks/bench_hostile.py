@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -279,7 +281,7 @@ async def rest_disconnect(srv: Server, n: int = 10) -> dict[str, Any]:
     }
 
 
-async def load(srv: Server, sockets: int, requests: int) -> dict[str, Any]:
+async def load(srv: Server, sockets: int, requests: int, profile: str | None = None) -> dict[str, Any]:
     socks = [await connect(srv, 2) for _ in range(sockets)]
     sent: dict[str, float] = {}
     done = 0
@@ -312,6 +314,7 @@ async def load(srv: Server, sockets: int, requests: int) -> dict[str, Any]:
     await asyncio.sleep(1)
     await srv.lag_ms(reset=True)
     run = next(RUN)
+    spy = start_profile(srv.pid, profile) if profile else None
     poller = asyncio.ensure_future(poll())
     cpu0 = cpu_seconds(srv.pid)
     t0 = now()
@@ -326,8 +329,10 @@ async def load(srv: Server, sockets: int, requests: int) -> dict[str, Any]:
     wall = now() - t0
     stop = True
     await poller
-    lag = await srv.lag_ms()
     cpu = cpu_seconds(srv.pid) - cpu0
+    if spy is not None:
+        stop_profile(spy)
+    lag = await srv.lag_ms()
     records = await srv.upstream_records()
     reach = []
     for rec in records:
@@ -343,6 +348,7 @@ async def load(srv: Server, sockets: int, requests: int) -> dict[str, Any]:
         "case": f"{sockets} sockets x {requests} superseding requests",
         "wall_s": wall,
         "server_cpu_s": cpu,
+        "server_cpu_ms_per_request": cpu * 1000 / (sockets * requests),
         "final_answers": done,
         "upstream_requests": len(reach),
         "max_loop_lag_ms": lag,
@@ -377,25 +383,79 @@ def cleaning() -> list[dict[str, Any]]:
     return out
 
 
+def start_profile(pid: int, path: str) -> subprocess.Popen[bytes]:
+    """Sample the server's stacks with py-spy (``pip install py-spy``) until :func:`stop_profile`."""
+    spy = subprocess.Popen(
+        ["py-spy", "record", "--pid", str(pid), "--rate", "500", "--format", "raw", "--output", path,
+         "--nonblocking"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    time.sleep(0.5)  # attached
+    return spy
+
+
+def stop_profile(spy: subprocess.Popen[bytes]) -> None:
+    spy.send_signal(signal.SIGINT)
+    try:
+        spy.wait(30)
+    except subprocess.TimeoutExpired:
+        spy.kill()
+
+
+def profile_summary(path: str, top: int = 25) -> list[str]:
+    """The functions the server spent its samples in (own samples, and with what they called)."""
+    own: collections.Counter[str] = collections.Counter()
+    inclusive: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        n = int(count)
+        frames = [f.split(" (")[0] + " (" + f.split(" (")[1].split(":")[0].rsplit("/", 1)[-1] + ")"
+                  if " (" in f else f for f in stack.split(";")]  # fmt: skip
+        total += n
+        own[frames[-1]] += n
+        for frame in set(frames):
+            inclusive[frame] += n
+    lines = [f"{total} samples; own / with callees:"]
+    for frame, n in own.most_common(top):
+        lines.append(f"  {100 * n / total:5.1f} % / {100 * inclusive[frame] / total:5.1f} %  {frame}")
+    return lines
+
+
+PHASES = ("flood", "never_reads", "cleaning", "big_prefix", "rest_disconnect", "load")
+
+
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
-    for protocol, stream in ((1, True), (2, True), (2, False)):
-        results.append(await flood(protocol, stream))
+    phases = set(args.phases)
+    if "flood" in phases:
+        for protocol, stream in ((1, True), (2, True), (2, False)):
+            results.append(await flood(protocol, stream))
+            print(results[-1], flush=True)
+    if "never_reads" in phases:
+        results.append(await never_reads())
         print(results[-1], flush=True)
-    results.append(await never_reads())
-    print(results[-1], flush=True)
-    results.extend(cleaning())
+    if "cleaning" in phases:
+        results.extend(cleaning())
     srv = Server()
     await srv.start()
     try:
-        results.append(await big_prefix(srv))
-        print(results[-1], flush=True)
-        results.append(await rest_disconnect(srv))
-        print(results[-1], flush=True)
-        await load(srv, 20, 2)  # warm-up
-        for _ in range(args.rounds):
-            results.append(await load(srv, args.sockets, args.requests))
+        if "big_prefix" in phases:
+            results.append(await big_prefix(srv))
             print(results[-1], flush=True)
+        if "rest_disconnect" in phases:
+            results.append(await rest_disconnect(srv))
+            print(results[-1], flush=True)
+        if "load" in phases:
+            await load(srv, 20, 2)  # warm-up
+            for k in range(args.rounds):
+                profile = f"{args.profile}.{k}" if args.profile else None
+                results.append(await load(srv, args.sockets, args.requests, profile))
+                print(results[-1], flush=True)
+                if profile:
+                    print("\n".join(profile_summary(profile)), flush=True)
     finally:
         await srv.stop()
     return results
@@ -407,6 +467,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3, help="load runs on the same server")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES))
+    ap.add_argument("--profile", help="sample the server with py-spy in each load run (raw stacks: PATH.N)")
     args = ap.parse_args(argv)
     results = asyncio.run(run(args))
     print()

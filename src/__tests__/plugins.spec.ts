@@ -4,6 +4,7 @@
  */
 import plugins, { ICodeCompleteSettings, PLUGIN_ID } from '../index';
 import { CodeCompleteSettings } from '../plugins/settings';
+import { DEFAULT_DEBOUNCE_MS } from '../provider';
 
 describe('plugins', () => {
   it('have unique ids in our namespace and start by themselves', () => {
@@ -47,10 +48,10 @@ describe('CodeCompleteSettings', () => {
 
   it('reads the debounce of our provider from the inline completer settings', () => {
     const settings = new CodeCompleteSettings();
-    expect(settings.debounce).toBe(200);
+    expect(settings.debounce).toBe(DEFAULT_DEBOUNCE_MS);
     settings.readDebounce({ providers: { 'jupyter-codecomplete': { debouncerDelay: 50 } } });
     expect(settings.debounce).toBe(50);
     settings.readDebounce({ providers: { other: { debouncerDelay: 10 } } });
-    expect(settings.debounce).toBe(200);
+    expect(settings.debounce).toBe(DEFAULT_DEBOUNCE_MS);
   });
 });

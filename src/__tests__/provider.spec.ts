@@ -493,3 +493,19 @@ describe('explicit requests and remembered suggestions', () => {
     expect(client.requests[1].trigger).toBe('manual');
   });
 });
+
+describe('a request the editor has moved on from', () => {
+  it('does not ask the model for an automatic request made for an older text', async () => {
+    // JupyterLab's debounce let it through: the user pressed Enter after `:` meanwhile.
+    const editor = { key: 'demo.py', text: 'def f(a):\n    ', offset: 14 };
+    const { client, provider, activity } = setup({}, { editorState: () => editor });
+    const result = await provider.fetch(request('def f(a):'), auto);
+    expect(result.items).toEqual([]);
+    expect(client.requests).toHaveLength(0);
+    expect(activity).toEqual(['skipped']);
+    // the request for the text as it is goes out; an explicit one always does
+    void provider.fetch(request('def f(a):\n    '), auto);
+    void provider.fetch(request('def f(a):'), manual);
+    expect(client.requests).toHaveLength(2);
+  });
+});

@@ -7,7 +7,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { JSONValue } from '@lumino/coreutils';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { PROVIDER_ID } from '../provider';
+import { DEFAULT_DEBOUNCE_MS, PROVIDER_ID } from '../provider';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
 import { ICodeCompleteSettings, PLUGIN_ID } from '../tokens';
 
@@ -19,7 +19,7 @@ const INLINE_COMPLETER_PLUGIN = '@jupyterlab/completer-extension:inline-complete
 /**
  * The debounce when the inline completer does not set one for our provider, in ms.
  */
-const DEFAULT_DEBOUNCE = 200;
+const DEFAULT_DEBOUNCE = DEFAULT_DEBOUNCE_MS;
 
 /**
  * The settings in force, fed by the setting registry when there is one.
@@ -89,11 +89,14 @@ export const settingsPlugin: JupyterFrontEndPlugin<ICodeCompleteSettings> = {
   autoStart: true,
   provides: ICodeCompleteSettings,
   optional: [ISettingRegistry],
-  activate: (_app: JupyterFrontEnd, registry: ISettingRegistry | null): ICodeCompleteSettings => {
+  activate: (app: JupyterFrontEnd, registry: ISettingRegistry | null): ICodeCompleteSettings => {
     const settings = new CodeCompleteSettings();
     if (registry) {
-      void registry
-        .load(INLINE_COMPLETER_PLUGIN)
+      // Loaded once the app is restored: the inline completer registers its settings transform
+      // then, and a load before it is refused ("no transformers yet"), which left the
+      // fresh-line trigger on the default delay whatever the user's debounce.
+      void app.restored
+        .then(() => registry.load(INLINE_COMPLETER_PLUGIN))
         .then(loaded => {
           settings.readDebounce(loaded.composite);
           loaded.changed.connect(() => settings.readDebounce(loaded.composite));
