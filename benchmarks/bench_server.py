@@ -127,7 +127,9 @@ class WsClient:
             if old.t_done is None and old.t_superseded is None:
                 old.t_superseded = t
         self.reqs[req.number] = req
-        msg = request(req.number, f"# {marker}{PREFIX_TAIL}", path="bench.ipynb", stream=True, **extra)
+        fields: dict[str, Any] = {"path": "bench.ipynb", "stream": True, **extra}
+        prefix = fields.pop("prefix", f"# {marker}{PREFIX_TAIL}")  # a caller may bring its own prefix
+        msg = request(req.number, prefix, **fields)
         data = json.dumps(msg)
         req.t_send = now()
         self.conn.send_nowait(data)
