@@ -37,6 +37,22 @@ from .quirks import resolve_quirks
 
 DEFAULT_URL = "https://api.openai.com/v1"
 
+def _sampling(
+    body: dict[str, Any], llm: OpenAICompletionsLLM | OpenAIChatLLM, stop: list[str], kwargs: dict[str, Any]
+) -> None:
+    """Add what both OpenAI routes take the same way: sampling, streaming, stops, then the
+    configured ``extra_body`` and anything else bound on the model, sent as it is."""
+    body["temperature"] = float(kwargs.pop("temperature", llm.temperature))
+    body["stream"] = llm.streaming
+    top_p = kwargs.pop("top_p", llm.top_p)
+    if top_p is not None:
+        body["top_p"] = top_p
+    if stop:
+        body["stop"] = stop
+    body.update(llm.extra_body)
+    body.update(kwargs)
+
+
 class OpenAICompletionsLLM(HttpStreamingLLM):
     """Legacy ``POST /v1/completions`` on the shared httpx base: one JSON body, server-sent events.
 
@@ -58,19 +74,11 @@ class OpenAICompletionsLLM(HttpStreamingLLM):
             "model": self.model or "default",
             "prompt": prompt,
             "max_tokens": int(kwargs.pop("max_tokens", self.max_tokens)),
-            "temperature": float(kwargs.pop("temperature", self.temperature)),
-            "stream": self.streaming,
         }
-        top_p = kwargs.pop("top_p", self.top_p)
-        if top_p is not None:
-            body["top_p"] = top_p
-        if stop:
-            body["stop"] = stop
         suffix = kwargs.pop("suffix", None)
         if suffix is not None:
             body["suffix"] = suffix
-        body.update(self.extra_body)
-        body.update(kwargs)  # anything else bound on the model goes to the server as it is
+        _sampling(body, self, stop, kwargs)
         return Call("/completions", body, "sse" if self.streaming else "json", before_cursor=prompt)
 
     def _read_event(self, data: Any) -> Event:
@@ -100,16 +108,8 @@ class OpenAIChatLLM(HttpStreamingChat):
             "model": self.model or "default",
             "messages": messages,
             "max_completion_tokens": int(kwargs.pop("max_completion_tokens", self.max_tokens)),
-            "temperature": float(kwargs.pop("temperature", self.temperature)),
-            "stream": self.streaming,
         }
-        top_p = kwargs.pop("top_p", self.top_p)
-        if top_p is not None:
-            body["top_p"] = top_p
-        if stop:
-            body["stop"] = stop
-        body.update(self.extra_body)
-        body.update(kwargs)
+        _sampling(body, self, stop, kwargs)
         return Call("/chat/completions", body, "sse" if self.streaming else "json")
 
     def _read_event(self, data: Any) -> Event:
