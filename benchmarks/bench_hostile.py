@@ -139,6 +139,13 @@ class Server:
         r = await self.http.get(f"{self.base}/api/codecomplete/stats?token={self.token}{q}")
         return float(r.json()["max_loop_lag_ms"] or 0.0)
 
+    async def lag_stats(self) -> dict[str, Any]:
+        """The lag monitor's figures (worst, percentiles, the worst sample's CPU, GC pauses)."""
+        r = await self.http.get(f"{self.base}/api/codecomplete/stats?token={self.token}")
+        data = r.json()
+        keys = ("p50_loop_lag_ms", "p99_loop_lag_ms", "worst_lag_cpu_ms", "max_gc_pause_ms")
+        return {k: data.get(k) for k in keys}
+
     async def upstream_records(self) -> list[dict[str, Any]]:
         r = await self.http.get(f"http://127.0.0.1:{self.up_port}/_stats")
         return list(r.json()["requests"])
@@ -333,6 +340,7 @@ async def load(srv: Server, sockets: int, requests: int, profile: str | None = N
     if spy is not None:
         stop_profile(spy)
     lag = await srv.lag_ms()
+    lag_detail = await srv.lag_stats()
     records = await srv.upstream_records()
     reach = []
     for rec in records:
@@ -352,6 +360,7 @@ async def load(srv: Server, sockets: int, requests: int, profile: str | None = N
         "final_answers": done,
         "upstream_requests": len(reach),
         "max_loop_lag_ms": lag,
+        **lag_detail,
         "rest_get_p50_ms": statistics.median(rest) if rest else None,
         "rest_get_p99_ms": percentile(rest, 99),
         "reach_upstream_p50_ms": statistics.median(reach) if reach else None,
