@@ -327,14 +327,6 @@ class HttpStreamingLLM(HttpTransport, LLM):
 
     Subclasses say how to build the body (:meth:`_request`) and read one event (:meth:`_read_event`)."""
 
-    async def stream_text(
-        self, prompt: str, stop: list[str] | None = None, **kwargs: Any
-    ) -> AsyncGenerator[str, None]:
-        """The model's text as it streams, without LangChain's run machinery (the engine's path)."""
-        call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
-        async for text in self.texts(call, prompt):
-            yield text
-
     async def _astream(
         self,
         prompt: str,
@@ -342,7 +334,8 @@ class HttpStreamingLLM(HttpTransport, LLM):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[GenerationChunk, None]:
-        async for text in self.stream_text(prompt, stop, **kwargs):
+        call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
+        async for text in self.texts(call, prompt):
             chunk = GenerationChunk(text=text)
             if run_manager and text:
                 await run_manager.on_llm_new_token(text, chunk=chunk)
@@ -392,15 +385,6 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
     def _chat_request(self, messages: list[dict[str, Any]], stop: list[str], kwargs: dict[str, Any]) -> Call:
         raise NotImplementedError
 
-    async def stream_text(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
-    ) -> AsyncGenerator[str, None]:
-        """The model's text as it streams, without LangChain's run machinery (the engine's path)."""
-        dicts: Any = convert_to_openai_messages(messages)
-        call = self._chat_request(dicts, self._stops(stop, kwargs), dict(kwargs))
-        async for text in self.texts(call, "", repair=False):
-            yield text
-
     async def _astream(
         self,
         messages: list[BaseMessage],
@@ -408,7 +392,9 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[ChatGenerationChunk, None]:
-        async for text in self.stream_text(messages, stop, **kwargs):
+        dicts: Any = convert_to_openai_messages(messages)
+        call = self._chat_request(dicts, self._stops(stop, kwargs), dict(kwargs))
+        async for text in self.texts(call, "", repair=False):
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
             if run_manager and text:
                 await run_manager.on_llm_new_token(text, chunk=chunk)

@@ -36,7 +36,6 @@ from langchain_core.runnables import (
 
 from .. import languages
 from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
-from ..backends.http import HttpStreamingChat, HttpStreamingLLM
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
@@ -77,10 +76,6 @@ def is_single_line(prefix: str, suffix: str, language: str | None = None) -> boo
 def chunk_text(chunk: Any) -> str:
     """The text of one streamed model chunk (a str from an LLM, a message chunk from a chat model)."""
     return chunk if isinstance(chunk, str) else str(chunk.text)
-
-
-# LangChain's tracing switches: with one on, requests go through the runnable so they are traced.
-_TRACING_ENV = ("LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING")
 
 
 def _texts(chunks: Iterator[Any]) -> Iterator[str]:
@@ -369,8 +364,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     async def _amodel_input(self, prepared: Prepared) -> Any:
         return self.model_input(prepared)
 
-    def model_kwargs(self, prepared: Prepared) -> dict[str, Any]:
-        """What the model call is given besides its input: budget, stops, suffix, the style's extras."""
+    def raw_chain(self, prepared: Prepared) -> Runnable[Prepared, str]:
+        """prompt | model | output parsing, for one prepared request."""
         kwargs: dict[str, Any] = dict(prepared.bind)
         if prepared.backend.config.send_stop and prepared.stop:
             kwargs["stop"] = prepared.stop
@@ -382,44 +377,16 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             prepared.backend, prepared.style, self._described.get(prepared.key)
         ):
             kwargs["suffix"] = prepared.built.suffix
-        return kwargs
-
-    def raw_chain(self, prepared: Prepared) -> Runnable[Prepared, str]:
-        """prompt | model | output parsing, for one prepared request."""
-        model = prepared.backend.llm.bind(**self.model_kwargs(prepared))
+        model = prepared.backend.llm.bind(**kwargs)
         # Both ends have async versions: StrOutputParser and a sync-only RunnableLambda run every
         # call and every chunk through a thread pool, which cost ~5 ms to the first chunk (measured).
         text = RunnableGenerator(_texts, _atexts, name="text")
         return RunnableLambda(self.model_input, afunc=self._amodel_input) | model | text
 
-    def direct(
-        self, prepared: Prepared, config: RunnableConfig | None
-    ) -> HttpStreamingLLM | HttpStreamingChat | None:
-        """The HTTP backend to stream from directly, skipping LangChain's runnable layers per chunk
-        (about a third of the event loop's time per streamed completion, measured), or None.
-
-        Only for our own HTTP backends, when nothing would observe the run: no run config (callbacks,
-        tags) from the caller, LangChain tracing off, and ``raw_chain`` not overridden by a subclass."""
-        llm = prepared.backend.llm
-        if config is not None or not isinstance(llm, (HttpStreamingLLM, HttpStreamingChat)):
-            return None
-        if type(self).raw_chain is not DefaultInlineCompletionHandler.raw_chain:
-            return None
-        if any(os.environ.get(name, "").lower() in ("1", "true") for name in _TRACING_ENV):
-            return None
-        return llm
-
     async def raw_stream(
         self, prepared: Prepared, config: RunnableConfig | None = None
     ) -> AsyncIterator[str]:
         """The model's own text, as it streams (no cleaning). ``config``: LangChain's run config."""
-        llm = self.direct(prepared, config)
-        if llm is not None:
-            texts = llm.stream_text(await self._amodel_input(prepared), **self.model_kwargs(prepared))
-            async with contextlib.aclosing(texts):
-                async for piece in texts:
-                    yield piece
-            return
         stream = self.raw_chain(prepared).astream(prepared, config)
         try:
             async for piece in stream:
