@@ -229,9 +229,11 @@ class HttpTransport(QuirkState):
                     # Read what follows (the stream's last bytes) so the connection is reused: a
                     # response closed before its end takes its connection with it, and the next
                     # request pays a new TCP connection (measured: most of the time before the
-                    # model request, docs/performance.md).
-                    async for _ in lines:
-                        pass
+                    # model request, docs/performance.md). Briefly, and quietly: the answer is
+                    # complete, so a server that closes without the body's last chunk
+                    # (llama-cpp-python's server does) or keeps it open costs only the connection.
+                    with contextlib.suppress(asyncio.TimeoutError, httpx.HTTPError):
+                        await asyncio.wait_for(_drain(lines), DRAIN_SECONDS)
                     return
             try:
                 yield json.loads(line)
