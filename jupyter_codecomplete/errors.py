@@ -111,9 +111,14 @@ class CodeCompleteError(Exception):
         super().__init__(message)
         self.type = type
         self.message = message
-        self.title = title or TITLES.get(type) or self.default_title
+        self.title = title or self.title_for(type)
         self.retry_after = retry_after
         self.status = status
+
+    @classmethod
+    def title_for(cls, type: str) -> str:
+        """The title of an error of this type when none is given."""
+        return TITLES.get(type) or cls.default_title
 
     @property
     def http_status(self) -> int:
@@ -135,19 +140,9 @@ class PromptError(CodeCompleteError, ValueError):
 
     default_title = "Cannot build the prompt"
 
-    def __init__(
-        self,
-        type: str,
-        message: str,
-        *,
-        title: str | None = None,
-        retry_after: float | None = None,
-        status: int | None = None,
-    ) -> None:
-        # The prompt's own title for every type (TITLES is for the model server's types).
-        super().__init__(
-            type, message, title=title or self.default_title, retry_after=retry_after, status=status
-        )
+    @classmethod
+    def title_for(cls, type: str) -> str:
+        return cls.default_title  # the prompt's own title for every type (TITLES is the model server's)
 
 
 class BackendError(CodeCompleteError):

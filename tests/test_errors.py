@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import email.utils
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -72,10 +71,11 @@ def test_retry_after_seconds(value: str | None, expected: float | None) -> None:
     assert errors.parse_retry_after(value) == expected
 
 
-def test_retry_after_http_date() -> None:
-    when = email.utils.formatdate(time.time() + 120, usegmt=True)
-    seconds = errors.parse_retry_after(when)
-    assert seconds is not None and 100 < seconds <= 120
+def test_retry_after_http_date(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = 1_800_000_000.0  # a fixed clock: the date is exactly two minutes ahead
+    monkeypatch.setattr(errors.time, "time", lambda: now)
+    assert errors.parse_retry_after(email.utils.formatdate(now + 120, usegmt=True)) == 120.0
+    assert errors.parse_retry_after(email.utils.formatdate(now - 60, usegmt=True)) == 0.0  # past
 
 
 @pytest.mark.parametrize(
