@@ -16,6 +16,7 @@ memory belongs to that case:
   loop lag, REST latency, and how long a request takes to reach the model server.
 
     python benchmarks/bench_hostile.py [--json PATH] [--sockets 200] [--requests 20]
+    python benchmarks/bench_hostile.py --phases load --versus 'c.CodeCompleteApp.X = Y'  # A/B
 
 Prints a markdown table; never part of the pass/fail tests (timings depend on the machine).
 """
@@ -68,7 +69,8 @@ def peak_rss(pid: int) -> int:
 
 
 class Server:
-    def __init__(self) -> None:
+    def __init__(self, extra_config: str = "") -> None:
+        self.extra_config = extra_config
         self.tmp = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
         self.up_port, self.port = free_port(), free_port()
         self.token = "bench-" + os.urandom(8).hex()
@@ -106,7 +108,7 @@ class Server:
             f"c.CodeCompleteApp.models = {{'nostream': {({**model, 'streaming': False})!r}}}\n"
             "c.CodeCompleteApp.routes = {'text/x-nostream': 'nostream'}\n"
             "c.CodeCompleteApp.monitor_event_loop = True\n"
-            "c.CodeCompleteApp.discover_local_servers = False\n"
+            "c.CodeCompleteApp.discover_local_servers = False\n" + self.extra_config + "\n"
         )
         root = self.tmp / "root"
         root.mkdir()
@@ -141,9 +143,12 @@ class Server:
 
     async def lag_stats(self) -> dict[str, Any]:
         """The lag monitor's figures (worst, percentiles, the worst sample's CPU, GC pauses)."""
-        r = await self.http.get(f"{self.base}/api/codecomplete/stats?token={self.token}")
+        r = await self.http.get(f"{self.base}/api/codecomplete/stats?objects=1&token={self.token}")
         data = r.json()
-        keys = ("p50_loop_lag_ms", "p99_loop_lag_ms", "worst_lag_cpu_ms", "max_gc_pause_ms")
+        keys = (
+            *("p50_loop_lag_ms", "p99_loop_lag_ms", "worst_lag_cpu_ms", "max_gc_pause_ms", "gc_passes"),
+            *("gc_max_pause_ms", "gc_max_pause_collected", "gc_tracked_objects", "deferred_full_collections"),
+        )
         return {k: data.get(k) for k in keys}
 
     async def upstream_records(self) -> list[dict[str, Any]]:
@@ -288,7 +293,9 @@ async def rest_disconnect(srv: Server, n: int = 10) -> dict[str, Any]:
     }
 
 
-async def load(srv: Server, sockets: int, requests: int, profile: str | None = None) -> dict[str, Any]:
+async def load(
+    srv: Server, sockets: int, requests: int, profile: str | None = None, label: str = ""
+) -> dict[str, Any]:
     socks = [await connect(srv, 2) for _ in range(sockets)]
     sent: dict[str, float] = {}
     done = 0
@@ -353,7 +360,7 @@ async def load(srv: Server, sockets: int, requests: int, profile: str | None = N
     for r in readers:
         r.cancel()
     return {
-        "case": f"{sockets} sockets x {requests} superseding requests",
+        "case": f"{sockets} sockets x {requests} superseding requests{label}",
         "wall_s": wall,
         "server_cpu_s": cpu,
         "server_cpu_ms_per_request": cpu * 1000 / (sockets * requests),
@@ -433,6 +440,40 @@ def profile_summary(path: str, top: int = 25) -> list[str]:
     return lines
 
 
+async def load_rounds(srv: Server, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The load phase's rounds; with ``--versus``, alternately on this server (A) and on one with
+    the extra configuration (B), so that both see the same machine."""
+    servers = [("", srv)]
+    if args.versus:
+        other = Server("\n".join(args.versus))
+        await other.start()
+        servers = [(" [A]", srv), (" [B]", other)]
+    results = []
+    try:
+        for _, s in servers:
+            await load(s, 20, 2)  # warm-up
+        for k in range(args.rounds):
+            for label, s in servers:
+                tag = label.strip(" []").lower()
+                profile = f"{args.profile}.{k}{tag}" if args.profile else None
+                results.append(await load(s, args.sockets, args.requests, profile, label))
+                print(results[-1], flush=True)
+                if profile:
+                    print("\n".join(profile_summary(profile)), flush=True)
+    finally:
+        if args.versus:
+            await servers[1][1].stop()
+    if args.versus:
+        for label, _ in servers:
+            mine = [r for r in results if r["case"].endswith(label)]
+            medians = {k: statistics.median(r[k] for r in mine) for k in VERSUS_KEYS}
+            print(f"median{label}: " + ", ".join(f"{k} {v:.2f}" for k, v in medians.items()), flush=True)
+    return results
+
+
+VERSUS_KEYS = ("server_cpu_s", "max_loop_lag_ms", "p50_loop_lag_ms", "worst_lag_cpu_ms", "max_gc_pause_ms",
+               "rest_get_p50_ms", "reach_upstream_p50_ms")  # fmt: skip
+
 PHASES = ("flood", "never_reads", "cleaning", "big_prefix", "rest_disconnect", "load")
 
 
@@ -458,13 +499,7 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             results.append(await rest_disconnect(srv))
             print(results[-1], flush=True)
         if "load" in phases:
-            await load(srv, 20, 2)  # warm-up
-            for k in range(args.rounds):
-                profile = f"{args.profile}.{k}" if args.profile else None
-                results.append(await load(srv, args.sockets, args.requests, profile))
-                print(results[-1], flush=True)
-                if profile:
-                    print("\n".join(profile_summary(profile)), flush=True)
+            results.extend(await load_rounds(srv, args))
     finally:
         await srv.stop()
     return results
@@ -477,6 +512,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="load runs on the same server")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES))
+    ap.add_argument(
+        "--versus",
+        action="append",
+        metavar="CONFIG_LINE",
+        help="run the load rounds alternately on a second server with this configuration line too "
+        "(repeatable), e.g. 'c.CodeCompleteApp.defer_full_collections = False'",
+    )
     ap.add_argument("--profile", help="sample the server with py-spy in each load run (raw stacks: PATH.N)")
     args = ap.parse_args(argv)
     results = asyncio.run(run(args))

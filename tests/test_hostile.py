@@ -314,6 +314,32 @@ async def test_closing_while_replies_are_written_is_quiet(
     assert "WebSocketClosedError" not in caplog.text
 
 
+def live_handlers() -> int:
+    from jupyter_codecomplete.web.websocket import InlineCompletionWebSocket
+
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, InlineCompletionWebSocket))
+
+
+async def test_closed_sockets_are_let_go(jp_ws_fetch: Any) -> None:
+    """A closed socket's handler is freed at once, not kept by the keep-alive ping's timer (30 s)
+    with everything it holds: 1,000 sockets opened and closed must not hold 1,000 handlers."""
+    before = live_handlers()
+    for n in range(10):
+        socket = await open_socket(jp_ws_fetch)
+        await ok_after(socket, n + 1)
+        socket.ws.close()
+        for _ in range(200):  # the server's side of the close
+            await asyncio.sleep(0.01)
+            if socket.ws.close_code is not None:
+                break
+    for _ in range(100):
+        if live_handlers() <= before:
+            break
+        await asyncio.sleep(0.02)
+    assert live_handlers() <= before
+
+
 async def test_invalid_utf8_closes_with_1007(jp_ws_fetch: Any) -> None:
     socket = await open_socket(jp_ws_fetch)
     socket.ws.protocol._write_frame(True, 0x1, b'{"bad": "\xff\xfe"}')

@@ -34,3 +34,18 @@ async def test_samples_the_loop_and_times_collections() -> None:
     finally:
         monitor.stop()
     assert monitor._on_gc not in gc.callbacks
+
+
+async def test_counts_passes_by_generation() -> None:
+    monitor = LoopLagMonitor(interval=1.0)
+    monitor.start()
+    try:
+        monitor.reset()
+        gc.collect(0)
+        gc.collect(2)
+        gc.collect(2)
+        assert monitor.gc_passes[0] >= 1 and monitor.gc_passes[2] == 2
+        assert monitor.gc_max_pause[2] > 0.0
+        assert monitor.max_gc_pause == max(monitor.gc_max_pause)
+    finally:
+        monitor.stop()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -136,6 +137,7 @@ class HttpTransport(QuirkState):
         if client is None or client.is_closed:
             client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout, connect=min(self.connect_timeout, self.timeout)),
+                limits=POOL_LIMITS,
                 follow_redirects=False,
             )
             self._clients[id(loop)] = client
@@ -232,8 +234,7 @@ class HttpTransport(QuirkState):
                     # model request, docs/performance.md). Briefly, and quietly: the answer is
                     # complete, so a server that closes without the body's last chunk
                     # (llama-cpp-python's server does) or keeps it open costs only the connection.
-                    with contextlib.suppress(asyncio.TimeoutError, httpx.HTTPError):
-                        await asyncio.wait_for(_drain(lines), DRAIN_SECONDS)
+                    await _drain(lines, httpx.HTTPError)
                     return
             try:
                 yield json.loads(line)
@@ -276,15 +277,34 @@ class HttpTransport(QuirkState):
                 # bytes of the body, so the connection goes back to the pool instead of being
                 # dropped with a half-read response. Briefly: a server that keeps the body open
                 # after its last event loses only its connection.
-                with contextlib.suppress(asyncio.TimeoutError, BackendError):
-                    await asyncio.wait_for(_drain(stream), DRAIN_SECONDS)
+                await _drain(stream, BackendError)
 
+
+# The connection pool of one backend. httpx's default (100 connections) queues requests beyond
+# it inside the pool, whose bookkeeping scans every connection for every queued request on every
+# request start and end: with 200 streams in flight that was a sixth of the server's CPU
+# (docs/performance.md). The model server queues what it cannot serve at once; we do not. A
+# superseded stream is closed (that stops the model), so only live requests hold connections.
+POOL_LIMITS = httpx.Limits(max_connections=1024, max_keepalive_connections=32, keepalive_expiry=30.0)
 
 # How long to wait for the end of a body after the server's last event (see HttpTransport.texts).
 DRAIN_SECONDS = 0.05
 
 
-async def _drain(stream: AsyncIterator[Any]) -> None:
+async def _drain(stream: AsyncIterator[Any], quiet: type[Exception]) -> None:
+    """Read what is left of a stream for at most :data:`DRAIN_SECONDS`; running out of time or
+    an error of type ``quiet`` ends it silently."""
+    with contextlib.suppress(TimeoutError, asyncio.TimeoutError, quiet):
+        if sys.version_info >= (3, 11):
+            # A timeout scope on the current task (wait_for makes a task per call on 3.11).
+            async with asyncio.timeout(DRAIN_SECONDS):
+                async for _ in stream:
+                    pass
+        else:  # pragma: no cover - Python 3.10
+            await asyncio.wait_for(_consume(stream), DRAIN_SECONDS)
+
+
+async def _consume(stream: AsyncIterator[Any]) -> None:
     async for _ in stream:
         pass
 

@@ -14,6 +14,7 @@ from typing import Any
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
+from ..collector import FullCollections
 from .rest import _Base
 
 
@@ -32,6 +33,9 @@ class LoopLagMonitor:
         self.samples = 0
         self.lags: collections.deque[float] = collections.deque(maxlen=keep)
         self.max_gc_pause = 0.0
+        self.gc_passes = [0, 0, 0]  # passes of each generation since the last reset
+        self.gc_max_pause = [0.0, 0.0, 0.0]  # the longest pass of each generation
+        self.gc_max_collected = [0, 0, 0]  # what that pass freed (objects)
         self._gc_started: float | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -42,6 +46,9 @@ class LoopLagMonitor:
 
     def reset(self) -> None:
         self.max_lag = self.worst_cpu = self.max_gc_pause = 0.0
+        self.gc_passes = [0, 0, 0]
+        self.gc_max_pause = [0.0, 0.0, 0.0]
+        self.gc_max_collected = [0, 0, 0]
         self.samples = 0
         self.lags.clear()
 
@@ -56,8 +63,14 @@ class LoopLagMonitor:
         if phase == "start":
             self._gc_started = time.perf_counter()
         elif self._gc_started is not None:
-            self.max_gc_pause = max(self.max_gc_pause, time.perf_counter() - self._gc_started)
+            pause = time.perf_counter() - self._gc_started
             self._gc_started = None
+            self.max_gc_pause = max(self.max_gc_pause, pause)
+            generation = min(2, max(0, int(info.get("generation", 0))))
+            self.gc_passes[generation] += 1
+            if pause > self.gc_max_pause[generation]:
+                self.gc_max_pause[generation] = pause
+                self.gc_max_collected[generation] = int(info.get("collected", 0))
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -88,6 +101,7 @@ class StatsHandler(_Base):
     async def get(self) -> None:
         app: Any = self.extensionapp
         monitor: LoopLagMonitor | None = getattr(app, "lag_monitor", None)
+        collector: FullCollections | None = getattr(app, "full_collections", None)
         if monitor is not None and self.get_argument("reset", "") == "1":
             monitor.reset()
         if self.get_argument("gc", "") == "1":
@@ -110,7 +124,17 @@ class StatsHandler(_Base):
                 # CPU the loop's thread used during the worst lag's window (interval + lag)
                 "worst_lag_cpu_ms": monitor.worst_cpu * 1000 if monitor else None,
                 "max_gc_pause_ms": monitor.max_gc_pause * 1000 if monitor else None,
+                # per generation (0, 1, 2): passes and the longest, since the last reset
+                "gc_passes": list(monitor.gc_passes) if monitor else None,
+                "gc_max_pause_ms": [p * 1000 for p in monitor.gc_max_pause] if monitor else None,
+                "gc_max_pause_collected": list(monitor.gc_max_collected) if monitor else None,
+                # what the collector tracks outside the frozen start-up heap (?objects=1: a full walk)
+                "gc_tracked_objects": len(gc.get_objects())
+                if self.get_argument("objects", "") == "1"
+                else None,
                 "lag_samples": monitor.samples if monitor else 0,
+                # the full passes run while the loop was calm (c.CodeCompleteApp.defer_full_collections)
+                "deferred_full_collections": None if collector is None else collector.stats(),
                 "rss_bytes": current_rss,
                 "max_rss_bytes": rss_kb * 1024 if sys.platform != "darwin" else rss_kb,
             }
