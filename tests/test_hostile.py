@@ -411,6 +411,27 @@ async def test_burst_from_many_sockets(jp_ws_fetch: Any, upstream: ScriptedUpstr
     assert len(upstream.records) - started < 100
 
 
+async def test_many_streams_at_once_all_reach_the_model(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+    """More requests in flight than httpx's default pool (100 connections) all reach the model
+    server at once: none waits in our connection pool (where its bookkeeping grew with the square
+    of the streams); the model server queues what it cannot serve."""
+    started = len(upstream.records)
+    sockets = [await open_v2(jp_ws_fetch) for _ in range(120)]
+    try:
+        for socket in sockets:
+            await socket.send(request(1, "HANG", stream=True))
+        for _ in range(500):
+            if len(upstream.records) - started >= 120:
+                break
+            await asyncio.sleep(0.02)
+        assert len(upstream.records) - started == 120
+    finally:
+        for socket in sockets:
+            socket.ws.close()
+    for record in upstream.records[started:]:
+        assert await closed(record)  # each hung request is closed with its socket
+
+
 # -- 5. every backend: an answer that cannot be parsed is backend_error --------------------------------
 
 
