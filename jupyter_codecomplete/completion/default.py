@@ -447,6 +447,11 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             texts = llm.stream_text(await self._amodel_input(prepared), **self.model_kwargs(prepared))
             async with contextlib.aclosing(texts):
                 async for piece in texts:
+                    # One event-loop turn between reading a piece and cleaning and sending it, as
+                    # the runnable's layers gave: with 200 streams whose pieces arrive together,
+                    # one turn otherwise runs every stream's whole step, and the loop's worst lag
+                    # grew from ~105 to ~160 ms (bench_hostile, docs/performance.md).
+                    await asyncio.sleep(0)
                     yield piece
             return
         stream = self.raw_chain(prepared).astream(prepared, config)
