@@ -254,8 +254,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             task = asyncio.get_running_loop().create_task(self.reported_model(key), name=name)
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(task), wait)
+        # asyncio.wait, not wait_for(shield(...)): on Python 3.11 wait_for loses a cancel that
+        # arrives as the lookup ends (a superseded request would then run on), and wait leaves
+        # the lookup running after the timeout
+        await asyncio.wait({task}, timeout=wait)
 
     # -- the engine -------------------------------------------------------------------------------
     def prompt_request(self, request: InlineCompletionRequest) -> PromptRequest:

@@ -289,3 +289,31 @@ async def test_a_slow_lookup_does_not_hold_the_first_completion(openai: Scripted
         assert h._reported["completion"] == "late"
     finally:
         await h.close()
+
+
+async def test_a_request_cancelled_as_the_lookup_ends_stays_cancelled(openai: ScriptedUpstream) -> None:
+    """A superseded request is cancelled while it waits for the lookup; the lookup ends in the same
+    turn. The request must stop (Python 3.11's ``wait_for`` would return the lookup's result and
+    lose the cancel: the superseded request ran on, and later identical ones were answered "done")."""
+    h = engine(_config("openai", openai))
+    gate = asyncio.Event()
+
+    async def lookup(key: str) -> str | None:
+        await gate.wait()
+        h._reported[key] = None
+        return None
+
+    h.reported_model = lookup  # type: ignore[method-assign]
+    try:
+        waiter = asyncio.ensure_future(h.learn_reported("completion", wait=30.0))
+        await asyncio.sleep(0)  # the request starts the lookup and waits for it
+        [task] = h._tasks
+        gate.set()
+        # turn by turn, to cancel in the very turn the lookup ends (an Event would come a turn late)
+        while not task.done():  # noqa: ASYNC110
+            await asyncio.sleep(0)
+        waiter.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+    finally:
+        await h.close()
