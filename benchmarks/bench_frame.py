@@ -145,7 +145,8 @@ def profile(cells: list[dict[str, Any]] | None, top: int) -> str:
     def one(frame: str) -> None:
         request = InlineCompletionRequest.model_validate_json(frame)
         prepared = handler.prepare(request)
-        chain = handler.raw_chain(prepared)
+        # what raw_stream builds: nothing per request on the direct path, else the runnable
+        chain = handler.direct(prepared) or handler.raw_chain(prepared)
         handler.model_input(prepared)
         # what LangChain's OpenAI model turns into the SDK request body
         llm = prepared.backend.llm

@@ -246,7 +246,7 @@ class HttpTransport(QuirkState):
         extra = kwargs.pop("stop", None) or []
         return list(dict.fromkeys(s for s in [*self.stop, *(stop or []), *extra] if s))
 
-    async def texts(self, call: Call, prompt: str, repair: bool = True) -> AsyncIterator[str]:
+    async def texts(self, call: Call, prompt: str, repair: bool = True) -> AsyncGenerator[str, None]:
         """The completion text of one call, repaired as the quirks declare; at least one piece
         (LangChain wants a chunk even for an empty completion)."""
         fix = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor) if repair else None
@@ -349,6 +349,17 @@ class HttpStreamingLLM(HttpTransport, LLM):
 
     Subclasses say how to build the body (:meth:`_request`) and read one event (:meth:`_read_event`)."""
 
+    async def stream_text(
+        self, prompt: str, stop: list[str] | None = None, **kwargs: Any
+    ) -> AsyncGenerator[str, None]:
+        """The completion's text as it streams, with no LangChain run around it: the engine's path
+        when nothing observes the run (``DefaultInlineCompletionHandler.direct``), and what
+        :meth:`_astream` wraps. Closing it closes the HTTP response at once."""
+        call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
+        async with contextlib.aclosing(self.texts(call, prompt)) as texts:
+            async for text in texts:
+                yield text
+
     async def _astream(
         self,
         prompt: str,
@@ -356,12 +367,12 @@ class HttpStreamingLLM(HttpTransport, LLM):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[GenerationChunk, None]:
-        call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
-        async for text in self.texts(call, prompt):
-            chunk = GenerationChunk(text=text)
-            if run_manager and text:
-                await run_manager.on_llm_new_token(text, chunk=chunk)
-            yield chunk
+        async with contextlib.aclosing(self.stream_text(prompt, stop, **kwargs)) as texts:
+            async for text in texts:
+                chunk = GenerationChunk(text=text)
+                if run_manager and text:
+                    await run_manager.on_llm_new_token(text, chunk=chunk)
+                yield chunk
 
     async def _acall(
         self,
@@ -407,6 +418,17 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
     def _chat_request(self, messages: list[dict[str, Any]], stop: list[str], kwargs: dict[str, Any]) -> Call:
         raise NotImplementedError
 
+    async def stream_text(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> AsyncGenerator[str, None]:
+        """The answer's text as it streams, with no LangChain run around it (see
+        :meth:`HttpStreamingLLM.stream_text`)."""
+        dicts: Any = convert_to_openai_messages(messages)
+        call = self._chat_request(dicts, self._stops(stop, kwargs), dict(kwargs))
+        async with contextlib.aclosing(self.texts(call, "", repair=False)) as texts:
+            async for text in texts:
+                yield text
+
     async def _astream(
         self,
         messages: list[BaseMessage],
@@ -414,13 +436,12 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[ChatGenerationChunk, None]:
-        dicts: Any = convert_to_openai_messages(messages)
-        call = self._chat_request(dicts, self._stops(stop, kwargs), dict(kwargs))
-        async for text in self.texts(call, "", repair=False):
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
-            if run_manager and text:
-                await run_manager.on_llm_new_token(text, chunk=chunk)
-            yield chunk
+        async with contextlib.aclosing(self.stream_text(messages, stop, **kwargs)) as texts:
+            async for text in texts:
+                chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
+                if run_manager and text:
+                    await run_manager.on_llm_new_token(text, chunk=chunk)
+                yield chunk
 
     async def _agenerate(
         self,

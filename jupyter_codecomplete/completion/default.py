@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from langchain_core.callbacks import AsyncCallbackManager
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import (
     Runnable,
@@ -36,6 +37,7 @@ from langchain_core.runnables import (
 
 from .. import languages
 from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
+from ..backends.http import HttpStreamingChat, HttpStreamingLLM
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
@@ -43,6 +45,10 @@ from ..protocol import InlineCompletionRequest, ServingModel
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
 from .recent import RecentCompletions, fingerprint
 from .settings import EngineSettings, Overrides
+
+# How long the first request to a model waits for the server's answer to "what do you serve?"
+# (:meth:`DefaultInlineCompletionHandler.learn_reported`) before it goes on without it.
+REPORTED_WAIT = 1.0
 
 # Requests with more text than this are prepared (prompt, cursor analysis) on a worker thread, so
 # the event loop is never held by one large request.
@@ -233,12 +239,25 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._reported[key] = reported
         return reported
 
-    def _learn_reported(self, key: str) -> None:
-        if key in self._reported or any(t.get_name() == f"reported:{key}" for t in self._tasks):
+    async def learn_reported(self, key: str, wait: float = REPORTED_WAIT) -> None:
+        """Ask the server what it serves (:meth:`reported_model`) before the first completion on
+        ``key``, not while it streams: a server that serves one request at a time may end the
+        running one for any request that arrives meanwhile. llama-cpp-python's server does
+        (``interrupt_requests``, on by default): ``GET /v1/models`` during a stream made it send
+        ``[DONE]`` at once, an empty or cut suggestion. Concurrent first requests share one
+        lookup; after ``wait`` seconds a request goes on without the answer (the lookup goes on)."""
+        if key in self._reported:
             return
-        task = asyncio.get_running_loop().create_task(self.reported_model(key), name=f"reported:{key}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        name = f"reported:{key}"
+        task = next((t for t in self._tasks if t.get_name() == name), None)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self.reported_model(key), name=name)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        # asyncio.wait, not wait_for(shield(...)): on Python 3.11 wait_for loses a cancel that
+        # arrives as the lookup ends (a superseded request would then run on), and wait leaves
+        # the lookup running after the timeout
+        await asyncio.wait({task}, timeout=wait)
 
     # -- the engine -------------------------------------------------------------------------------
     def prompt_request(self, request: InlineCompletionRequest) -> PromptRequest:
@@ -364,8 +383,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     async def _amodel_input(self, prepared: Prepared) -> Any:
         return self.model_input(prepared)
 
-    def raw_chain(self, prepared: Prepared) -> Runnable[Prepared, str]:
-        """prompt | model | output parsing, for one prepared request."""
+    def model_kwargs(self, prepared: Prepared) -> dict[str, Any]:
+        """What the model call gets besides its input (both paths): budget, stops, suffix, extras."""
         kwargs: dict[str, Any] = dict(prepared.bind)
         if prepared.backend.config.send_stop and prepared.stop:
             kwargs["stop"] = prepared.stop
@@ -377,16 +396,66 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             prepared.backend, prepared.style, self._described.get(prepared.key)
         ):
             kwargs["suffix"] = prepared.built.suffix
-        model = prepared.backend.llm.bind(**kwargs)
+        return kwargs
+
+    def raw_chain(self, prepared: Prepared) -> Runnable[Prepared, str]:
+        """prompt | model | output parsing, for one prepared request."""
+        model = prepared.backend.llm.bind(**self.model_kwargs(prepared))
         # Both ends have async versions: StrOutputParser and a sync-only RunnableLambda run every
         # call and every chunk through a thread pool, which cost ~5 ms to the first chunk (measured).
         text = RunnableGenerator(_texts, _atexts, name="text")
         return RunnableLambda(self.model_input, afunc=self._amodel_input) | model | text
 
+    def direct(
+        self, prepared: Prepared, config: RunnableConfig | None = None
+    ) -> HttpStreamingLLM | HttpStreamingChat | None:
+        """The model to stream from directly (:meth:`HttpStreamingLLM.stream_text`), or None: use
+        the runnable (:meth:`raw_chain`).
+
+        LangChain's runnable layers around each chunk (config, callback managers, the stream's
+        tee) were about a fifth of the server's CPU per streamed completion (measured,
+        docs/performance.md). They are skipped only where that changes nothing anyone can see:
+        the model is one of our own HTTP backends, ``raw_chain`` is this class's own, and no
+        callback would see the run (none from ``config``, the enclosing run, the model, tracing,
+        debug or a configure hook: what LangChain's own callback manager would collect)."""
+        llm = prepared.backend.llm
+        if not isinstance(llm, (HttpStreamingLLM, HttpStreamingChat)):
+            return None
+        if type(self).raw_chain is not DefaultInlineCompletionHandler.raw_chain:
+            return None
+        if isinstance(llm, HttpStreamingChat) and (llm.rate_limiter is not None or llm.disable_streaming):
+            return None
+        cfg = ensure_config(config)  # with the enclosing run's config, as the runnable would
+        observers = AsyncCallbackManager.configure(
+            inheritable_callbacks=cfg.get("callbacks"),
+            local_callbacks=llm.callbacks,
+            verbose=llm.verbose,
+            inheritable_tags=cfg.get("tags"),
+            local_tags=llm.tags,
+            inheritable_metadata=cfg.get("metadata"),
+            local_metadata=llm.metadata,
+        )
+        return None if observers.handlers else llm
+
     async def raw_stream(
         self, prepared: Prepared, config: RunnableConfig | None = None
     ) -> AsyncIterator[str]:
-        """The model's own text, as it streams (no cleaning). ``config``: LangChain's run config."""
+        """The model's own text, as it streams (no cleaning). ``config``: LangChain's run config.
+
+        The same text either way: straight from our HTTP backends when nothing observes the run
+        (:meth:`direct`), else through the runnable, so callbacks and tracing see every token."""
+        llm = self.direct(prepared, config)
+        if llm is not None:
+            texts = llm.stream_text(await self._amodel_input(prepared), **self.model_kwargs(prepared))
+            async with contextlib.aclosing(texts):
+                async for piece in texts:
+                    # One event-loop turn between reading a piece and cleaning and sending it, as
+                    # the runnable's layers gave: with 200 streams whose pieces arrive together,
+                    # one turn otherwise runs every stream's whole step, and the loop's worst lag
+                    # grew from ~105 to ~160 ms (bench_hostile, docs/performance.md).
+                    await asyncio.sleep(0)
+                    yield piece
+            return
         stream = self.raw_chain(prepared).astream(prepared, config)
         try:
             async for piece in stream:
@@ -477,9 +546,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     async def suggest(
         self, request: InlineCompletionRequest, notes: list[str], config: RunnableConfig | None = None
     ) -> AsyncIterator[str]:
+        # before the first model request (the answer also informs its prompt), not during it
+        await self.learn_reported(self.route(request))
         prepared, pipeline = await self.prepare_async(request)
         notes.extend(prepared.built.notes)
-        self._learn_reported(prepared.key)
         recent = self.recent_key(request, prepared) if self.recent.size else None
         if recent is not None:
             cached = self.recent.get(recent)

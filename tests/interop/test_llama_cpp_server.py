@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from jupyter_codecomplete.testing.processes import LlamaCppServer, llama_cpp_server
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing.wsclient import open_socket, request, suggestion
 
 pytest.importorskip(
     "llama_cpp.server", reason="install the [local] extra: pip install llama-cpp-python[server]"
@@ -103,6 +103,24 @@ async def test_stream_through_the_websocket(jp_ws_fetch: Any) -> None:
     msgs = await socket.until_done(1)
     assert msgs[-1]["type"] == "stream" and msgs[-1]["done"] is True
     assert msgs[-1]["error"] is None, msgs[-1]["error"]
+
+
+async def test_first_stream_is_not_interrupted_by_the_model_lookup(
+    jp_ws_fetch: Any, llama_server: LlamaCppServer
+) -> None:
+    """llama-cpp-python's server ends a running stream (``[DONE]``, then it drops the connection) when
+    another request arrives (``interrupt_requests``, on by default): the engine's own ``GET /v1/models``
+    (what the server serves) must come before the first completion, not during it. A fresh server
+    app per test: this is its first request."""
+    start = len(llama_server.output())
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(request(1, "x = [\n    1,\n    2,\n    3,\n", "", stream=True))
+    msgs = await socket.until_done(1)
+    assert msgs[-1]["error"] is None, msgs[-1]["error"]
+    log = llama_server.output()[start:]
+    assert "disconnected" not in log, log
+    assert 0 <= log.find("GET /v1/models") < log.find("POST /v1/completions"), log
+    assert suggestion(msgs), "an empty suggestion: the stream was ended early"
 
 
 async def test_chat_model_through_routing(jp_ws_fetch: Any) -> None:
