@@ -349,3 +349,16 @@ class MistralUpstream(ScriptedUpstream):
 
     def routes(self) -> list[Route]:
         return [*super().routes(), (r"/v1/fim/completions", MistralFimHandler)]
+
+
+def upstream_for(backend: str, model: str = "m", api_key: str | None = None) -> ScriptedUpstream:
+    """The scripted fake of the model server a backend talks to (``ollama``, ``llamacpp``,
+    ``mistral``; the OpenAI-compatible one for anything else), not yet started."""
+    config = UpstreamConfig(model=model)
+    if backend == "ollama":
+        return OllamaUpstream(config)
+    if backend == "llamacpp":
+        return LlamaCppUpstream(config)
+    if backend == "mistral":
+        return MistralUpstream(config, api_key=api_key)
+    return ScriptedUpstream(config)

@@ -19,8 +19,8 @@ from langchain_core.messages import HumanMessage
 from jupyter_codecomplete.backends import Backend, ModelConfig, make_backend
 from jupyter_codecomplete.completion.base import error_info_from
 from jupyter_codecomplete.protocol import ErrorInfo
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import LlamaCppUpstream, MistralUpstream, OllamaUpstream
+from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.providers import upstream_for
 
 KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
 KEY = "sk-test-secret-1234"  # the Mistral fake wants this key; the others ignore it
@@ -43,13 +43,7 @@ ROWS: list[tuple[str, dict[str, Any], str, float | None, int | None]] = [
 
 
 def _upstream(kind: str) -> ScriptedUpstream:
-    if kind == "ollama":
-        return OllamaUpstream(UpstreamConfig(model="m"))
-    if kind == "llamacpp":
-        return LlamaCppUpstream(UpstreamConfig(model="m"))
-    if kind == "mistral":
-        return MistralUpstream(UpstreamConfig(model="m"), api_key=KEY)
-    return ScriptedUpstream(UpstreamConfig(model="m"))
+    return upstream_for(kind, api_key=KEY)
 
 
 def _config(kind: str, url: str, **extra: Any) -> ModelConfig:

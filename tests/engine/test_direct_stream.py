@@ -26,7 +26,7 @@ from jupyter_codecomplete.completion.engine import make_default_engine
 from jupyter_codecomplete.errors import as_error
 from jupyter_codecomplete.protocol import InlineCompletionRequest
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import LlamaCppUpstream, MistralUpstream, OllamaUpstream
+from jupyter_codecomplete.testing.providers import upstream_for
 
 KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
 KEY = "sk-direct-test"
@@ -46,13 +46,7 @@ ROWS: list[tuple[str, dict[str, Any]]] = [
 
 
 def _upstream(kind: str) -> ScriptedUpstream:
-    if kind == "ollama":
-        return OllamaUpstream(UpstreamConfig(model="m"))
-    if kind == "llamacpp":
-        return LlamaCppUpstream(UpstreamConfig(model="m"))
-    if kind == "mistral":
-        return MistralUpstream(UpstreamConfig(model="m"), api_key=KEY)
-    return ScriptedUpstream(UpstreamConfig(model="m"))
+    return upstream_for(kind, api_key=KEY)
 
 
 def _config(kind: str, up: ScriptedUpstream) -> ModelConfig:
