@@ -26,6 +26,13 @@ UPSTREAM_PORT = int(os.environ.get("CODECOMPLETE_UI_UPSTREAM_PORT", "8911"))
 RULES = [
     # A failing backend, chosen by the text before the cursor.
     {"contains": "backend_goes_down", "status": 503, "body": "model server overloaded"},
+    # The fresh line after Enter at a person's typing pace (freshline.spec.ts): a suggestion on
+    # the header's own line first (a comment, so Enter does not type through it), then one on the
+    # fresh line, after Enter, after Tab + Enter, after Escape + Enter.
+    {"contains": "def fib(n):\n", "completion": "if n < 2:\n        return n\n"},
+    {"contains": "the n-th Fibonacci number\n", "completion": "if n < 2:\n        return n\n"},
+    {"contains": "the n-th Fibonacci number", "completion": ""},
+    {"contains": "def fib(n):", "completion": "  # the n-th Fibonacci number"},
     # Only once the line after the definition is fresh (a fresh-line suggestion).
     {"contains": "def subtract(a, b):\n", "completion": "return a - b\n"},
     {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},
