@@ -8,6 +8,7 @@ the prompt wins. Rules with ``status`` script a failing backend.
 import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,14 @@ configure_jupyter_server(c)  # noqa: F821
 
 c.ServerApp.allow_root = True  # noqa: F821
 c.FileContentsManager.delete_to_trash = False  # noqa: F821
+
+# The settings a test saves (the Notebook 7 tests switch languages through the real settings
+# API) go to a folder of this run, never to the user's ~/.jupyter: every run starts from the
+# defaults, and a test that fails half-way leaves nothing behind for the next run.
+_settings_dir = tempfile.mkdtemp(prefix="codecomplete-ui-settings-")
+atexit.register(shutil.rmtree, _settings_dir, True)
+c.LabApp.user_settings_dir = _settings_dir  # noqa: F821
+c.JupyterNotebookApp.user_settings_dir = _settings_dir  # noqa: F821
 
 UPSTREAM_PORT = int(os.environ.get("CODECOMPLETE_UI_UPSTREAM_PORT", "8911"))
 
