@@ -126,7 +126,10 @@ describe('StatusWidget', () => {
   it('shows "off for Python" in its own element, apart from the name that may be shortened', () => {
     const model = new StatusModel();
     model.setConnection('connected');
-    model.model = { name: 'a-model-name-long-enough-to-be-cut-with-an-ellipsis', backend: 'openai' };
+    model.model = {
+      name: 'a-model-name-long-enough-to-be-cut-with-an-ellipsis',
+      backend: 'openai'
+    };
     const widget = new StatusWidget({ model, commands: new CommandRegistry(), menuCommands: [] });
     const name = widget.node.querySelector('.jp-CodeComplete-statusLabel')!;
     const note = widget.node.querySelector('.jp-CodeComplete-statusNote') as HTMLElement;
