@@ -83,6 +83,8 @@ HTTP_STATUS: dict[str, int] = {
     "hub_unreachable": 502,
     "network": 502,
     "checksum_mismatch": 502,
+    "no_checksum": 502,
+    "oversized": 502,
     "probe_failed": 502,
     "backend_unavailable": 503,
     "offline": 503,

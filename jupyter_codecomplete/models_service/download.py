@@ -16,8 +16,8 @@ on failure (no resume across pulls), it reads in ``DOWNLOAD_CHUNK_SIZE`` pieces 
 and no cancel for seconds on a slow link), it only sees a cancel between two pieces (never during a
 stall), and it reads a response without a length to its end before checking the size. Here:
 
-* bytes arrive in :data:`READ_CHUNK` pieces; progress is counted for every piece, a Cancel
-  (``DELETE``) cancels the task at once, even while the hub sends nothing;
+* bytes arrive in pieces of at most :data:`READ_CHUNK` (one socket read); progress is counted for
+  every piece, a Cancel (``DELETE``) cancels the task at once, even while the hub sends nothing;
 * reading stops at the expected size: a hub that streams more (with or without a length) is refused
   there, not at the end of its stream; a hub silent for ``read_timeout`` seconds is an error;
 * the bytes go to ``<models>/.partial/<file>.incomplete`` with a sidecar naming the repo, revision,
@@ -52,7 +52,8 @@ GGUF_MAGIC = b"GGUF"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 DISK_MARGIN = 64 * 1024 * 1024
 _TRUE = {"1", "true", "yes", "on"}
-# Bytes read from the hub per piece: progress and cancel are seen at least this often.
+# Bytes read from the hub per piece (what one socket read gives, at most 64 KB with httpx): progress
+# is counted per piece, and nothing received is held back when the connection drops.
 READ_CHUNK = 64 * 1024
 # Bytes collected before one write (and hash update) in a worker thread.
 WRITE_CHUNK = 1024 * 1024
@@ -355,18 +356,12 @@ class Downloader:
         except ModelServiceError as exc:
             if exc.type in ("checksum_mismatch", "oversized"):
                 self._remove_partial(entry)
-            self._fail(job, exc.type, exc.message)
+                self._fail(job, exc.type, exc.message)
+            else:
+                self._fail(job, exc.type, f"{exc.message} {self._kept(part)}")
         except Exception as exc:
-            kept = part.stat().st_size if part.exists() else 0
             self._fail(
-                job,
-                "network",
-                f"The download of {entry.id} stopped ({_describe(exc)}). "
-                + (
-                    f"{_human(kept)} are kept; pull it again to resume."
-                    if kept
-                    else "Pull it again when the network is back."
-                ),
+                job, "network", f"The download of {entry.id} stopped ({_describe(exc)}). {self._kept(part)}"
             )
         finally:
             self._unlock(lock)
@@ -391,8 +386,7 @@ class Downloader:
                     except httpx.ReadTimeout:
                         raise ModelServiceError(
                             "network",
-                            f"The hub sent nothing for {self.read_timeout:g} s; {_human(sink.offset)} "
-                            "are kept: pull it again to resume.",
+                            f"The hub sent nothing for {self.read_timeout:g} s.",
                         ) from None
                     except (_Dropped, httpx.TransportError):
                         retries = RETRIES if sink.offset > before else retries - 1
@@ -443,7 +437,7 @@ class Downloader:
                 )
             buf = bytearray()
             try:
-                async for chunk in resp.aiter_raw(READ_CHUNK):
+                async for chunk in resp.aiter_raw():
                     if sink.offset + len(buf) + len(chunk) > total:
                         raise ModelServiceError(
                             "oversized",
@@ -462,6 +456,13 @@ class Downloader:
                         await asyncio.shield(asyncio.to_thread(sink.write, bytes(buf)))
         if sink.offset < total:
             raise _Dropped(f"the connection ended after {sink.offset} of {total} bytes")
+
+    @staticmethod
+    def _kept(part: Path) -> str:
+        kept = part.stat().st_size if part.exists() else 0
+        if kept:
+            return f"{_human(kept)} are kept: pull it again to resume."
+        return "Pull it again when the network is back."
 
     # -- files --------------------------------------------------------------------------------------
     def _fail(self, job: DownloadJob, type: str, message: str) -> None:

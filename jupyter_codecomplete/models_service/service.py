@@ -306,6 +306,8 @@ class ModelService(LoggingConfigurable):
     def stored_custom(self) -> tuple[CustomEndpoint | None, str | None]:
         """The saved custom endpoint, or None and a warning when the saved entry is not valid."""
         custom = self.store.load().get("custom")
+        if self.store.problem:
+            return None, self.store.problem
         if custom is None:
             return None, None
         problem = None
@@ -550,7 +552,7 @@ class ModelService(LoggingConfigurable):
         if self.store.problem:
             out.append(self.store.problem)
         _, problem = self.stored_custom()
-        if problem:
+        if problem and problem not in out:
             out.append(problem)
         entry_id, cfg, reason = self.saved_choice()
         if entry_id and cfg is None and reason:
