@@ -317,12 +317,8 @@ class TestAllowList:
 
 @needs_llama
 async def test_download_with_progress_then_switch_to_it(
-    jp_fetch: Any, jp_ws_fetch: Any, hub: FakeHub, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+    jp_fetch: Any, jp_ws_fetch: Any, hub: FakeHub, models_dir: Path
 ) -> None:
-    import huggingface_hub.constants
-
-    # huggingface_hub reports progress once per read chunk (10 MB); the demo file is 8 MB
-    monkeypatch.setattr(huggingface_hub.constants, "DOWNLOAD_CHUNK_SIZE", 256 * 1024)
     hub.demo().bytes_per_s = 4_000_000  # about two seconds: several progress events
     code, events = await pull(jp_fetch, "test-demo")
     assert code == 200, events
