@@ -4,7 +4,8 @@ Before a transfer (in a worker thread): offline mode (``HF_HUB_OFFLINE``) and an
 clear errors that say where to put a GGUF file by hand. ``huggingface_hub`` builds the file's URL
 (``hf_hub_url``, honouring ``HF_ENDPOINT``), reads its metadata (``get_hf_file_metadata``: size, the
 LFS ETag, the commit) and the request headers (``build_hf_headers``). The size to expect is the
-catalogue's pinned ``size_bytes``, else the hub's; the digest to check is the catalogue's pinned
+catalogue's pinned ``size_bytes`` (a pin when the entry pins ``sha256`` too; else an estimate, and the
+hub's size counts); the digest to check is the catalogue's pinned
 ``sha256``, else the hub's ETag **only when it is a SHA-256** (an LFS file's). A hub that contradicts
 a pin (another size or digest) is refused before any byte moves, and so is a file whose digest nobody
 can tell (no pin, an ETag that is not a SHA-256): an unchecked file is never accepted. The free disk
@@ -264,6 +265,10 @@ class Downloader:
 
     @staticmethod
     def _expected_size(entry: CatalogueEntry, announced: int | None) -> int:
+        """The pinned size (with a pinned digest, ``size_bytes`` is a pin: the hub must agree), else
+        the hub's (an entry without a digest may carry an estimate), else the estimate."""
+        if not entry.sha256 and announced:
+            return announced
         if entry.size_bytes and announced and announced != entry.size_bytes:
             raise ModelServiceError(
                 "checksum_mismatch",
@@ -369,6 +374,8 @@ class Downloader:
     async def _transfer(self, job: DownloadJob, headers: dict[str, str], part: Path) -> None:
         import httpx
 
+        if job.cancel_event.is_set():  # cancelled while the checks ran
+            raise asyncio.CancelledError()
         total = job.total or 0
         part.parent.mkdir(parents=True, exist_ok=True)
         sidecar = self._sidecar(job.entry)

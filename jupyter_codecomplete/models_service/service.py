@@ -297,11 +297,27 @@ class ModelService(LoggingConfigurable):
     def secrets(self) -> list[str]:
         """Every key the user's store holds (also in entries that do not validate), and the
         administrator's configured keys: scrubbed from every message, sample and log line."""
-        out = [s for s in _strings_under(self.store.load(), ("api_key", "key", "token")) if len(s) >= 4]
+        out = list(self._stored_secrets())
         with contextlib.suppress(Exception):
             for cfg in self._configured().values():
                 out.extend(cfg.secrets())
         return out
+
+    def _stored_secrets(self) -> tuple[str, ...]:
+        """The keys in the store file, read again only when the file changes (every log line asks)."""
+        try:
+            st = os.stat(self.store.path)
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        cached = getattr(self, "_secret_cache", None)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]  # type: ignore[no-any-return]
+        found = tuple(
+            s for s in _strings_under(self.store.load(), ("api_key", "key", "token")) if len(s) >= 4
+        )
+        self._secret_cache = (stamp, found)
+        return found
 
     def stored_custom(self) -> tuple[CustomEndpoint | None, str | None]:
         """The saved custom endpoint, or None and a warning when the saved entry is not valid."""
