@@ -61,6 +61,10 @@ export class ModelChooser extends Widget {
     if (!listing.policy.allow_user_choice) {
       this._say(trans.__('Your administrator has fixed the model; choices are locked.'), false);
     }
+    if (listing.warnings && listing.warnings.length > 0) {
+      // what is wrong with the saved store (a skipped entry, a saved choice that does not apply)
+      this._say(listing.warnings.join(' '), true);
+    }
     const groups: [string, string, IModelEntry[]][] = [
       ['detected', trans.__('Detected'), listing.entries.filter(e => e.source === 'detected')],
       [

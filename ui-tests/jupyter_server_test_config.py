@@ -109,8 +109,6 @@ c.CodeCompleteApp.routes = {"r": "demo", "text/x-rsrc": "demo"}  # noqa: F821
 # The model chooser (models.spec.ts): a fake Hugging Face hub serving the demo GGUF (slow enough that
 # the progress bar is visible) and a scripted Ollama, both in this process; the user's choice and the
 # downloads go to a temporary folder.
-import huggingface_hub.constants  # noqa: E402
-
 from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry  # noqa: E402
 from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig  # noqa: E402
 from jupyter_codecomplete.testing.providers import FIM_TEMPLATE, OllamaUpstream  # noqa: E402
@@ -119,7 +117,6 @@ HUB_PORT = int(os.environ.get("CODECOMPLETE_UI_HUB_PORT", "8912"))
 OLLAMA_PORT = int(os.environ.get("CODECOMPLETE_UI_OLLAMA_PORT", "8913"))
 _hub = FakeHub(port=HUB_PORT).start()
 _hub.demo().bytes_per_s = 2_000_000  # about 4 s for the 8 MB demo model
-huggingface_hub.constants.DOWNLOAD_CHUNK_SIZE = 256 * 1024  # progress every 256 KB, not every 10 MB
 _ollama = OllamaUpstream(
     UpstreamConfig(
         model="qwen2.5-coder:1.5b",
