@@ -157,7 +157,8 @@ export class ModelChooser extends Widget {
       progress.hidden = true;
       text.append(progress);
       const download = this._button(trans.__('Download'), 'jp-CodeComplete-download', entry.locked);
-      const cancel = this._button(trans.__('Cancel'), 'jp-CodeComplete-cancel', false);
+      // Cancel only while a download runs (hidden and disabled otherwise)
+      const cancel = this._button(trans.__('Cancel'), 'jp-CodeComplete-cancel', true);
       cancel.hidden = true;
       download.onclick = () => void this._download(entry, progress, download, cancel, result);
       cancel.onclick = () => {
@@ -294,9 +295,12 @@ export class ModelChooser extends Widget {
     } catch (reason) {
       result.textContent = this._errorText(reason);
       download.disabled = false;
+      cancel.hidden = true;
+      cancel.disabled = true;
       return;
     }
     cancel.hidden = true;
+    cancel.disabled = true;
     if (last.state === 'done') {
       progress.value = 1;
       result.textContent = trans.__('Downloaded; switching…');

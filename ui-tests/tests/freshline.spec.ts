@@ -53,7 +53,9 @@ async function openEditor(page: Page, request: APIRequestContext, surface: Surfa
     data: { type: 'notebook', format: 'json', content: NOTEBOOK }
   });
   expect(created.ok()).toBe(true);
-  await page.goto(surface === 'notebook' ? `/lab/tree/${name}.ipynb?reset` : `/notebooks/${name}.ipynb`);
+  await page.goto(
+    surface === 'notebook' ? `/lab/tree/${name}.ipynb?reset` : `/notebooks/${name}.ipynb`
+  );
   const editor = page.locator('.jp-Cell .cm-content').first();
   await expect(editor).toBeVisible({ timeout: 60000 });
   // the kernel tells the cell's language
@@ -119,7 +121,9 @@ for (const surface of SURFACES) {
           )
           .toBe(true);
         // and its suggestion shows there
-        await expect(ghost.filter({ hasText: 'if n < 2:' }).first()).toBeVisible({ timeout: 10000 });
+        await expect(ghost.filter({ hasText: 'if n < 2:' }).first()).toBeVisible({
+          timeout: 10000
+        });
         // all of it, before Tab takes it
         await expect(ghost.filter({ hasText: 'return n' }).first()).toBeVisible({ timeout: 10000 });
         await page.screenshot({

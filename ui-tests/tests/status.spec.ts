@@ -44,7 +44,10 @@ async function runCommand(page: Page, id: string): Promise<void> {
 
 test('the status menu opens on the first click from edit mode', async ({ page }) => {
   await page.notebook.createNew('status-click.ipynb');
-  await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+  await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+    'data-status',
+    'idle'
+  );
   await page.notebook.enterCellEditingMode(0);
   await typeLikeAPerson(page, 'x = 1');
   await expect(page.locator('.jp-Notebook')).toHaveClass(/jp-mod-editMode/);
@@ -55,9 +58,9 @@ test('the status menu opens on the first click from edit mode', async ({ page })
   await expect(menu).toBeVisible();
   // the menu shows the key of Request Code Completion
   await expect(
-    menu.locator('.lm-Menu-item', { hasText: 'Request Code Completion' }).locator(
-      '.lm-Menu-itemShortcut'
-    )
+    menu
+      .locator('.lm-Menu-item', { hasText: 'Request Code Completion' })
+      .locator('.lm-Menu-itemShortcut')
   ).toHaveText(/Alt\+\\/);
   await page.keyboard.press('Escape');
   await expect(menu).toHaveCount(0);
@@ -70,7 +73,10 @@ test('"off for Python" is shown in full, the icon struck through, even after a l
   page
 }) => {
   await page.notebook.createNew('status-off.ipynb');
-  await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+  await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+    'data-status',
+    'idle'
+  );
   await page.notebook.enterCellEditingMode(0);
   await typeLikeAPerson(page, 'y = 2');
   const status = page.locator(`.jp-StatusBar-Widget ${STATUS}`);
@@ -126,9 +132,9 @@ test('the Settings menu has Choose Model… and shows Alt+\\', async ({ page }) 
   const submenu = page.locator('.lm-Menu', { hasText: 'Choose Model…' });
   await expect(submenu).toBeVisible();
   await expect(
-    submenu.locator('.lm-Menu-item', { hasText: 'Request Code Completion' }).locator(
-      '.lm-Menu-itemShortcut'
-    )
+    submenu
+      .locator('.lm-Menu-item', { hasText: 'Request Code Completion' })
+      .locator('.lm-Menu-itemShortcut')
   ).toHaveText(/Alt\+\\/);
   await page.keyboard.press('Escape');
 });
