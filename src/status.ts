@@ -54,25 +54,27 @@ export class StatusModel {
    * The serving model's name (the part of the status item that may be shortened).
    */
   get name(): string {
-    if (!this._model) {
-      return this._trans.__('Code Completion');
-    }
-    return this._model.demo ? this._trans.__('%1 (demo)', this._model.name) : this._model.name;
+    return this._model ? this._model.name : this._trans.__('Code Completion');
   }
 
   /**
-   * What the item must always show in full beside the name, or '' (completions off for the
-   * editor's language, off everywhere).
+   * What the item must always show in full after the name, or '': that the demo model serves,
+   * that completions are off for the editor's language or everywhere.
    */
   get note(): string {
+    const parts: string[] = [];
+    if (this._model?.demo) {
+      parts.push(this._trans.__('(demo)'));
+    }
     switch (this.state) {
       case 'language-off':
-        return this._trans.__('off for %1', this._languageOff!);
+        parts.push(this._trans.__('· off for %1', this._languageOff!));
+        break;
       case 'disabled':
-        return this._trans.__('off');
-      default:
-        return '';
+        parts.push(this._trans.__('· off'));
+        break;
     }
+    return parts.join(' ');
   }
 
   /**
@@ -80,7 +82,7 @@ export class StatusModel {
    */
   get label(): string {
     const note = this.note;
-    return note ? this._trans.__('%1 · %2', this.name, note) : this.name;
+    return note ? `${this.name} ${note}` : this.name;
   }
 
   /**
@@ -365,7 +367,7 @@ export class StatusWidget extends Widget {
     this.node.dataset.skipped = String(counts.skipped);
     this._label.textContent = this._model.name;
     const note = this._model.note;
-    this._note.textContent = note ? `· ${note}` : '';
+    this._note.textContent = note;
     this._note.hidden = !note;
     this.node.title = this._model.message;
     this.node.setAttribute('aria-label', this._model.message);
