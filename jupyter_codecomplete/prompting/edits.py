@@ -361,8 +361,6 @@ def parse_edit_answer(answer: str, spec: EditAnswerSpec | EditSpec) -> ParsedAns
     ends = [j for j in (text.find(m) for m in a.end) if j >= 0]
     if ends:
         text = text[: min(ends)]
-        if text.endswith("\n"):
-            text = text[:-1]
     elif a.require_end:
         return ParsedAnswer(kind="unterminated")
     if a.fences:

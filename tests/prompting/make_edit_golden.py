@@ -65,14 +65,14 @@ def answer_cases() -> dict[str, dict[str, Any]]:
             "style": "zeta1",
             "answer": "```shop.py\n<|editable_region_start|>\n" + new + "\n<|editable_region_end|>\n```",
             "kind": "rewrite",
-            "text": new,
+            "text": new + "\n",
         },
         "zeta1--cursor-echoed": {
             "style": "zeta1",
             "answer": "<|editable_region_start|>\ndef total(prices<|user_cursor_is_here|>):\n"
             "<|editable_region_end|>",
             "kind": "rewrite",
-            "text": "def total(prices):",
+            "text": "def total(prices):\n",
         },
         "zeta1--never-ends": {
             "style": "zeta1",
@@ -84,13 +84,13 @@ def answer_cases() -> dict[str, dict[str, Any]]:
             "style": "zeta1",
             "answer": new + "\n<|editable_region_end|>",
             "kind": "rewrite",
-            "text": new,
+            "text": new + "\n",
         },
         "zeta2--ok": {
             "style": "zeta2",
             "answer": new + "\n>>>>>>> UPDATED\n",
             "kind": "rewrite",
-            "text": new,
+            "text": new + "\n",
         },
         "zeta2--no-edits": {
             "style": "zeta2",
@@ -120,7 +120,7 @@ def answer_cases() -> dict[str, dict[str, Any]]:
             "style": "instinct",
             "answer": "<|editable_region_start|>\n" + new + "\n<|editable_region_end|>\n",
             "kind": "rewrite",
-            "text": new,
+            "text": new + "\n",
         },
         "instinct--empty": {"style": "instinct", "answer": "  \n", "kind": "empty", "text": ""},
         "sweep-next-edit--ok": {
@@ -133,13 +133,13 @@ def answer_cases() -> dict[str, dict[str, Any]]:
             "style": "sweep-next-edit",
             "answer": new + "\n<|file_sep|>other.py\nimport os\n",
             "kind": "rewrite",
-            "text": new,
+            "text": new + "\n",
         },
         "edit-chat--ok": {
             "style": "edit-chat",
             "answer": "<REWRITE>\n" + new + "\n</REWRITE>",
             "kind": "rewrite",
-            "text": new,
+            "text": new + "\n",
         },
         "edit-chat--fenced-inside": {
             "style": "edit-chat",
@@ -151,7 +151,7 @@ def answer_cases() -> dict[str, dict[str, Any]]:
             "style": "edit-chat",
             "answer": "Sure! Here is the edit:\n<REWRITE>\n" + new + "\n</REWRITE>\nHope it helps.",
             "kind": "rewrite",
-            "text": new,
+            "text": new + "\n",
         },
         "edit-chat--wrong-format": {
             "style": "edit-chat",
