@@ -4,8 +4,9 @@
 text (as the format's parser read it, ``prompting/edits.py``) and gives the edits
 ``{start, end, text}`` in the document's offsets (Unicode code points), or none with a note why:
 
-1. the rewrite ends as the region does (with or without a final line break); lines the model copied from just outside the
-   region (the line above, the lines below, the whole cell) are taken off again;
+1. the rewrite ends as the region does (with or without a final line break); lines the model
+   copied from just outside the region (the line above, the lines below, the whole cell) are
+   taken off again;
 2. a rewrite far longer than the region, or one that empties a region that has code, is refused;
 3. the rewrite is diffed against the region with :mod:`difflib` (line blocks, then each block cut
    to the characters that differ), so renaming a name on four lines is four small edits;

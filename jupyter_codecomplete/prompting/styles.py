@@ -169,8 +169,9 @@ class EditAnswerSpec(BaseModel):
     """How a next-edit model's answer carries the rewritten editable region.
 
     The region is the text after ``start`` (when given; one line break after it is skipped) up to
-    the first of ``end`` (cleaning gives it the region's final line break, or takes one off). ``require_start`` / ``require_end``:
-    an answer without them is in the wrong format / never ended, and gives no edit. ``no_edits``:
+    the first of ``end`` (cleaning gives it the region's final line break, or takes one off).
+    ``require_start`` / ``require_end``: an answer without them is in the wrong format / never
+    ended, and gives no edit. ``no_edits``:
     an answer that starts with it means "nothing to change". ``strip``: markers removed first (the
     cursor marker a model may echo). ``fences``: a Markdown fence around the region is removed.
     """
