@@ -7,7 +7,9 @@ text (as the format's parser read it, ``prompting/edits.py``) and gives the edit
 1. the rewrite ends as the region does (with or without a final line break); lines the model
    copied from just outside the region (the line above, the lines below, the whole cell) are
    taken off again;
-2. a rewrite far longer than the region, or one that empties a region that has code, is refused;
+2. a rewrite that still holds lines from outside the region (the whole cell rewritten, changes
+   elsewhere included), one far longer than the region, or one that empties a region that has
+   code, is refused;
 3. the rewrite is diffed against the region with :mod:`difflib` (line blocks, then each block cut
    to the characters that differ), so renaming a name on four lines is four small edits;
 4. no-op edits are dropped (nothing outside the region can be produced: every edit is a span of
@@ -36,6 +38,13 @@ MAX_CHANGED_CHARS = 6_000
 MAX_GROWTH = 3
 # lines looked at above and below the region for text the model copied from outside it
 OVERLAP_LINES = 200
+# a line from outside the region this long (without indentation) left in a rewrite: rewritten outside
+MIN_COPIED_CHARS = 8
+# lines next to the region compared with the rewrite's lines, how alike counts as a copy, and how
+# many of the rewrite's lines are compared (bounded time)
+NEAR_LINES = 3
+SIMILAR = 0.8
+MAX_CHECKED_LINES = 400
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,31 @@ def _trim_outside(rewrite: str, current: str, before: str, after: str) -> str:
             new = new[:-k]
             break
     return "".join(new)
+
+
+def _similar(a: str, b: str) -> bool:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= SIMILAR
+
+
+def _copied_from_outside(rewrite: str, current: str, before: str, after: str) -> bool:
+    """Whether the rewrite, once trimmed, still holds a line from just outside the region, as it
+    is or changed a little, that is like no line of the region (a model that rewrote the whole
+    cell, changing lines outside the region too, so they could not be trimmed). Short lines
+    (``pass``, ``}``) do not count."""
+    ours = [t for t in (line.strip() for line in current.splitlines()) if t]
+    near = before.splitlines()[-NEAR_LINES:] + after.splitlines()[:NEAR_LINES]
+    outside = {t for t in (line.strip() for line in near) if len(t) >= MIN_COPIED_CHARS and t not in ours}
+    if not outside:
+        return False
+    for line in rewrite.splitlines()[:MAX_CHECKED_LINES]:
+        t = line.strip()
+        if len(t) < MIN_COPIED_CHARS or t in ours:
+            continue
+        if t in outside:
+            return True
+        if any(_similar(t, o) for o in outside) and not any(_similar(t, c) for c in ours):
+            return True
+    return False
 
 
 def _offsets(lines: list[str]) -> list[int]:
@@ -156,12 +190,12 @@ def clean_edits(
         rewrite += "\n"
     elif rewrite.endswith("\n") and not current.endswith("\n"):
         rewrite = rewrite[:-1]  # the prompt ended the region with a line break the document lacks
-    rewrite = _trim_outside(
-        rewrite,
-        current,
-        document[:region_start] if before is None else before,
-        document[region_end:] if after is None else after,
-    )
+    before_text = document[:region_start] if before is None else before
+    after_text = document[region_end:] if after is None else after
+    rewrite = _trim_outside(rewrite, current, before_text, after_text)
+    if _copied_from_outside(rewrite, current, before_text, after_text):
+        out.notes.append("The model rewrote text outside the editable region; no edit.")
+        return out
     if len(rewrite) > lim.max_growth * len(current) + lim.max_changed_chars:
         out.notes.append("The model rewrote far more than the editable region; no edit.")
         return out

@@ -50,6 +50,12 @@ CASES = [
         DOC.replace(CURRENT, RENAMED),
     ),
     Case("far longer than the region: none", RENAMED + "x = 1\n" * 6000, None, "far more"),
+    Case(
+        "the whole cell rewritten with changes outside the region: none",
+        "import math\nimport os\n\n" + RENAMED + "area(3)\n",
+        None,
+        "outside",
+    ),
     Case("emptying the region: none", "\n\n", None, "empty"),
     Case(
         "an edit that breaks the syntax is left out, the good one kept",
