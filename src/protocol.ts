@@ -143,6 +143,11 @@ export interface IEditPredictionRequest {
 }
 
 /**
+ * The body of an edit prediction request: everything but the type and the number.
+ */
+export type IEditRequestBody = Omit<IEditPredictionRequest, 'type' | 'number'>;
+
+/**
  * Replace `[start, end)` of the request's text with `text`.
  */
 export interface ITextEdit {
@@ -257,11 +262,7 @@ export interface IClientHello {
  * Any message the server sends.
  */
 export type ServerMessage =
-  | IHelloMessage
-  | IInlineCompletionReply
-  | IStreamChunk
-  | IEditPredictionReply
-  | IErrorReply;
+  IHelloMessage | IInlineCompletionReply | IStreamChunk | IEditPredictionReply | IErrorReply;
 
 /**
  * Error types that are a normal part of typing and must never be shown to the user.

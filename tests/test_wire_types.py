@@ -76,6 +76,7 @@ PYTHON_ONLY = {
 TYPESCRIPT_ONLY = {
     "Trigger": "alias of a Literal, compared where it is used",
     "IRequestBody": "IInlineCompletionRequest without type and number",
+    "IEditRequestBody": "IEditPredictionRequest without type and number",
     "ServerMessage": "union of the server's messages",
 }
 
