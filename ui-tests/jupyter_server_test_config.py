@@ -41,6 +41,7 @@ RULES = [
         "contains": "<|editable_region_start|>\ndef total(prices<|cursor|>):",
         "completion": "<REWRITE>\ndef total(prices):\n    s = 0\n    for p in prices:\n        s += p\n"
         "    print(len(prices))\n    return s / len(prices)\n</REWRITE>",
+        "token_s": 0.002,  # the answer comes whole, not streamed
     },
 ]
 

@@ -121,9 +121,14 @@ def _offsets(lines: list[str]) -> list[int]:
     return out
 
 
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
 def _minimal(old: str, new: str) -> tuple[int, int, str]:
-    """``old`` → ``new`` as one replacement without their common start and end: (start, end, text)
-    relative to ``old``."""
+    """``old`` → ``new`` as one replacement without their common start and end, widened to whole
+    words where it cuts into one (``items`` → ``prices``, not ``item`` → ``price``): (start, end,
+    text) relative to ``old``."""
     p = 0
     n = min(len(old), len(new))
     while p < n and old[p] == new[p]:
@@ -131,6 +136,17 @@ def _minimal(old: str, new: str) -> tuple[int, int, str]:
     s = 0
     while s < n - p and old[len(old) - 1 - s] == new[len(new) - 1 - s]:
         s += 1
+
+    def cuts_in(i: int, j: int) -> bool:  # the changed part of either side starts/ends with a word char
+        return (i < len(old) - j and _word(old[i])) or (i < len(new) - j and _word(new[i]))
+
+    while p > 0 and _word(old[p - 1]) and cuts_in(p, s):
+        p -= 1
+    while s > 0 and _word(old[len(old) - s]) and (
+        (len(old) - s - 1 >= p and _word(old[len(old) - s - 1]))
+        or (len(new) - s - 1 >= p and _word(new[len(new) - s - 1]))
+    ):
+        s -= 1
     return p, len(old) - s, new[p : len(new) - s]
 
 

@@ -87,7 +87,7 @@ def test_clean_edits(case: Case) -> None:
 
 def test_a_rename_is_small_edits_not_a_rewrite() -> None:
     edits = clean_edits(DOC, *REGION, RENAMED, language="python").edits
-    assert [(e.end - e.start, e.text) for e in edits] == [(4, "adius * radius"), (0, "adius")]
+    assert [(e.end - e.start, e.text) for e in edits] == [(5, "radius * radius"), (1, "radius")]
 
 
 def test_ten_thousand_edits_are_no_edit() -> None:
