@@ -65,12 +65,22 @@ def fmt(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def codecomplete_config(upstream: ScriptedUpstream, fmt: str) -> dict[str, Any]:
+def edit_overrides() -> dict[str, Any]:
+    """Fields of the edit model a test changes."""
+    return {}
+
+
+@pytest.fixture
+def codecomplete_config(
+    upstream: ScriptedUpstream, fmt: str, edit_overrides: dict[str, Any]
+) -> dict[str, Any]:
     backend, answer = ANSWERS[fmt]
     upstream.set_rules([{"contains": PROMPT_MARK[fmt], "completion": answer}])
     return {
         "completion_model": upstream.model_config(),
-        "edit_model": upstream.model_config(backend=backend, style=fmt, model=f"{fmt}-model"),
+        "edit_model": upstream.model_config(
+            backend=backend, style=fmt, model=f"{fmt}-model", **edit_overrides
+        ),
     }
 
 
@@ -242,3 +252,18 @@ async def test_bad_requests_get_an_error_naming_the_problem(
     await socket.send(edit_request(8))
     [ok] = await socket.until_done(8)
     assert ok["type"] == "edit_prediction"
+
+
+@pytest.mark.parametrize("fmt", ["edit-chat"])
+@pytest.mark.parametrize("edit_overrides", [{"timeout": 1.0, "first_request_timeout": 1.0}])
+async def test_a_model_that_never_answers_meets_the_deadline(
+    jp_ws_fetch: Any, upstream: ScriptedUpstream
+) -> None:
+    upstream.set_rules([{"contains": "<|editable_region_start|>", "hang": True}])
+    socket = await open_socket(jp_ws_fetch)
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await socket.send(edit_request(1))
+    [reply] = await socket.until_done(1)
+    assert reply["error"]["type"] == "timeout" and reply["edits"] == []
+    assert loop.time() - t0 < 4.0
