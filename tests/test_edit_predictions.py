@@ -267,3 +267,26 @@ async def test_a_model_that_never_answers_meets_the_deadline(
     [reply] = await socket.until_done(1)
     assert reply["error"]["type"] == "timeout" and reply["edits"] == []
     assert loop.time() - t0 < 4.0
+
+
+@pytest.mark.parametrize("fmt", ["edit-chat"])
+async def test_the_stream_is_closed_at_the_end_marker(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+    # the end marker arrives in several pieces ("<", "/", "REWRITE", ">"), then the model goes on
+    answer = "<REWRITE>\n" + RENAMED + "</REWRITE>\n" + "more words " * 3000
+    upstream.set_rules(
+        [
+            {
+                "contains": "<|editable_region_start|>",
+                "completion": answer,
+                "token_s": 0.001,
+                "ignore_max_tokens": True,
+            }
+        ]
+    )
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(edit_request(1))
+    [reply] = await socket.until_done(1)
+    assert applied(reply) == RENAMED
+    record = upstream.last()
+    await asyncio.sleep(0.2)
+    assert record.client_closed and record.tokens_sent < 1000

@@ -146,6 +146,7 @@ async def read_answer(
     ends = spec.answer.end
     longest = max((len(m) for m in ends), default=0)
     parts: list[str] = []
+    tail = ""
     seen = 0
     stopped = False
     source = with_deadlines(
@@ -164,9 +165,11 @@ async def read_answer(
                 stopped = True
                 break
             if ends:
-                window = "".join(parts[-4:])[-(len(piece) + longest) :]
+                # the piece and the text before it that a marker split across pieces may start in
+                window = tail + piece
                 if any(m in window for m in ends):
                     break  # the rewrite is complete: the model's stream is closed here
+                tail = window[-(longest - 1) :] if longest > 1 else ""
     finally:
         await source.aclose()  # type: ignore[attr-defined]  # an async generator has aclose
     text = "".join(parts)
