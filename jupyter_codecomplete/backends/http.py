@@ -173,6 +173,8 @@ class HttpTransport(QuirkState):
             raise errors.unreachable(self.url(path), exc, self.all_secrets()) from exc
         if resp.status_code >= 400:
             raise errors.from_response(resp.status_code, resp.headers, resp.content, self.all_secrets())
+        if resp.is_redirect or 300 <= resp.status_code < 400:
+            raise errors.redirected(resp.status_code, resp.headers.get("location"), self.all_secrets())
         try:
             return resp.json()
         except ValueError:
@@ -195,6 +197,10 @@ class HttpTransport(QuirkState):
                                 continue
                         raise errors.from_status(
                             resp.status_code, msg, resp.headers.get("retry-after"), self.all_secrets()
+                        )
+                    if 300 <= resp.status_code < 400:
+                        raise errors.redirected(
+                            resp.status_code, resp.headers.get("location"), self.all_secrets()
                         )
                     async for data in self._decode(resp, call.format):
                         reported = error_message(data)
