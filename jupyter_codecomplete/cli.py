@@ -343,6 +343,12 @@ def build_parser() -> argparse.ArgumentParser:
         "completes at the cursor; compare with a variant kernel_candidates:off",
     )
     ev.add_argument("--kernel-timeout", type=float, default=60.0, help="seconds per cell with --kernel")
+    ev.add_argument(
+        "--edits",
+        action="store_true",
+        help="score edit predictions instead, on the folder's git history (each commit's nearby changes "
+        "to a Python file: the first as the recent edit, the rest to predict)",
+    )
     ev.add_argument("--json", help="write the full report (every task and suggestion) to this file")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return parser

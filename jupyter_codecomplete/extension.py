@@ -74,6 +74,12 @@ class CodeCompleteApp(ExtensionApp):
         help="An optional chat/instruction model (same fields as completion_model); requests are routed to "
         "it by `routes`.",
     )
+    edit_model = Dict(
+        config=True,
+        help="An optional model for edit predictions (same fields as completion_model): a next-edit model "
+        "(Zeta, Instinct, Sweep Next-Edit on llama.cpp or vLLM) or a chat model. Without it, edit "
+        "predictions use chat_model, else the completion model.",
+    )
     models = Dict(config=True, help="More named models (name → ModelConfig fields) that `routes` can name.")
     routes = Dict(
         config=True,
@@ -232,6 +238,8 @@ class CodeCompleteApp(ExtensionApp):
             chat = dict(self.chat_model)
             chat.setdefault("backend", "openai-chat")
             configs["chat"] = ModelConfig.model_validate(chat)
+        if self.edit_model:
+            configs["edit"] = ModelConfig.model_validate(self.edit_model)
         for name, value in self.models.items():
             configs[name] = ModelConfig.model_validate(value)
         return configs

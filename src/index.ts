@@ -11,12 +11,14 @@
  * - `jupyter-codecomplete:commands`, `jupyter-codecomplete:dismiss`: commands, Escape
  * - `jupyter-codecomplete:fresh-line`: suggestions after Enter
  * - `jupyter-codecomplete:model-dialog`: "Choose Model…"
+ * - `jupyter-codecomplete:edit-prediction`: edit predictions (the diff view, Tab / Escape)
  */
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { commandsPlugin } from './plugins/commands';
 import { connectionPlugin } from './plugins/connection';
 import { dismissPlugin } from './plugins/dismiss';
+import { editPredictionPlugin } from './plugins/editprediction';
 import { errorsPlugin } from './plugins/errors';
 import { freshLinePlugin } from './plugins/freshline';
 import { languagesPlugin } from './plugins/languages';
@@ -40,7 +42,8 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   commandsPlugin,
   dismissPlugin,
   freshLinePlugin,
-  modelDialogPlugin
+  modelDialogPlugin,
+  editPredictionPlugin
 ];
 
 export default plugins;

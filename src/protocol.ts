@@ -102,6 +102,75 @@ export interface IInlineCompletionRequest {
 export type IRequestBody = Omit<IInlineCompletionRequest, 'type' | 'number'>;
 
 /**
+ * One of the user's recent edits: a unified diff (file headers optional).
+ */
+export interface IRecentEdit {
+  path: string | null;
+  diff: string;
+}
+
+/**
+ * A span `[start, end)` of a document, in Unicode code points (not UTF-16 units).
+ */
+export interface IEditRegion {
+  start: number;
+  end: number;
+}
+
+/**
+ * A numbered request for an edit prediction: the next change around the cursor (client to
+ * server; only when the hello lists the `edit_prediction` feature). Offsets are code points.
+ */
+export interface IEditPredictionRequest {
+  type: 'edit_prediction';
+  number: number;
+  /**
+   * The document's version: the reply carries it back, so an answer to older text is dropped.
+   */
+  version: number;
+  path: string | null;
+  language: string | null;
+  mime: string | null;
+  cell_id: string | null;
+  text: string;
+  cursor: number;
+  region: IEditRegion | null;
+  recent_edits: IRecentEdit[];
+  trigger: Trigger;
+  cells_above: IContextCell[];
+  cells_below: IContextCell[];
+  files: IContextFile[];
+}
+
+/**
+ * The body of an edit prediction request: everything but the type and the number.
+ */
+export type IEditRequestBody = Omit<IEditPredictionRequest, 'type' | 'number'>;
+
+/**
+ * Replace `[start, end)` of the request's text with `text`.
+ */
+export interface ITextEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The answer to an edit prediction: edits sorted and not overlapping, within `region`.
+ */
+export interface IEditPredictionReply {
+  type: 'edit_prediction';
+  reply_to: number;
+  version: number;
+  edits: ITextEdit[];
+  region?: IEditRegion | null;
+  model?: IServingModel | null;
+  notes?: string[];
+  error?: IErrorInfo | null;
+}
+
+/**
  * Stop the request with this number (client to server).
  */
 export interface ICancelRequest {
@@ -170,6 +239,10 @@ export interface IHelloMessage {
   protocols?: number[];
   model: IServingModel | null;
   max_message_bytes: number;
+  /**
+   * What the server offers besides inline completions (`edit_prediction`); absent from older servers.
+   */
+  features?: string[];
 }
 
 /**
@@ -188,7 +261,8 @@ export interface IClientHello {
 /**
  * Any message the server sends.
  */
-export type ServerMessage = IHelloMessage | IInlineCompletionReply | IStreamChunk | IErrorReply;
+export type ServerMessage =
+  IHelloMessage | IInlineCompletionReply | IStreamChunk | IEditPredictionReply | IErrorReply;
 
 /**
  * Error types that are a normal part of typing and must never be shown to the user.

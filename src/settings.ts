@@ -14,6 +14,12 @@ export type StreamingMode = 'always' | 'manual' | 'never';
 export type TriggerMode = 'auto' | 'manual';
 
 /**
+ * When to ask for edit predictions: never, on request (a shortcut), or after edits that make a
+ * follow-up likely.
+ */
+export type EditPredictionMode = 'off' | 'manual' | 'auto';
+
+/**
  * Which other cells of a notebook to send.
  */
 export type CellContextMode = 'above-and-below' | 'above' | 'below' | 'none';
@@ -38,6 +44,7 @@ export interface ISettings {
   notifyErrors: boolean;
   cellOutputs: boolean;
   kernelCandidates: boolean;
+  editPredictions: EditPredictionMode;
 }
 
 /**
@@ -59,7 +66,8 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   maxDocumentChars: 4000,
   notifyErrors: true,
   cellOutputs: true,
-  kernelCandidates: true
+  kernelCandidates: true,
+  editPredictions: 'off'
 } as ISettings);
 
 function pick<T extends string>(value: unknown, allowed: ReadonlyArray<T>, fallback: T): T {
@@ -100,7 +108,8 @@ export function normalizeSettings(raw: unknown): ISettings {
     notifyErrors: typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors,
     cellOutputs: typeof s.cellOutputs === 'boolean' ? s.cellOutputs : d.cellOutputs,
     kernelCandidates:
-      typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates
+      typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates,
+    editPredictions: pick(s.editPredictions, ['off', 'manual', 'auto'], d.editPredictions)
   };
 }
 

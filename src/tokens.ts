@@ -30,6 +30,7 @@ export namespace CommandIDs {
   export const openSettings = 'codecomplete:open-settings';
   export const dismiss = 'codecomplete:dismiss';
   export const chooseModel = 'codecomplete:choose-model';
+  export const predictEdit = 'codecomplete:predict-edit';
 }
 
 /**

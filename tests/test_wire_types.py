@@ -51,6 +51,11 @@ MIRRORED: dict[tuple[str, str], tuple[str, Direction]] = {
     ("src/protocol.ts", "IContextFile"): ("ContextFile", "to_server"),
     ("src/protocol.ts", "IInlineCompletionRequest"): ("InlineCompletionRequest", "to_server"),
     ("src/protocol.ts", "ICancelRequest"): ("CancelRequest", "to_server"),
+    ("src/protocol.ts", "IRecentEdit"): ("RecentEdit", "to_server"),
+    ("src/protocol.ts", "IEditRegion"): ("EditRegion", "to_server"),
+    ("src/protocol.ts", "IEditPredictionRequest"): ("EditPredictionRequest", "to_server"),
+    ("src/protocol.ts", "ITextEdit"): ("TextEdit", "to_browser"),
+    ("src/protocol.ts", "IEditPredictionReply"): ("EditPredictionReply", "to_browser"),
     ("src/protocol.ts", "IClientHello"): ("ClientHello", "to_server"),
     ("src/protocol.ts", "ICompletionItem"): ("InlineCompletionItem", "to_browser"),
     ("src/protocol.ts", "IInlineCompletionReply"): ("InlineCompletionReply", "to_browser"),
@@ -71,6 +76,7 @@ PYTHON_ONLY = {
 TYPESCRIPT_ONLY = {
     "Trigger": "alias of a Literal, compared where it is used",
     "IRequestBody": "IInlineCompletionRequest without type and number",
+    "IEditRequestBody": "IEditPredictionRequest without type and number",
     "ServerMessage": "union of the server's messages",
 }
 

@@ -24,6 +24,8 @@ from typing import Any
 from ..errors import CompletionError as CompletionError  # re-exported: handlers raise it
 from ..errors import StreamScrubber, as_error, clip, scrub
 from ..protocol import (
+    EditPredictionReply,
+    EditPredictionRequest,
     ErrorInfo,
     InlineCompletionItem,
     InlineCompletionList,
@@ -244,6 +246,21 @@ class BaseInlineCompletionHandler:
 
     async def close(self) -> None:
         """Release resources (HTTP clients, models) when the server stops."""
+
+    # Edit predictions (optional): a handler that serves them says so and overrides the method.
+    supports_edits = False
+
+    async def handle_edit_request(self, request: EditPredictionRequest) -> EditPredictionReply:
+        """Answer an edit prediction: a reply with the edits, or one with an error."""
+        return EditPredictionReply(
+            reply_to=request.number,
+            version=request.version,
+            error=ErrorInfo(
+                type="not_supported",
+                title="No edit predictions",
+                message=f"The completion handler {type(self).__name__} does not serve edit predictions.",
+            ),
+        )
 
     # -- provided -------------------------------------------------------------------------------
     def error_info(self, exc: BaseException) -> ErrorInfo:

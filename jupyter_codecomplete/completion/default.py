@@ -41,8 +41,9 @@ from ..backends.http import HttpStreamingChat, HttpStreamingLLM
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
-from ..protocol import InlineCompletionRequest, ServingModel
+from ..protocol import EditPredictionReply, EditPredictionRequest, InlineCompletionRequest, ServingModel
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
+from .edits import handle_edit_request
 from .recent import RecentCompletions, fingerprint
 from .settings import EngineSettings, Overrides
 
@@ -566,6 +567,12 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         if recent is not None:
             # Only reached when the suggestion ran to its end (not cancelled, no error).
             self.recent.put(recent, "".join(parts))
+
+    # -- edit predictions (completion/edits.py) ---------------------------------------------------
+    supports_edits = True
+
+    async def handle_edit_request(self, request: EditPredictionRequest) -> EditPredictionReply:
+        return await handle_edit_request(self, request)
 
     # -- Runnable ---------------------------------------------------------------------------------
     # The async methods are the engine's own path (prepare → drive, deadlines, bounds). The sync

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -138,6 +138,109 @@ class NotebookSpec(BaseModel):
     _tmpl = field_validator("output_label", "error_label", "candidates_label")(_check_notebook_template)
 
 
+EDIT_FIELDS = frozenset(
+    {
+        "path",
+        "language_tag",
+        "files",
+        "history",
+        "excerpt",
+        "items",
+        "content",
+        "diff",
+        "old",
+        "new",
+        "start_of_file",
+        "before",
+        "region",
+        "after",
+        "after_nl",
+        "after_lines",
+        "original",
+    }
+)
+
+
+def _check_edit_template(value: str) -> str:
+    return _check_template(value, EDIT_FIELDS)
+
+
+class EditAnswerSpec(BaseModel):
+    """How a next-edit model's answer carries the rewritten editable region.
+
+    The region is the text after ``start`` (when given; one line break after it is skipped) up to
+    the first of ``end`` (cleaning gives it the region's final line break, or takes one off).
+    ``require_start`` / ``require_end``: an answer without them is in the wrong format / never
+    ended, and gives no edit. ``no_edits``:
+    an answer that starts with it means "nothing to change". ``strip``: markers removed first (the
+    cursor marker a model may echo). ``fences``: a Markdown fence around the region is removed.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    start: str | None = None
+    require_start: bool = False
+    end: list[str] = Field(default_factory=list)
+    require_end: bool = False
+    no_edits: str | None = None
+    strip: list[str] = Field(default_factory=list)
+    fences: bool = True
+
+
+class EditSpec(BaseModel):
+    """A next-edit prompt format: the editable region around the cursor, the user's recent edits,
+    other files, and how the answer (the rewritten region) is read.
+
+    ``template`` is the whole prompt (or, with ``chat``, the user message after ``system``), with
+    ``{files}``, ``{history}``, ``{excerpt}``, ``{path}``, ``{language_tag}``. ``{files}`` is
+    ``files_block`` around the ``file_item`` of each other file (``{path}``, ``{content}``: with a
+    final line break) joined by ``file_sep``, or ``files_empty``; ``{history}`` likewise from
+    ``history_item`` per recent edit (``{path}``, ``{diff}``: its hunks without file headers and
+    without a final line break, ``{old}`` / ``{new}``: the hunks' old and new sides).
+    ``excerpt`` shows the document: ``{before}`` (up to ``context_lines_before`` lines before the
+    region; None: all), ``{region}`` (the region with ``cursor`` at the cursor, ending in a line
+    break), ``{after}`` (up to ``context_lines_after`` lines after it), ``{after_nl}`` (the same,
+    ending in a line break), ``{after_lines}`` (a line break and ``{after}`` without its last one,
+    or nothing), ``{start_of_file}`` (``start_of_file`` when the excerpt starts the document),
+    ``{original}`` (the region before the most recent edit, or as it is, with a final line break).
+    Without a region from the client, the region is the cursor's line with ``region_lines_above``
+    lines above and ``region_lines_below`` below.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    chat: bool = False
+    system: str = ""
+    template: str
+    file_item: str = "{path}\n{content}"
+    file_sep: str = ""
+    files_block: str = "{items}"
+    files_empty: str = ""
+    history_item: str = "{diff}"
+    history_sep: str = ""
+    history_block: str = "{items}"
+    history_empty: str = ""
+    excerpt: str
+    cursor: str = ""
+    start_of_file: str = ""
+    context_lines_before: int | None = Field(default=None, ge=0)
+    context_lines_after: int | None = Field(default=None, ge=0)
+    region_lines_above: int = Field(default=1, ge=0)
+    region_lines_below: int = Field(default=5, ge=0)
+    stop: list[str] = Field(default_factory=list)
+    answer: EditAnswerSpec = Field(default_factory=EditAnswerSpec)
+
+    _tmpl = field_validator(
+        "system",
+        "template",
+        "file_item",
+        "files_block",
+        "files_empty",
+        "history_item",
+        "history_block",
+        "history_empty",
+        "excerpt",
+    )(_check_edit_template)
+
+
 class PromptStyle(BaseModel):
     """One model family's prompt format. See the module docstring for template fields."""
 
@@ -170,6 +273,8 @@ class PromptStyle(BaseModel):
     no_infill: bool = False
     # Cell outputs and kernel candidates: their labels (comment lines), or off for this family.
     notebook: NotebookSpec = Field(default_factory=NotebookSpec)
+    # A next-edit format (edit predictions): the family rewrites an editable region.
+    edit: EditSpec | None = None
 
     _tmpl = field_validator("prompt_start", "prompt_end", "header")(_check_template)
 
@@ -196,6 +301,11 @@ class PromptStyle(BaseModel):
         return not (self.repo is not None and self.repo.fim_prefix_header)
 
     @property
+    def edit_only(self) -> bool:
+        """A next-edit format and nothing else (no FIM, chat or repository format of its own)."""
+        return self.edit is not None and self.fim is None and not self.chat and self.repo is None
+
+    @property
     def supports_repository(self) -> bool:
         return self.repo is not None or self.chat
 
@@ -205,6 +315,7 @@ class PromptStyle(BaseModel):
             "repository": self.supports_repository,
             "native_suffix": self.native_suffix,
             "chat": self.chat,
+            "edit": self.edit is not None,
         }
 
 
@@ -254,6 +365,8 @@ def _load_builtins() -> dict[str, PromptStyle]:
 
 BUILTIN_STYLES: dict[str, PromptStyle] = _load_builtins()
 DEFAULT_STYLE = "raw"
+# the next-edit style of a model that has none of its own (any instruction/chat model)
+GENERIC_EDIT_STYLE = "edit-chat"
 
 
 class StyleRegistry:
@@ -302,13 +415,22 @@ class StyleRegistry:
 
         On equal length a user record wins over a built-in. No match: the default style.
         """
+        return self._best(model_name, self._styles.values()) or self._styles[self.default]
+
+    def for_edits(self, model_name: str) -> PromptStyle:
+        """The next-edit style for ``model_name``: as :meth:`for_model`, among the styles with a
+        next-edit format; no match: the generic one for instruction models (:data:`GENERIC_EDIT_STYLE`)."""
+        with_edits = [s for s in self._styles.values() if s.edit is not None]
+        return self._best(model_name, with_edits) or self.get(GENERIC_EDIT_STYLE)
+
+    def _best(self, model_name: str, styles: Iterable[PromptStyle]) -> PromptStyle | None:
         name = model_name.lower()
         best: tuple[int, int, PromptStyle] | None = None
-        for style in self._styles.values():
+        for style in styles:
             rank = 1 if style.name in self._user else 0
             for pat in style.patterns:
                 if fnmatch.fnmatchcase(name, pat.lower()):
                     key = (len(pat), rank)
                     if best is None or key > best[:2]:
                         best = (len(pat), rank, style)
-        return best[2] if best else self._styles[self.default]
+        return best[2] if best else None

@@ -42,6 +42,7 @@ from ..protocol import (
     PROTOCOL_VERSIONS,
     CancelRequest,
     ClientHello,
+    EditPredictionRequest,
     ErrorInfo,
     ErrorReply,
     HelloMessage,
@@ -316,8 +317,11 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self._held: dict[int, _Held] = {}
         self._outbox: list[bytes] = []  # deferred messages, written with the next one
         self._flush_timer: asyncio.TimerHandle | None = None
+        handler = self.completion_handler
         hello = HelloMessage(
-            model=self.completion_handler.model_info(None), max_message_bytes=self.max_message_bytes
+            model=handler.model_info(None),
+            max_message_bytes=self.max_message_bytes,
+            features=["edit_prediction"] if handler.supports_edits else [],
         )
         self.send(hello)
 
@@ -487,11 +491,13 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self.send_payload(_stopped_reply(number, why), defer=True)
         return True
 
-    async def serve(self, request: InlineCompletionRequest) -> None:
+    async def serve(self, request: InlineCompletionRequest | EditPredictionRequest) -> None:
         handler = self.completion_handler
         try:
             await START_GATE.enter()
-            if request.stream:
+            if isinstance(request, EditPredictionRequest):
+                self.send(await handler.handle_edit_request(request))
+            elif request.stream:
                 self.send(
                     InlineCompletionReply(
                         reply_to=request.number,
