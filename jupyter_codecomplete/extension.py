@@ -188,12 +188,13 @@ class CodeCompleteApp(ExtensionApp):
 
     def default_completion_model(self) -> ModelConfig | None:
         """No model configured: a local model server if one is found, else the embedded model."""
+        skipped: list[str] = []
         if self.discover_local_servers:
             from .backends.discovery import discover_local_models
 
             probed: list[str] = []
             try:
-                found = discover_local_models(report=probed)
+                found = discover_local_models(report=probed, skipped=skipped)
             except Exception as exc:
                 self.log.warning("jupyter_codecomplete: looking for local model servers failed: %s", exc)
                 found = None
@@ -212,12 +213,19 @@ class CodeCompleteApp(ExtensionApp):
         from .backends.embedded import is_available
 
         if is_available():
+            notice = None
+            if skipped:
+                notice = (
+                    "Found " + "; ".join(skipped) + ". It cannot fill in the middle, so the demo model "
+                    "serves: choose a model in Choose Model…, or set its prompt style."
+                )
+                self.log.warning("jupyter_codecomplete: %s", notice)
             self.log.info(
                 "jupyter_codecomplete: no fill-in-the-middle model found there; using the embedded demo "
                 "model (it shows the mechanics, its suggestions are not useful code: choose a real model, "
                 "see docs/getting-started.md)"
             )
-            return ModelConfig(backend="embedded")
+            return ModelConfig(backend="embedded", notice=notice)
         return None
 
     def explicit_model_configs(self) -> dict[str, ModelConfig]:

@@ -185,6 +185,12 @@ class ServingModel(BaseModel):
     reported: str | None = None
     style: str | None = None
     demo: bool = False
+    # Why this model serves, when the user should know (a local server was found but could not
+    # fill in the middle, so the demo model serves); None: nothing to say.
+    notice: str | None = None
+    # Why the model is not ready (its server did not answer the start-up check, or the last
+    # request could not reach it); None: it answered (or was not checked yet).
+    problem: str | None = None
 
 
 class InlineCompletionReply(BaseModel):

@@ -78,6 +78,10 @@ export interface IModelListing {
 export interface IProbeReport {
   ok: boolean;
   error?: string;
+  /**
+   * It answered, but not well enough to call it OK (e.g. it wrote nothing for the sample).
+   */
+  warning?: string;
   serves?: string | null;
   style?: string;
   fim_supported?: boolean;
