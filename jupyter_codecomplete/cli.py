@@ -97,8 +97,11 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
     text = ""
     first = last = None
     try:
-        # a short sample: the budget is set before the prompt is sized, as for every request
-        prepared = handler.prepare(request, key=key, overrides=Overrides(max_tokens=min(32, cfg.max_tokens)))
+        # a short sample: the budget is set before the prompt is sized, as for every request;
+        # greedy, so that a run says the same as the one before (a sampled run of the demo model
+        # ended at once one time in two)
+        budget = Overrides(max_tokens=min(32, cfg.max_tokens), temperature=0.0)
+        prepared = handler.prepare(request, key=key, overrides=budget)
 
         async def consume() -> None:
             nonlocal chunks, text, first, last
@@ -266,13 +269,14 @@ async def run_models(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(listing, indent=2, default=str))
                 return 0
-            rows = [("ID", "SOURCE", "STATUS", "SIZE", "STYLE", "FIM", "WHERE")]
+            # ACTIVE: the saved choice, what the next server start serves
+            rows = [("ID", "ACTIVE", "SOURCE", "STATUS", "SIZE", "STYLE", "FIM", "WHERE")]
             for e in listing["entries"]:
-                status = "active" if e["active"] else ("locked" if e["locked"] else e["status"])
+                status = "locked" if e["locked"] else e["status"]
                 fim = "-" if e["fim"] is None else ("yes" if e["fim"] else "no")
-                rows.append(
-                    (e["id"], e["source"], status, _size(e["size_bytes"]), e["style"] or "-", fim, e["where"])
-                )
+                active = "yes" if e["active"] else ""
+                size = _size(e["size_bytes"])
+                rows.append((e["id"], active, e["source"], status, size, e["style"] or "-", fim, e["where"]))
             widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]) - 1)]
             for r in rows:
                 print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + str(r[-1]))

@@ -307,6 +307,9 @@ class CodeCompleteApp(ExtensionApp):
                 *models_handlers(),
             ]
         )
+        # Is the model's server there? Asked once the loop runs (never holding the start-up): a
+        # server that is down is then reported as not ready (`problem`) from the first hello on.
+        IOLoop.current().add_callback(self._check_ready)
         if self.freeze_startup_heap:
             # once the server and every extension have loaded (a few seconds after start)
             IOLoop.current().call_later(5.0, freeze_heap)
@@ -316,6 +319,18 @@ class CodeCompleteApp(ExtensionApp):
         if self.monitor_event_loop:
             self.lag_monitor = LoopLagMonitor()
             IOLoop.current().add_callback(self.lag_monitor.start)
+
+    async def _check_ready(self) -> None:
+        check = getattr(self.completion_handler, "check_ready", None)
+        if check is None:
+            return
+        try:
+            info = await check()
+        except Exception as exc:  # a check that breaks must not break the server
+            self.log.warning("jupyter_codecomplete: checking the model failed: %s", exc)
+            return
+        if info is not None and info.problem:
+            self.log.warning("jupyter_codecomplete: the model %s is not ready: %s", info.name, info.problem)
 
     async def stop_extension(self) -> None:
         if self._model_service is not None:

@@ -194,6 +194,8 @@ class ModelService(LoggingConfigurable):
         self.store = UserChoiceStore(self.store_dir)
         self._switch_lock = asyncio.Lock()
         self._retired: list[Any] = []
+        self._detected: dict[str, ModelConfig] = {}  # detected entry id -> its config, last listing
+        self._serving_id: str | None = None  # the entry switched to in this server (use, or the start)
 
     # -- the catalogue and the policy ---------------------------------------------------------------
     def catalogue(self) -> dict[str, CatalogueEntry]:
@@ -254,16 +256,18 @@ class ModelService(LoggingConfigurable):
         for cand in found:
             cfg = cand.config
             root = cfg.base_url or ""
+            entry_id = f"detected:{cfg.backend}:{root}:{cfg.model}"
+            self._detected[entry_id] = cfg  # with what discovery learned (server kind, style)
             out.append(
                 ModelEntry(
-                    id=f"detected:{cfg.backend}:{root}:{cfg.model}",
+                    id=entry_id,
                     source="detected",
                     name=cfg.model,
                     backend=cfg.backend,
                     model=cfg.model,
                     base_url=cfg.base_url,
                     where=urlsplit(root).netloc or root,
-                    style=self._style_name(cfg.model),
+                    style=cfg.style or self._style_name(cfg.model),
                     fim=cand.fim,
                     good_for=(cfg.server or cfg.backend) + (" (code model)" if cand.code else ""),
                 )
@@ -410,19 +414,25 @@ class ModelService(LoggingConfigurable):
         custom = self.custom_entry()
         if custom is not None:
             rows.append(custom)
-        active = self._active_id()
+        saved = self._active_id()
+        engine = self._engine()
+        serving = engine.model_info(None) if engine is not None else None
         for row in rows:
             if row.source in ("detected", "disk", "custom"):
                 with contextlib.suppress(ModelServiceError):
                     reason = self.lock_reason(self._row_config(row))
                     row.locked, row.locked_reason = reason is not None, reason
-            if active is not None and row.id == active:
-                row.active = True
-        engine = self._engine()
-        serving = engine.model_info(None) if engine is not None else None
+        # One truth: in a running server the entry "in use" is the one that serves now (a choice
+        # saved meanwhile by `jupyter codecomplete models use` applies at the next start); without
+        # a server (the CLI) it is the saved choice, which the next start serves.
+        current = self._serving_config(engine)
+        active = saved if current is None else self._serving_row(rows, current, saved)
+        for row in rows:
+            row.active = active is not None and row.id == active
         return {
             "entries": [r.model_dump() for r in rows],
             "active": active,
+            "saved": saved,
             "serving": serving.model_dump() if serving is not None else None,
             "policy": {
                 "allow_user_choice": self.allow_user_choice,
@@ -436,11 +446,60 @@ class ModelService(LoggingConfigurable):
             "downloads": [j.snapshot() for j in self.downloader.jobs.values()],
         }
 
+    @staticmethod
+    def _serving_config(engine: Any) -> ModelConfig | None:
+        models = getattr(engine, "models", None)
+        return models.get("completion") if isinstance(models, dict) else None
+
+    @staticmethod
+    def _same_model(a: ModelConfig, b: ModelConfig) -> bool:
+        def ident(c: ModelConfig) -> tuple[Any, ...]:
+            return (c.backend, (c.base_url or "").rstrip("/"), c.model, c.model_path)
+
+        return ident(a) == ident(b)
+
+    def _serving_row(self, rows: list[ModelEntry], current: ModelConfig, saved: str | None) -> str | None:
+        """The id of the row that serves now; a model that serves but is listed nowhere (its server
+        stopped answering, so discovery no longer finds it) gets a row of its own."""
+        if self._serving_id is not None and any(r.id == self._serving_id for r in rows):
+            return self._serving_id
+        candidates = [r for r in rows if r.source != "catalogue" or r.status == "downloaded"]
+        order = sorted(candidates, key=lambda r: (r.id != saved, r.id != self._serving_id))
+        for row in order:
+            with contextlib.suppress(ModelServiceError):
+                if self._same_model(self._row_config(row), current):
+                    return row.id
+        entry_id = self._serving_id or saved or "serving"
+        rows.append(
+            ModelEntry(
+                id=entry_id,
+                source="detected" if entry_id.startswith("detected:") else "configured",
+                name=current.model or current.backend,
+                backend=current.backend,
+                model=current.model,
+                base_url=current.base_url,
+                where=_host_of(current),
+                style=current.style,
+                status="not answering",
+            )
+        )
+        return entry_id
+
     def _row_config(self, row: ModelEntry) -> ModelConfig:
         if row.source == "custom":
             return self._custom_config(None)
         if row.source == "disk":
             return ModelConfig(backend="embedded", model_path=None if row.id == "demo" else row.path)
+        if row.source == "configured":
+            configured = self._configured().get(row.id.split(":", 1)[1])
+            if configured is not None:
+                return configured
+        if row.source == "catalogue":
+            entry = self.catalogue().get(row.id)
+            if entry is not None:
+                return self._catalogue_config(entry, str(self.downloader.target_of(entry)))
+        if row.id in self._detected:
+            return self._detected[row.id]
         return ModelConfig(backend=row.backend, base_url=row.base_url, model=row.model)
 
     # -- resolving an id ----------------------------------------------------------------------------
@@ -596,6 +655,8 @@ class ModelService(LoggingConfigurable):
             if entry_id == "custom":
                 self.store.update(custom=self._stored(cfg))
             self.store.update(choice={"id": entry_id, "config": self._stored(cfg)})
+            if engine is not None:
+                self._serving_id = entry_id
         if serving is None:
             serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": report.get("style")}
         return {"active": entry_id, "serving": serving, "report": report}
@@ -641,6 +702,7 @@ class ModelService(LoggingConfigurable):
         catalogue_id = entry_id if entry_id in self.catalogue() else None
         if entry_id.startswith("configured:"):
             key = entry_id.split(":", 1)[1]
+            self._serving_id = entry_id if key in self._configured() else None
             return self._configured().get(key)
         reason = self.lock_reason(cfg, catalogue_id)
         if reason is not None:
@@ -648,6 +710,7 @@ class ModelService(LoggingConfigurable):
             return None
         if cfg.backend == "embedded" and cfg.model_path and not os.path.isfile(cfg.model_path):
             return None
+        self._serving_id = entry_id or None
         return cfg
 
     # -- downloads ----------------------------------------------------------------------------------

@@ -141,7 +141,8 @@ async def test_unreachable_server_is_refused_and_nothing_changes(jp_fetch: Any) 
     assert code == 502 and out["error"]["type"] == "probe_failed"
     assert "reach" in out["error"]["message"].lower() or "connect" in out["error"]["message"].lower()
     listing = await choices(jp_fetch, detect=False)
-    assert listing["serving"]["name"] == "test-coder" and listing["active"] is None
+    assert listing["serving"]["name"] == "test-coder" and listing["saved"] is None
+    assert listing["active"] == "configured:completion"  # what serves (nothing was chosen)
 
 
 async def test_a_file_that_is_not_gguf(jp_fetch: Any, models_dir: Path) -> None:
