@@ -193,8 +193,12 @@ class CodeCompleteApp(ExtensionApp):
             from .backends.discovery import discover_local_models
 
             probed: list[str] = []
+            service = self.model_service  # where to look: c.ModelService.detect_servers / _host
+            servers = [(str(kind), int(port)) for kind, port in service.detect_servers]
             try:
-                found = discover_local_models(report=probed, skipped=skipped)
+                found = discover_local_models(
+                    servers, service.detect_host, report=probed, skipped=skipped
+                )
             except Exception as exc:
                 self.log.warning("jupyter_codecomplete: looking for local model servers failed: %s", exc)
                 found = None
