@@ -21,7 +21,7 @@ import builtins
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 # Limits that keep one message from flooding the engine; the websocket also has a byte limit.
 MAX_TEXT = 4_000_000
@@ -273,3 +273,19 @@ class CompletionRequestBody(BaseModel):
         list[Annotated[str, Field(max_length=MAX_STOP_CHARS)]], Field(max_length=MAX_STOP)
     ] | None = Field(None, description=f"Extra stop sequences (at most {MAX_STOP}).")
     stream: bool = False
+    # The websocket's names for two fields (a request copied from the websocket works here too)
+    prefix: Annotated[str, Field(max_length=MAX_TEXT)] | None = Field(
+        None, description="The websocket's name for `prompt`: give one of the two."
+    )
+    path: str | None = Field(None, description="The websocket's name for `file_path`: give one of the two.")
+
+    @model_validator(mode="after")
+    def _websocket_names(self) -> CompletionRequestBody:
+        for ours, theirs in (("prompt", "prefix"), ("file_path", "path")):
+            given = getattr(self, theirs)
+            if given is None:
+                continue
+            if getattr(self, ours) and getattr(self, ours) != given:
+                raise ValueError(f"give `{ours}` or `{theirs}` (the websocket's name for it), not both")
+            setattr(self, ours, given)
+        return self
