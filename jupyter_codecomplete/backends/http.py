@@ -172,7 +172,9 @@ class HttpTransport(QuirkState):
         except httpx.TransportError as exc:
             raise errors.unreachable(self.url(path), exc, self.all_secrets()) from exc
         if resp.status_code >= 400:
-            raise errors.from_response(resp.status_code, resp.headers, resp.content, self.all_secrets())
+            raise errors.from_response(
+                resp.status_code, resp.headers, resp.content, self.all_secrets(), url=self.url(path)
+            )
         try:
             return resp.json()
         except ValueError:
@@ -194,7 +196,11 @@ class HttpTransport(QuirkState):
                                 body = self.memory.apply(body)
                                 continue
                         raise errors.from_status(
-                            resp.status_code, msg, resp.headers.get("retry-after"), self.all_secrets()
+                            resp.status_code,
+                            msg,
+                            resp.headers.get("retry-after"),
+                            self.all_secrets(),
+                            url=self.url(call.path),
                         )
                     async for data in self._decode(resp, call.format):
                         reported = error_message(data)

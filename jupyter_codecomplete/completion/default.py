@@ -181,13 +181,16 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             self._backends[key] = make_backend(self.models[key])
         return self._backends[key]
 
-    def replace_model(self, key: str, config: ModelConfig) -> Backend | None:
+    def replace_model(self, key: str, config: ModelConfig, reported: str | None = None) -> Backend | None:
         """Serve ``key`` with ``config`` from the next request on; the old backend is returned, not closed:
-        requests in flight hold it (``Prepared.backend``) and finish on it."""
+        requests in flight hold it (``Prepared.backend``) and finish on it. ``reported``: what the
+        new model's server said it serves, when the caller has just asked it (the switch's check)."""
         old = self._backends.pop(key, None)
         self.models[key] = config
         self._warm.discard(key)
         self._reported.pop(key, None)
+        if reported:
+            self._reported[key] = reported
         self._described.pop(key, None)
         self._fingerprints.pop(key, None)
         self._problems.pop(key, None)  # the switch checked the new model: it answers

@@ -647,7 +647,7 @@ class ModelService(LoggingConfigurable):
                     raise ModelServiceError(
                         "not_supported", f"{type(engine).__name__} cannot switch models while running."
                     )
-                old = replace("completion", cfg)
+                old = replace("completion", cfg, report.get("serves"))
                 if old is not None:
                     self._retire(old)
                 info = engine.model_info(None)

@@ -133,3 +133,32 @@ async def test_the_model_in_use_is_listed_when_it_stops_answering(
     listing = await choices(jp_fetch)
     row = by_id(listing)[qwen["id"]]
     assert row["active"] and row["status"] == "not answering" and listing["active"] == qwen["id"]
+
+
+@pytest.mark.parametrize(
+    ("backend", "suffix", "hint"),
+    [
+        ("openai", "", "did you mean http://127.0.0.1:{port}/v1?"),
+        ("llamacpp", "", "choose the OpenAI-compatible backend (openai)"),
+    ],
+)
+async def test_a_wrong_url_or_backend_says_what_to_try(
+    jp_fetch: Any, upstream: ScriptedUpstream, backend: str, suffix: str, hint: str
+) -> None:
+    root = upstream.base_url.removesuffix("/v1")
+    custom = {"backend": backend, "base_url": root + suffix, "model": "test-coder"}
+    code, out = await api(jp_fetch, "POST", "test", body={"id": "custom", "custom": custom})
+    message = json.dumps(out)
+    assert "HTTP 404" in message and hint.format(port=upstream.port) in message, message
+    code, out = await api(jp_fetch, "POST", "use", body={"id": "custom", "custom": custom})
+    assert code == 502 and hint.format(port=upstream.port) in out["error"]["message"], out
+
+
+async def test_a_custom_endpoint_without_a_model_shows_the_served_one(
+    jp_fetch: Any, upstream: ScriptedUpstream
+) -> None:
+    custom = {"backend": "openai", "base_url": upstream.base_url, "model": "", "style": "raw"}
+    code, out = await api(jp_fetch, "POST", "use", body={"id": "custom", "custom": custom})
+    assert code == 200, out
+    assert out["serving"]["name"] == "test-coder"  # what /v1/models reports, not "openai"
+    assert (await choices(jp_fetch, detect=False))["serving"]["name"] == "test-coder"
