@@ -232,6 +232,12 @@ def status_type(status: int) -> str:
     return "backend_error"
 
 
+def _no_such_route(message: str) -> bool:
+    """Does a 404's message say the route is missing (a web framework's page), not the model?"""
+    text = message.strip().lower()
+    return "model" not in text and (not text or text.startswith("<") or "not found" in text)
+
+
 def not_found_hint(url: str) -> str:
     """What to try when a model server answers 404 for ``url`` (a route it does not have)."""
     parts = urlsplit(url)
@@ -262,8 +268,9 @@ def from_status(
     ``url``: what was asked for, so that a 404 says what to try instead."""
     if isinstance(retry_after, str):
         retry_after = parse_retry_after(retry_after)
-    if status == 404 and url:
-        message = f"{message} ({not_found_hint(url)})"
+    if status == 404 and url and _no_such_route(message):
+        # the server has no such route (not: it has no such model): say what to try instead
+        message = f"{'Not Found' if message.lstrip().startswith('<') else message} ({not_found_hint(url)})"
     return BackendError(
         status_type(status),
         clip(scrub(f"HTTP {status}: {message}", secrets)),
