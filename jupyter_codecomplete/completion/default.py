@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -148,7 +149,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._fingerprints: dict[str, tuple[ModelConfig, str]] = {}
         # what served each request lately (request id -> (request, model)): a reply names the model
         # that produced its text, also when the model was switched while it ran
-        self._served: OrderedDict[int, tuple[InlineCompletionRequest, ServingModel]] = OrderedDict()
+        # (weak references: a large request is never kept alive by this)
+        self._served: OrderedDict[int, tuple[weakref.ref[InlineCompletionRequest], ServingModel]] = (
+            OrderedDict()
+        )
         # route key -> why its model is not ready (start-up check, or the last request's failure)
         self._problems: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None  # the sync methods' private loop
@@ -220,7 +224,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None:
         if request is not None:
             served = self._served.get(id(request))
-            if served is not None and served[0] is request:
+            if served is not None and served[0]() is request:
                 return served[1]  # the model that served it, even if another serves by now
         try:
             key = self.route(request)
@@ -244,7 +248,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         )
 
     def _record_served(self, request: InlineCompletionRequest, prepared: Prepared) -> None:
-        self._served[id(request)] = (request, self._serving(prepared.key, prepared.backend, prepared.style))
+        serving = self._serving(prepared.key, prepared.backend, prepared.style)
+        self._served[id(request)] = (weakref.ref(request), serving)
+        self._served.move_to_end(id(request))
         while len(self._served) > SERVED_RECORDS:
             self._served.popitem(last=False)
 
