@@ -87,7 +87,7 @@ async def test_completions_sse(jp_fetch: Any) -> None:
     chunks = [json.loads(e) for e in events[:-1]]
     assert len(chunks) >= 3
     text = "".join(c["choices"][0]["text"] for c in chunks)
-    assert text.startswith("word word")
+    assert text.startswith("word0 word1")
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
 
 

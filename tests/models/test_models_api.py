@@ -199,7 +199,7 @@ async def test_switching_while_a_suggestion_streams(
     rest = await sock.until_done(1)
     last = rest[-1]
     assert last["type"] == "stream" and last["done"] and last.get("error") is None
-    assert last["response"]["insertText"].startswith("word word")  # finished on the old model
+    assert last["response"]["insertText"].startswith("word0 word1")  # finished on the old model
     slow = [r for r in upstream.records if "SLOW" in json.dumps(r.body)]
     assert slow and slow[0].finished and not slow[0].client_closed
     await sock.send(request(2, "def add(a, b):"))

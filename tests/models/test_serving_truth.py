@@ -74,7 +74,7 @@ async def test_a_reply_in_flight_names_the_model_that_wrote_it(
     code, out = await api(jp_fetch, "POST", "use", body={"id": qwen["id"]})
     assert code == 200, out
     reply = (await sock.until_done(1))[-1]
-    assert reply["list"]["items"][0]["insertText"].startswith("word word")  # the old model's text
+    assert reply["list"]["items"][0]["insertText"].startswith("word0 word1")  # the old model's text
     assert reply["model"]["name"] == "test-coder" and reply["model"]["style"] == "raw"
     await sock.send(request(2, "def add(a, b):"))
     assert (await sock.until_done(2))[-1]["model"]["name"] == "qwen2.5-coder:1.5b"
