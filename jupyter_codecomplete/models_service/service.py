@@ -58,7 +58,7 @@ class ModelEntry(BaseModel):
     license: str | None = None
     memory_gb: float | None = None
     good_for: str | None = None
-    status: str = "available"  # available | downloaded | not downloaded | downloading | active
+    status: str = "available"  # available | downloaded | not downloaded | downloading | not answering
     path: str | None = None
     repo: str | None = None
     file: str | None = None
