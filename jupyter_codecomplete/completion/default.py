@@ -639,8 +639,11 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             info = self.error_info(exc)
             if info.type in NOT_READY_ERRORS and self.models.get(prepared.key) is prepared.backend.config:
                 self.set_problem(prepared.key, info.message)
+                self._record_served(request, prepared)  # the reply says so
             raise
-        self.set_problem(prepared.key, None)  # it answered
+        if self._problems.get(prepared.key) and self.models.get(prepared.key) is prepared.backend.config:
+            self.set_problem(prepared.key, None)  # it answered
+            self._record_served(request, prepared)
         if recent is not None:
             # Only reached when the suggestion ran to its end (not cancelled, no error).
             self.recent.put(recent, "".join(parts))

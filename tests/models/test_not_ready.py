@@ -55,3 +55,25 @@ async def test_a_server_down_at_start_is_not_ready_until_a_use(
     await sock.send(request(2, "def add(a, b):"))
     ok = (await sock.until_done(2))[-1]
     assert ok.get("error") is None and ok["model"]["problem"] is None
+
+
+async def test_a_server_that_stops_answering_is_not_ready_until_it_answers(
+    jp_fetch: Any, jp_ws_fetch: Any, upstream: ScriptedUpstream
+) -> None:
+    custom = {"backend": "openai", "base_url": upstream.base_url, "model": "test-coder", "style": "raw"}
+    code, out = await api(jp_fetch, "POST", "use", body={"id": "custom", "custom": custom})
+    assert code == 200 and out["serving"]["problem"] is None, out
+    sock = await open_socket(jp_ws_fetch)
+    await sock.send(request(1, "def add(a, b):"))
+    assert (await sock.until_done(1))[-1]["model"]["problem"] is None
+    upstream.set_rules([{"contains": "def add", "status": 503}], default="x = 1\n")  # unavailable
+    await sock.send(request(2, "def add(a, b):  # again"))
+    failed = (await sock.until_done(2))[-1]
+    assert failed["error"]["type"] == "backend_unavailable", failed
+    assert "HTTP 503" in failed["model"]["problem"]  # the reply that failed says so
+    assert (await choices(jp_fetch, detect=False))["serving"]["problem"]
+    upstream.set_rules([], default="x = 1\n")  # it answers again
+    await sock.send(request(3, "def add(a, b):  # and again"))
+    ok = (await sock.until_done(3))[-1]
+    assert ok.get("error") is None and ok["model"]["problem"] is None
+    assert (await choices(jp_fetch, detect=False))["serving"]["problem"] is None
