@@ -76,12 +76,16 @@ HTTP_STATUS: dict[str, int] = {
     "cancelled": 499,
     "not_supported": 501,
     "not_enough_disk": 507,
+    "store_failed": 500,
+    "body_too_large": 413,
     # model servers
     "backend_error": 502,
     "backend_unreachable": 502,
     "hub_unreachable": 502,
     "network": 502,
     "checksum_mismatch": 502,
+    "no_checksum": 502,
+    "oversized": 502,
     "probe_failed": 502,
     "backend_unavailable": 503,
     "offline": 503,
@@ -291,6 +295,24 @@ def from_response(
     return from_status(status, body_message(body), headers.get("retry-after"), secrets, url)
 
 
+def redirected(status: int, location: str | None, secrets: Sequence[str] = ()) -> BackendError:
+    """A model server that answered a redirect instead of an answer (redirects are not followed: a
+    key must not travel to another address): ``backend_error``."""
+    where = f" to {location[:300]}" if location else ""
+    return BackendError(
+        "backend_error",
+        clip(
+            scrub(
+                f"HTTP {status}: the model server answered a redirect{where}, not a completion; "
+                "redirects are not followed: set the base URL to the address that answers.",
+                secrets,
+            )
+        ),
+        title=f"The model server answered HTTP {status}",
+        status=status,
+    )
+
+
 def unreachable(url: str | None, cause: BaseException | str, secrets: Sequence[str] = ()) -> BackendError:
     """The model server cannot be reached (connection refused, reset, unknown host)."""
     where = f" at {url}" if url else ""
@@ -401,6 +423,16 @@ def as_error(exc: BaseException, secrets: Sequence[str] = ()) -> CodeCompleteErr
     )
 
 
+def validation_message(exc: Any) -> str:
+    """A pydantic ``ValidationError`` for people: where and what, never the rejected value (it may
+    be a key)."""
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err["loc"]) or "message"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
 # -- secrets -------------------------------------------------------------------------------------
 
 # Messages are cut to this many characters (a model server may answer a whole page).
@@ -502,4 +534,5 @@ __all__ = [
     "status_type",
     "timed_out",
     "unreachable",
+    "validation_message",
 ]

@@ -169,7 +169,10 @@ class CodeCompleteApp(ExtensionApp):
         from .errors import SecretFilter
 
         def secrets() -> list[str]:
-            return self.completion_handler.secrets() if self.completion_handler is not None else []
+            found = self.completion_handler.secrets() if self.completion_handler is not None else []
+            if self._model_service is not None:  # the keys in the user's store, valid entries or not
+                found = [*found, *self._model_service.secrets()]
+            return found
 
         for log in (self.log, getattr(self.serverapp, "log", None)):
             logger = log.logger if isinstance(log, logging.LoggerAdapter) else log

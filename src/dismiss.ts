@@ -10,7 +10,7 @@
 import { CompletionHandler, ICompletionProviderManager } from '@jupyterlab/completer';
 import { IDisposable } from '@lumino/disposable';
 
-import { INLINE_COMPLETER_ACTIVE_CLASS } from './freshline';
+import { ghostTextShown, INLINE_COMPLETER_ACTIVE_CLASS } from './freshline';
 
 /**
  * The completion handler JupyterLab's manager keeps for a notebook, console or editor widget.
@@ -79,7 +79,12 @@ export class EscapeListener implements IDisposable {
       target && typeof target.closest === 'function'
         ? (target.closest('.cm-editor') as HTMLElement | null)
         : null;
-    if (!editor || !editor.closest(`.${INLINE_COMPLETER_ACTIVE_CLASS}`)) {
+    // the "active" class alone is no suggestion: JupyterLab leaves it behind after Tab
+    if (
+      !editor ||
+      !editor.closest(`.${INLINE_COMPLETER_ACTIVE_CLASS}`) ||
+      !ghostTextShown(editor)
+    ) {
       return;
     }
     if (this._dismiss(editor)) {

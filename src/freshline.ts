@@ -67,6 +67,20 @@ export function shouldTrigger(state: IFreshLineState, settings: ISettings): bool
 }
 
 /**
+ * Whether ghost text with something in it is shown in this editor. Neither the host's
+ * `jp-mod-inline-completer-active` class nor an empty `.jp-GhostText` node counts: JupyterLab
+ * leaves both behind after Tab accepts a suggestion (and its spacer nodes are always empty).
+ */
+export function ghostTextShown(editor: Element): boolean {
+  for (const node of Array.from(editor.querySelectorAll('.jp-GhostText'))) {
+    if ((node.textContent ?? '').length > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Watches editors and asks for fresh-line suggestions.
  */
 export class FreshLineTrigger {
@@ -119,7 +133,10 @@ export class FreshLineTrigger {
       }
     });
     const view = update.view;
-    const state = this._read(view, edit);
+    // Whether a suggestion is shown is judged when the timer fires, not now: the ghost text of
+    // the line just left is still on screen during the Enter's own update (JupyterLab removes
+    // it after this listener runs), and must not stop the fresh line's request.
+    const state = this._read(view, edit, false);
     if (!state || !shouldTrigger(state, this._options.settings())) {
       return;
     }
@@ -132,7 +149,7 @@ export class FreshLineTrigger {
         if (view.state.doc !== doc || view.state.selection.main.head !== head || !view.hasFocus) {
           return;
         }
-        const again = this._read(view, edit);
+        const again = this._read(view, edit, ghostTextShown(view.dom));
         if (!again || !shouldTrigger(again, this._options.settings())) {
           return;
         }
@@ -142,7 +159,11 @@ export class FreshLineTrigger {
     );
   }
 
-  private _read(view: EditorView, edit: IFreshLineState['edit']): IFreshLineState | null {
+  private _read(
+    view: EditorView,
+    edit: IFreshLineState['edit'],
+    suggestionShown: boolean
+  ): IFreshLineState | null {
     const selection = view.state.selection.main;
     const line = view.state.doc.lineAt(selection.head);
     const host = view.dom.parentElement ?? view.dom;
@@ -152,9 +173,7 @@ export class FreshLineTrigger {
       edit,
       language: this._options.language(view),
       tabCompleterOpen: !!host.closest(`.${TAB_COMPLETER_ACTIVE_CLASS}`),
-      suggestionShown:
-        !!host.closest(`.${INLINE_COMPLETER_ACTIVE_CLASS}`) ||
-        !!view.dom.querySelector('.jp-GhostText'),
+      suggestionShown,
       hasSelection:
         view.state.selection.ranges.some(r => !r.empty) || view.state.selection.ranges.length > 1
     };

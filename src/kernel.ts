@@ -33,7 +33,9 @@ export interface IKernelLike {
     };
   }>;
   readonly iopubMessage?: {
-    connect(slot: (sender: any, msg: { header: { msg_type: string } }) => void): boolean;
+    connect(
+      slot: (sender: any, msg: { header: { msg_type: string }; content?: unknown }) => void
+    ): boolean;
   };
 }
 
@@ -232,6 +234,50 @@ export class KernelCompleter {
     );
   }
 
+  /**
+   * Warm the kernel's completer, once in the kernel's life (again after a restart): one
+   * `complete_request` for empty code, its answer dropped. IPython's first completion in a
+   * kernel takes far longer than the time budget (0.7 s here for empty code, 6 s for `df[` with
+   * pandas loaded) and later ones ~20–90 ms, so without this the first `df[` a user types
+   * carries no candidates. Called when a notebook's kernel is idle; skipped for a kernel that
+   * is busy, disconnected, of another language or in its cooldown.
+   */
+  warm(kernel: IKernelLike | null | undefined, language: string | null): void {
+    if (!kernel || !language || !TRIGGERS[language]) {
+      return;
+    }
+    const state = this._state(kernel);
+    if (
+      state.warmed ||
+      this._now() < state.quietUntil ||
+      (state.language !== null && state.language !== language) ||
+      kernel.status !== 'idle' ||
+      (kernel.connectionStatus !== undefined && kernel.connectionStatus !== 'connected')
+    ) {
+      return;
+    }
+    state.warmed = true;
+    // one question at a time: a question meanwhile would queue behind this one in the kernel
+    state.quietUntil = this._now() + this._cooldownMs;
+    void (async () => {
+      try {
+        const info = kernel.info ? await kernel.info : null;
+        const raw = info?.language_info?.name;
+        const name = raw ? languageId(raw) : null;
+        if (name) {
+          state.language = name;
+        }
+        if (name && name !== language) {
+          return;
+        }
+        await kernel.requestComplete({ code: '', cursor_pos: 0 });
+        state.quietUntil = 0;
+      } catch {
+        // a kernel that fails stays quiet for the cooldown
+      }
+    })();
+  }
+
   private async _ask(
     kernel: IKernelLike,
     state: Private.IKernelState,
@@ -266,11 +312,23 @@ export class KernelCompleter {
   private _state(kernel: IKernelLike): Private.IKernelState {
     let state = this._states.get(kernel);
     if (!state) {
-      const fresh: Private.IKernelState = { quietUntil: 0, language: null, cache: new Map() };
-      // what the kernel knows changes when it runs code: forget its answers then
+      const fresh: Private.IKernelState = {
+        quietUntil: 0,
+        language: null,
+        cache: new Map(),
+        warmed: false
+      };
+      // what the kernel knows changes when it runs code: forget its answers then; a restarted
+      // kernel is a new one (its completer cold again)
       kernel.iopubMessage?.connect((_, msg) => {
         if (msg.header.msg_type === 'execute_input') {
           fresh.cache.clear();
+        } else if (
+          msg.header.msg_type === 'status' &&
+          (msg.content as { execution_state?: string } | undefined)?.execution_state === 'starting'
+        ) {
+          fresh.cache.clear();
+          fresh.warmed = false;
         }
       });
       this._states.set(kernel, fresh);
@@ -328,6 +386,8 @@ namespace Private {
     quietUntil: number;
     language: string | null;
     cache: Map<string, IKernelCandidate[]>;
+    /** Whether the kernel's completer was warmed since the kernel started. */
+    warmed: boolean;
   }
 
   /**

@@ -61,6 +61,10 @@ export class ModelChooser extends Widget {
     if (!listing.policy.allow_user_choice) {
       this._say(trans.__('Your administrator has fixed the model; choices are locked.'), false);
     }
+    if (listing.warnings && listing.warnings.length > 0) {
+      // what is wrong with the saved store (a skipped entry, a saved choice that does not apply)
+      this._say(listing.warnings.join(' '), true);
+    }
     const groups: [string, string, IModelEntry[]][] = [
       ['detected', trans.__('Detected'), listing.entries.filter(e => e.source === 'detected')],
       [
@@ -153,7 +157,8 @@ export class ModelChooser extends Widget {
       progress.hidden = true;
       text.append(progress);
       const download = this._button(trans.__('Download'), 'jp-CodeComplete-download', entry.locked);
-      const cancel = this._button(trans.__('Cancel'), 'jp-CodeComplete-cancel', false);
+      // Cancel only while a download runs (hidden and disabled otherwise)
+      const cancel = this._button(trans.__('Cancel'), 'jp-CodeComplete-cancel', true);
       cancel.hidden = true;
       download.onclick = () => void this._download(entry, progress, download, cancel, result);
       cancel.onclick = () => {
@@ -293,9 +298,12 @@ export class ModelChooser extends Widget {
     } catch (reason) {
       result.textContent = this._errorText(reason);
       download.disabled = false;
+      cancel.hidden = true;
+      cancel.disabled = true;
       return;
     }
     cancel.hidden = true;
+    cancel.disabled = true;
     if (last.state === 'done') {
       progress.value = 1;
       result.textContent = trans.__('Downloaded; switching…');

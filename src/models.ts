@@ -78,6 +78,11 @@ export interface IModelListing {
   models_dir: string;
   offline_hint: string;
   downloads: IDownload[];
+  /**
+   * What is wrong with the user's saved store: an unusable file, a custom endpoint that was skipped,
+   * a saved choice that does not apply (the server's own messages).
+   */
+  warnings?: string[];
 }
 
 /**

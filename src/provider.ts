@@ -185,12 +185,16 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const manual = context.triggerKind === InlineCompletionTriggerKind.Invoke && !freshLine;
     const language = this._resolveLanguage(request.mimeType ?? null, context);
     this._lastLanguage = language;
-    if (
-      !settings.enabled ||
-      (settings.trigger === 'manual' && !manual) ||
-      !isLanguageEnabled(settings, language)
-    ) {
-      this._emit({ kind: 'skipped', number: -1, language });
+    const off = !settings.enabled
+      ? 'disabled'
+      : !isLanguageEnabled(settings, language)
+        ? 'language-off'
+        : settings.trigger === 'manual' && !manual
+          ? 'manual-only'
+          : null;
+    if (off) {
+      // `manual`: the user asked (Alt+\\) and must be told why nothing comes
+      this._emit({ kind: 'skipped', number: -1, language, reason: off, manual });
       return { items: [] };
     }
     if (settings !== this._settingsSeen) {
@@ -524,6 +528,15 @@ export namespace CodeCompleteProvider {
     number: number;
     language: string | null;
     error?: IErrorInfo;
+    /**
+     * Why a request was skipped by the settings: completions off everywhere, off for the
+     * language, or automatic requests off (only when requested).
+     */
+    reason?: 'disabled' | 'language-off' | 'manual-only';
+    /**
+     * Whether the user asked for this one explicitly.
+     */
+    manual?: boolean;
   }
 }
 

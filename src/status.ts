@@ -51,19 +51,36 @@ export class StatusModel {
   }
 
   /**
-   * The short text: the serving model's name.
+   * The serving model's name (the part of the status item that may be shortened).
+   */
+  get name(): string {
+    if (!this._model) {
+      return this._trans.__('Code Completion');
+    }
+    return this._model.demo ? this._trans.__('%1 (demo)', this._model.name) : this._model.name;
+  }
+
+  /**
+   * What the item must always show in full beside the name, or '' (completions off for the
+   * editor's language, off everywhere).
+   */
+  get note(): string {
+    switch (this.state) {
+      case 'language-off':
+        return this._trans.__('off for %1', this._languageOff!);
+      case 'disabled':
+        return this._trans.__('off');
+      default:
+        return '';
+    }
+  }
+
+  /**
+   * The short text: the name, and the note when there is one.
    */
   get label(): string {
-    let label: string;
-    if (!this._model) {
-      label = this._trans.__('Code Completion');
-    } else {
-      label = this._model.demo ? this._trans.__('%1 (demo)', this._model.name) : this._model.name;
-    }
-    if (this.state === 'language-off') {
-      label = this._trans.__('%1 · off for %2', label, this._languageOff!);
-    }
-    return label;
+    const note = this.note;
+    return note ? this._trans.__('%1 · %2', this.name, note) : this.name;
   }
 
   /**
@@ -83,15 +100,17 @@ export class StatusModel {
       model +=
         '\n' +
         this._trans.__(
-          'This is the tiny bundled demo model: it shows the mechanics, not useful suggestions. Choose a real code model (Getting started in the documentation).'
+          'This is the tiny bundled demo model: it shows the mechanics, not useful suggestions. Choose a real code model: click, then "Choose Model…".'
         );
     }
     switch (this.state) {
       case 'disabled':
-        return this._trans.__('Code completions are disabled. Click to enable.');
+        return this._trans.__(
+          'Code completions are off everywhere. Click for the menu, then "Enable Code Completions".'
+        );
       case 'language-off':
         return this._trans.__(
-          'Code completions are off for %1. Click to switch them back on for %1.\n%2',
+          'Code completions are off for %1. Click for the menu, then "Enable Code Completions for %1".\n%2',
           this._languageOff!,
           model
         );
@@ -253,16 +272,25 @@ export class StatusWidget extends Widget {
       width: '16px',
       height: '16px'
     } as any);
+    // the name may be shortened with an ellipsis; the note ("off for Python") never is
     this._label = document.createElement('span');
     this._label.className = 'jp-CodeComplete-statusLabel';
+    this._note = document.createElement('span');
+    this._note.className = 'jp-CodeComplete-statusNote';
     this.node.appendChild(icon);
     this.node.appendChild(this._label);
+    this.node.appendChild(this._note);
     this._model.changed.connect(this._update, this);
     this._update();
   }
 
   handleEvent(event: Event): void {
-    if (event.type === 'click') {
+    if (event.type === 'mousedown') {
+      // Keep the focus where it is: a notebook cell in edit mode would otherwise turn to command
+      // mode now, the status bar's "Mode: Edit" item would change its width, this item would
+      // move under the pointer, and the click would land elsewhere (the menu not opening).
+      event.preventDefault();
+    } else if (event.type === 'click') {
       this.openMenu();
     } else if (
       event.type === 'keydown' &&
@@ -286,19 +314,36 @@ export class StatusWidget extends Widget {
         menu.addItem({ command });
       }
     }
+    // Where the focus was (the editor being edited; this item when opened with the keyboard):
+    // it goes back there when the menu closes, unless a command sent it elsewhere. Without
+    // this, a closed menu leaves the focus on <body> and typing goes nowhere (Notebook 7).
+    const previous = document.activeElement as HTMLElement | null;
     const rect = this.node.getBoundingClientRect();
     menu.aboutToClose.connect(() => {
-      setTimeout(() => menu.dispose(), 0);
+      setTimeout(() => {
+        menu.dispose();
+        const now = document.activeElement;
+        if (
+          previous &&
+          previous !== document.body &&
+          previous.isConnected &&
+          (now === null || now === document.body || menu.node.contains(now))
+        ) {
+          previous.focus();
+        }
+      }, 0);
     });
     menu.open(rect.left, rect.bottom);
   }
 
   protected onAfterAttach(): void {
+    this.node.addEventListener('mousedown', this);
     this.node.addEventListener('click', this);
     this.node.addEventListener('keydown', this);
   }
 
   protected onBeforeDetach(): void {
+    this.node.removeEventListener('mousedown', this);
     this.node.removeEventListener('click', this);
     this.node.removeEventListener('keydown', this);
   }
@@ -318,7 +363,10 @@ export class StatusWidget extends Widget {
     const counts = this._model.counts;
     this.node.dataset.requests = String(counts.requests);
     this.node.dataset.skipped = String(counts.skipped);
-    this._label.textContent = this._model.label;
+    this._label.textContent = this._model.name;
+    const note = this._model.note;
+    this._note.textContent = note ? `· ${note}` : '';
+    this._note.hidden = !note;
     this.node.title = this._model.message;
     this.node.setAttribute('aria-label', this._model.message);
   }
@@ -327,6 +375,7 @@ export class StatusWidget extends Widget {
   private _commands: CommandRegistry;
   private _menuCommands: string[];
   private _label: HTMLSpanElement;
+  private _note: HTMLSpanElement;
 }
 
 /**

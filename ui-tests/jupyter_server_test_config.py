@@ -8,6 +8,7 @@ the prompt wins. Rules with ``status`` script a failing backend.
 import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,11 +22,26 @@ configure_jupyter_server(c)  # noqa: F821
 c.ServerApp.allow_root = True  # noqa: F821
 c.FileContentsManager.delete_to_trash = False  # noqa: F821
 
+# The settings a test saves (the Notebook 7 tests switch languages through the real settings
+# API) go to a folder of this run, never to the user's ~/.jupyter: every run starts from the
+# defaults, and a test that fails half-way leaves nothing behind for the next run.
+_settings_dir = tempfile.mkdtemp(prefix="codecomplete-ui-settings-")
+atexit.register(shutil.rmtree, _settings_dir, True)
+c.LabApp.user_settings_dir = _settings_dir  # noqa: F821
+c.JupyterNotebookApp.user_settings_dir = _settings_dir  # noqa: F821
+
 UPSTREAM_PORT = int(os.environ.get("CODECOMPLETE_UI_UPSTREAM_PORT", "8911"))
 
 RULES = [
     # A failing backend, chosen by the text before the cursor.
     {"contains": "backend_goes_down", "status": 503, "body": "model server overloaded"},
+    # The fresh line after Enter at a person's typing pace (freshline.spec.ts): a suggestion on
+    # the header's own line first (a comment, so Enter does not type through it), then one on the
+    # fresh line, after Enter, after Tab + Enter, after Escape + Enter.
+    {"contains": "def fib(n):\n", "completion": "if n < 2:\n        return n\n"},
+    {"contains": "the n-th Fibonacci number\n", "completion": "if n < 2:\n        return n\n"},
+    {"contains": "the n-th Fibonacci number", "completion": ""},
+    {"contains": "def fib(n):", "completion": "  # the n-th Fibonacci number"},
     # Only once the line after the definition is fresh (a fresh-line suggestion).
     {"contains": "def subtract(a, b):\n", "completion": "return a - b\n"},
     {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},
@@ -93,8 +109,6 @@ c.CodeCompleteApp.routes = {"r": "demo", "text/x-rsrc": "demo"}  # noqa: F821
 # The model chooser (models.spec.ts): a fake Hugging Face hub serving the demo GGUF (slow enough that
 # the progress bar is visible) and a scripted Ollama, both in this process; the user's choice and the
 # downloads go to a temporary folder.
-import huggingface_hub.constants  # noqa: E402
-
 from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry  # noqa: E402
 from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig  # noqa: E402
 from jupyter_codecomplete.testing.providers import FIM_TEMPLATE, OllamaUpstream  # noqa: E402
@@ -103,7 +117,6 @@ HUB_PORT = int(os.environ.get("CODECOMPLETE_UI_HUB_PORT", "8912"))
 OLLAMA_PORT = int(os.environ.get("CODECOMPLETE_UI_OLLAMA_PORT", "8913"))
 _hub = FakeHub(port=HUB_PORT).start()
 _hub.demo().bytes_per_s = 2_000_000  # about 4 s for the 8 MB demo model
-huggingface_hub.constants.DOWNLOAD_CHUNK_SIZE = 256 * 1024  # progress every 256 KB, not every 10 MB
 _ollama = OllamaUpstream(
     UpstreamConfig(
         model="qwen2.5-coder:1.5b",

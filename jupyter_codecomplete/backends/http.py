@@ -175,6 +175,8 @@ class HttpTransport(QuirkState):
             raise errors.from_response(
                 resp.status_code, resp.headers, resp.content, self.all_secrets(), url=self.url(path)
             )
+        if resp.is_redirect or 300 <= resp.status_code < 400:
+            raise errors.redirected(resp.status_code, resp.headers.get("location"), self.all_secrets())
         try:
             return resp.json()
         except ValueError:
@@ -201,6 +203,10 @@ class HttpTransport(QuirkState):
                             resp.headers.get("retry-after"),
                             self.all_secrets(),
                             url=self.url(call.path),
+                        )
+                    if 300 <= resp.status_code < 400:
+                        raise errors.redirected(
+                            resp.status_code, resp.headers.get("location"), self.all_secrets()
                         )
                     async for data in self._decode(resp, call.format):
                         reported = error_message(data)

@@ -1,5 +1,8 @@
 """The catalogue of recommended code models: data (``catalogue.json``) read into typed records.
 
+Every shipped entry is pinned: ``revision`` (a commit, not a branch), ``size_bytes`` and ``sha256`` of
+the file at that commit, and ``source``, where those were read (a test holds every entry to it).
+
 Administrators can add entries (``c.ModelService.extra_catalogue``), e.g. a model on an internal
 Hugging Face mirror; an extra entry with the id of a shipped one replaces it.
 """
@@ -35,8 +38,11 @@ class CatalogueEntry(BaseModel):
     memory_gb: float = 0.0
     good_for: str = ""
     verified: str = ""
-    # the file's SHA-256 when known; else the hub's own checksum (the LFS ETag) is checked
+    # the file's SHA-256 at ``revision``: a download must match it (without one, the hub's ETag is
+    # checked only when it is a SHA-256; else the download is refused)
     sha256: str | None = None
+    # where the pins (revision, size, digest) were read, for people checking the entry
+    source: str = ""
 
     @field_validator("sha256")
     @classmethod

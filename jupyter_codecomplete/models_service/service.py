@@ -33,6 +33,7 @@ from traitlets import Bool, Dict, Float, List, Unicode, default
 from traitlets.config import LoggingConfigurable
 
 from ..backends import ModelConfig
+from ..errors import scrub, validation_message
 from .catalogue import CatalogueEntry, load_catalogue
 from .download import Downloader, is_gguf
 from .errors import ModelServiceError
@@ -94,6 +95,35 @@ def _host_of(cfg: ModelConfig) -> str:
     if cfg.backend == "embedded" or not cfg.base_url:
         return LOCAL if cfg.backend == "embedded" else (cfg.backend or "")
     return (urlsplit(cfg.base_url).hostname or "").lower()
+
+
+def _host_allowed(cfg: ModelConfig, allowed: list[str]) -> bool:
+    """``'local'`` in ``allowed`` admits in-process models only, never a server whose host is named
+    ``local``; any other entry is a base URL's host name."""
+    wanted = {h.strip().lower() for h in allowed}
+    if cfg.backend == "embedded":
+        return LOCAL in wanted
+    host = _host_of(cfg)
+    return host != LOCAL and host in wanted
+
+
+def _strings_under(data: Any, names: tuple[str, ...], depth: int = 0) -> list[str]:
+    """Every string value stored under one of ``names`` in ``data`` (bounded: the store is small)."""
+    out: list[str] = []
+    if depth > 8:
+        return out
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(value, str) and isinstance(key, str) and key.lower() in names:
+                out.append(value)
+            elif isinstance(key, str) and key.lower() == "headers" and isinstance(value, dict):
+                out.extend(v for v in value.values() if isinstance(v, str))
+            else:
+                out.extend(_strings_under(value, names, depth + 1))
+    elif isinstance(data, list):
+        for value in data[:64]:
+            out.extend(_strings_under(value, names, depth + 1))
+    return out
 
 
 def _hf_cache_dir() -> Path:
@@ -166,6 +196,12 @@ class ModelService(LoggingConfigurable):
     probe_timeout = Float(
         60.0, config=True, help="Seconds the test completion of a model may take before a switch."
     )
+    download_timeout = Float(
+        30.0,
+        config=True,
+        help="Seconds a download waits for the hub's next bytes before it stops (the partial file is "
+        "kept; the next pull resumes it).",
+    )
 
     @default("models_dir")
     def _default_models_dir(self) -> str:
@@ -190,9 +226,12 @@ class ModelService(LoggingConfigurable):
         super().__init__(**kwargs)
         self._configured = configured or (lambda: {})
         self._engine = engine or (lambda: None)
-        self.downloader = Downloader(self.models_dir, endpoint=self.hub_endpoint, log=self.log)
+        self.downloader = Downloader(
+            self.models_dir, endpoint=self.hub_endpoint, log=self.log, read_timeout=self.download_timeout
+        )
         self.store = UserChoiceStore(self.store_dir)
         self._switch_lock = asyncio.Lock()
+        self._custom_version = 0  # counts saves of the custom endpoint (a `use` keeps a later one)
         self._retired: list[Any] = []
         self._detected: dict[str, ModelConfig] = {}  # detected entry id -> its config, last listing
         self._serving_id: str | None = None  # the entry switched to in this server (use, or the start)
@@ -209,9 +248,9 @@ class ModelService(LoggingConfigurable):
             return (
                 f"Backend {cfg.backend!r} is not allowed here; allowed: {', '.join(self.allowed_backends)}."
             )
-        host = _host_of(cfg)
-        if self.allowed_hosts and host not in [h.lower() for h in self.allowed_hosts]:
-            return f"Host {host!r} is not allowed here; allowed: {', '.join(self.allowed_hosts)}."
+        if self.allowed_hosts and not _host_allowed(cfg, list(self.allowed_hosts)):
+            what = "In-process models are" if cfg.backend == "embedded" else f"Host {_host_of(cfg)!r} is"
+            return f"{what} not allowed here; allowed: {', '.join(self.allowed_hosts)}."
         if catalogue_id is not None and self.allowed_catalogue and catalogue_id not in self.allowed_catalogue:
             return f"Catalogue model {catalogue_id!r} is not allowed here."
         return None
@@ -223,8 +262,91 @@ class ModelService(LoggingConfigurable):
 
     # -- sources ------------------------------------------------------------------------------------
     def _active_id(self) -> str | None:
-        choice = self.store.load().get("choice") or {}
-        return choice.get("id") if isinstance(choice, dict) else None
+        """The saved choice's id while it applies (allowed and valid), else None."""
+        entry_id, cfg, _ = self.saved_choice()
+        return entry_id if cfg is not None else None
+
+    def saved_choice(self) -> tuple[str | None, ModelConfig | None, str | None]:
+        """The saved choice: its id, the config it applies (None when it does not) and why not."""
+        choice = self.store.load().get("choice")
+        if not isinstance(choice, dict):
+            return None, None, None
+        entry_id = choice.get("id")
+        entry_id = entry_id[:4096] if isinstance(entry_id, str) else ""
+        if entry_id.startswith("configured:"):
+            # a reference to the administrator's entry (its keys stay in the administrator's config)
+            key = entry_id.split(":", 1)[1]
+            cfg = self._configured().get(key)
+            if cfg is None:
+                return entry_id, None, f"the administrator's model {key!r} is not configured any more"
+            if not self.allow_user_choice:
+                return entry_id, None, self.lock_reason(cfg)
+            return entry_id, cfg, None
+        if not isinstance(choice.get("config"), dict):
+            return entry_id or None, None, "the saved choice has no model settings"
+        try:
+            cfg = ModelConfig.model_validate(choice["config"])
+        except (ValidationError, ValueError, TypeError):
+            return entry_id or None, None, "the saved model settings are not valid"
+        catalogue_id = entry_id if entry_id in self.catalogue() else None
+        reason = self.lock_reason(cfg, catalogue_id)
+        if reason is not None:
+            return entry_id, None, reason
+        if cfg.backend == "embedded" and cfg.model_path and not os.path.isfile(cfg.model_path):
+            return entry_id, None, f"the model file {cfg.model_path} is gone"
+        return entry_id, cfg, None
+
+    def secrets(self) -> list[str]:
+        """Every key the user's store holds (also in entries that do not validate), and the
+        administrator's configured keys: scrubbed from every message, sample and log line."""
+        out = list(self._stored_secrets())
+        with contextlib.suppress(Exception):
+            for cfg in self._configured().values():
+                out.extend(cfg.secrets())
+        return out
+
+    def _stored_secrets(self) -> tuple[str, ...]:
+        """The keys in the store file, read again only when the file changes (every log line asks)."""
+        try:
+            st = os.stat(self.store.path)
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        cached = getattr(self, "_secret_cache", None)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]  # type: ignore[no-any-return]
+        found = tuple(
+            s for s in _strings_under(self.store.load(), ("api_key", "key", "token")) if len(s) >= 4
+        )
+        self._secret_cache = (stamp, found)
+        return found
+
+    def stored_custom(self) -> tuple[CustomEndpoint | None, str | None]:
+        """The saved custom endpoint, or None and a warning when the saved entry is not valid."""
+        custom = self.store.load().get("custom")
+        if self.store.problem:
+            return None, self.store.problem
+        if custom is None:
+            return None, None
+        problem = None
+        if not isinstance(custom, dict):
+            problem = "it is not an object"
+        else:
+            try:
+                endpoint = CustomEndpoint.model_validate(custom)
+            except ValidationError as exc:
+                problem = validation_message(exc)
+            else:
+                try:
+                    self._validate_custom(endpoint)
+                except ModelServiceError as exc:
+                    problem = exc.message
+                else:
+                    return endpoint, None
+        return None, (
+            f"The saved custom endpoint in {self.store.path} is not valid ({problem}): it is skipped; "
+            "save a new one to replace it."
+        )
 
     def _catalogue_config(self, entry: CatalogueEntry, path: str) -> ModelConfig:
         return ModelConfig(backend="embedded", model_path=path, model=entry.id, style=entry.style)
@@ -389,19 +511,19 @@ class ModelService(LoggingConfigurable):
         return out
 
     def custom_entry(self) -> ModelEntry | None:
-        custom = self.store.load().get("custom")
-        if not isinstance(custom, dict) or not custom.get("base_url"):
+        custom, _ = self.stored_custom()
+        if custom is None:
             return None
-        key = custom.get("api_key")
+        key = custom.api_key
         return ModelEntry(
             id="custom",
             source="custom",
-            name=f"{custom.get('model') or '(server default)'} at {custom['base_url']}",
-            backend=str(custom.get("backend") or "openai"),
-            model=str(custom.get("model") or ""),
-            base_url=str(custom["base_url"]),
-            where=urlsplit(str(custom["base_url"])).netloc,
-            style=custom.get("style") or self._style_name(str(custom.get("model") or "")),
+            name=f"{custom.model or '(server default)'} at {custom.base_url}",
+            backend=custom.backend,
+            model=custom.model,
+            base_url=custom.base_url,
+            where=urlsplit(custom.base_url).netloc,
+            style=custom.style or self._style_name(custom.model),
             api_key_set=bool(key),
             api_key_masked=mask_key(key),
         )
@@ -414,6 +536,7 @@ class ModelService(LoggingConfigurable):
         custom = self.custom_entry()
         if custom is not None:
             rows.append(custom)
+        warnings = self.warnings()
         saved = self._active_id()
         engine = self._engine()
         serving = engine.model_info(None) if engine is not None else None
@@ -423,10 +546,18 @@ class ModelService(LoggingConfigurable):
                     reason = self.lock_reason(self._row_config(row))
                     row.locked, row.locked_reason = reason is not None, reason
         # One truth: in a running server the entry "in use" is the one that serves now (a choice
-        # saved meanwhile by `jupyter codecomplete models use` applies at the next start); without
-        # a server (the CLI) it is the saved choice, which the next start serves.
+        # saved meanwhile by `jupyter codecomplete models use` applies at the next start), none
+        # while the administrator's model serves with nothing chosen; without a server (the CLI)
+        # it is the saved choice, which the next start serves.
         current = self._serving_config(engine)
-        active = saved if current is None else self._serving_row(rows, current, saved)
+        if current is None:
+            active = saved
+        elif self._serving_id is None and any(
+            self._same_model(c, current) for c in self._configured().values()
+        ):
+            active = None
+        else:
+            active = self._serving_row(rows, current, saved)
         for row in rows:
             row.active = active is not None and row.id == active
         return {
@@ -444,6 +575,7 @@ class ModelService(LoggingConfigurable):
             "models_dir": str(self.downloader.models_dir),
             "offline_hint": self.downloader.hand_placement_hint(),
             "downloads": [j.snapshot() for j in self.downloader.jobs.values()],
+            "warnings": warnings,
         }
 
     @staticmethod
@@ -484,6 +616,21 @@ class ModelService(LoggingConfigurable):
             )
         )
         return entry_id
+
+    def warnings(self) -> list[str]:
+        """What is wrong with the user's store: an unusable file, a bad custom entry, a saved choice
+        that does not apply (the configured model serves instead)."""
+        out: list[str] = []
+        self.store.load()
+        if self.store.problem:
+            out.append(self.store.problem)
+        _, problem = self.stored_custom()
+        if problem and problem not in out:
+            out.append(problem)
+        entry_id, cfg, reason = self.saved_choice()
+        if entry_id and cfg is None and reason:
+            out.append(f"Your saved choice {entry_id[:200]!r} is not used: {reason}.")
+        return out
 
     def _row_config(self, row: ModelEntry) -> ModelConfig:
         if row.source == "custom":
@@ -566,14 +713,14 @@ class ModelService(LoggingConfigurable):
             )
 
     def _custom_config(self, custom: CustomEndpoint | None) -> ModelConfig:
-        stored = self.store.load().get("custom")
+        stored, problem = self.stored_custom()
         if custom is None:
-            if not isinstance(stored, dict) or not stored.get("base_url"):
-                raise ModelServiceError("unknown_model", "No custom endpoint has been saved yet.")
-            custom = CustomEndpoint.model_validate(stored)
+            if stored is None:
+                raise ModelServiceError("unknown_model", problem or "No custom endpoint has been saved yet.")
+            custom = stored
         key = custom.api_key
-        if not key and isinstance(stored, dict) and stored.get("base_url") == custom.base_url:
-            key = stored.get("api_key")  # the key stays on the server: the browser never has it
+        if not key and stored is not None and stored.base_url == custom.base_url:
+            key = stored.api_key  # the key stays on the server: the browser never has it
         return ModelConfig(
             backend=custom.backend,
             base_url=custom.base_url.strip(),
@@ -589,7 +736,9 @@ class ModelService(LoggingConfigurable):
         if reason is not None:
             raise ModelServiceError("locked", reason)
         if not check_only:
-            self.store.update(custom=self._stored(cfg))
+            with self.store.edit() as data:
+                data["custom"] = self._stored(cfg)
+                self._custom_version += 1
         return cfg
 
     @staticmethod
@@ -616,6 +765,11 @@ class ModelService(LoggingConfigurable):
             with contextlib.suppress(Exception):
                 await handler.close()
         report.pop("base_url", None) if cfg.backend == "embedded" else None
+        # a model may write its key back: the completion path's scrubbing, on the sample and the error
+        secrets = [*cfg.secrets(), *self.secrets()]
+        for field in ("sample", "error", "serves"):
+            if isinstance(report.get(field), str):
+                report[field] = scrub(report[field], secrets)
         return report
 
     async def test(self, entry_id: str, custom: CustomEndpoint | None = None) -> dict[str, Any]:
@@ -627,6 +781,7 @@ class ModelService(LoggingConfigurable):
 
     async def use(self, entry_id: str, custom: CustomEndpoint | None = None) -> dict[str, Any]:
         """Validate, probe, switch the running engine, save the choice."""
+        custom_version = self._custom_version
         cfg, catalogue_id = await self.resolve(entry_id, custom)
         if not entry_id.startswith("configured:") or not self.allow_user_choice:
             reason = self.lock_reason(cfg, catalogue_id)
@@ -652,9 +807,19 @@ class ModelService(LoggingConfigurable):
                     self._retire(old)
                 info = engine.model_info(None)
                 serving = info.model_dump() if info is not None else None
-            if entry_id == "custom":
-                self.store.update(custom=self._stored(cfg))
-            self.store.update(choice={"id": entry_id, "config": self._stored(cfg)})
+            with self.store.edit() as data:
+                # a custom endpoint sent with this request is saved, unless one was saved (PUT) while
+                # it was being tested: that later save stays
+                if entry_id == "custom" and custom is not None and self._custom_version == custom_version:
+                    data["custom"] = self._stored(cfg)
+                    self._custom_version += 1
+                # the administrator's model is saved as a reference: its keys and headers stay in the
+                # administrator's config
+                data["choice"] = (
+                    {"id": entry_id}
+                    if entry_id.startswith("configured:")
+                    else {"id": entry_id, "config": self._stored(cfg)}
+                )
             if engine is not None:
                 self._serving_id = entry_id
         if serving is None:
@@ -690,27 +855,19 @@ class ModelService(LoggingConfigurable):
 
     def startup_choice(self) -> ModelConfig | None:
         """The user's saved choice, if it is still allowed and valid (read at server start)."""
-        choice = self.store.load().get("choice")
-        if not isinstance(choice, dict) or not isinstance(choice.get("config"), dict):
-            return None
         try:
-            cfg = ModelConfig.model_validate(choice["config"])
-        except ValidationError:
-            self.log.warning("jupyter_codecomplete: the saved model choice is not valid; ignoring it")
+            entry_id, cfg, reason = self.saved_choice()
+        except Exception as exc:  # a bad store never stops the extension from loading
+            self.log.warning(
+                "jupyter_codecomplete: the saved model choice cannot be read (%s)", type(exc).__name__
+            )
             return None
-        entry_id = str(choice.get("id") or "")
-        catalogue_id = entry_id if entry_id in self.catalogue() else None
-        if entry_id.startswith("configured:"):
-            key = entry_id.split(":", 1)[1]
-            self._serving_id = entry_id if key in self._configured() else None
-            return self._configured().get(key)
-        reason = self.lock_reason(cfg, catalogue_id)
-        if reason is not None:
-            self.log.info("jupyter_codecomplete: the saved model choice is not allowed now: %s", reason)
-            return None
-        if cfg.backend == "embedded" and cfg.model_path and not os.path.isfile(cfg.model_path):
-            return None
-        self._serving_id = entry_id or None
+        if self.store.problem:
+            self.log.warning("jupyter_codecomplete: %s", self.store.problem)
+        if cfg is None and reason:
+            self.log.info("jupyter_codecomplete: the saved model choice is not used: %s", reason)
+        # the entry that serves from the start, for the list's "in use"
+        self._serving_id = entry_id if cfg is not None else None
         return cfg
 
     # -- downloads ----------------------------------------------------------------------------------

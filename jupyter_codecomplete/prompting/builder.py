@@ -38,7 +38,13 @@ from .context import (
 )
 from .errors import PromptError
 from .healing import split_heal
-from .outputs import CellOutputs, cursor_indent, insert_candidates, render_candidates
+from .outputs import (
+    CellOutputs,
+    candidate_expression,
+    cursor_indent,
+    insert_candidates,
+    render_candidates,
+)
 from .styles import PromptStyle
 from .tokens import EstimateCounter, TokenCounter
 
@@ -399,7 +405,9 @@ def _notebook_context(
     prefix = request.prefix
     candidates = request.kernel_candidates
     if spec.candidates and candidates is not None:
-        label = spec.candidates_label.format(**fields, expression=candidates.expression)
+        label = spec.candidates_label.format(
+            **fields, expression=candidate_expression(candidates.expression)
+        )
         block = render_candidates(candidates, label, marker, cursor_indent(prefix))
         prefix = insert_candidates(prefix, block)
     labels = (

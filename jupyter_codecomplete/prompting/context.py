@@ -55,8 +55,12 @@ def display_path(path: str | None, language: str | None) -> str:
 
 
 def as_comment(text: str, marker: str) -> str:
-    """Each line of ``text`` as a line comment (blank lines become a bare marker)."""
-    lines = text.rstrip("\n").split("\n")
+    """Each line of ``text`` as a line comment (blank lines become a bare marker).
+
+    Every line break a language may honour ends a line here: ``\\r``, vertical tab, form feed,
+    U+0085 and U+2028/U+2029 (JavaScript ends a ``//`` comment at them), so none of them can put the
+    rest of the line outside the comment."""
+    lines = text.rstrip("\n").splitlines() or [""]
     return "\n".join(f"{marker} {line}".rstrip() if line.strip() else marker for line in lines)
 
 

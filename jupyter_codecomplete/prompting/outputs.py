@@ -132,6 +132,14 @@ def _candidate(text: str) -> str:
     return " ".join(text.split())[:MAX_CANDIDATE_CHARS]
 
 
+def candidate_expression(expression: str) -> str:
+    """The expression the kernel completed, as it appears in the candidates' label: cleaned like an
+    output (escape codes, NUL, BEL... removed) and on one line (every line break and run of spaces is
+    one space), so nothing of it can leave the comment."""
+    cleaned = clean_output_text(expression, MAX_CANDIDATE_CHARS * 2)
+    return _candidate(cleaned) if cleaned else ""
+
+
 def candidate_names(candidates: KernelCandidates) -> list[str]:
     """The candidates worth showing: printable, distinct, at most ``MAX_SHOWN_CANDIDATES``."""
     seen: dict[str, None] = {}

@@ -6,10 +6,21 @@ file's SHA-256, quoted) and ``X-Linked-Size``; the "CDN" route serves the bytes 
 and honours ``Range: bytes=N-`` (``206``), so ``huggingface_hub`` really resumes. Unknown repositories,
 revisions and files get ``404`` with the hub's ``X-Error-Code``.
 
-Faults, per file: ``advertised_size`` (claim another size: the disk-space check), ``corrupt`` (serve other
-bytes than the checksum says), ``drop_after`` (close the connection after N bytes of the next transfer),
-``fail_after_drop`` (then answer ``503`` until :meth:`FakeHub.heal`), ``bytes_per_s`` (a slow link, for
-progress and cancel). Every request is recorded (``records``: method, path, ``Range``).
+Faults, per file (a hub that lies or fails the way real ones do):
+
+* ``advertised_size``: claim another size (the disk-space check, a contradicted pin);
+* ``corrupt``: serve other bytes than the checksum says;
+* ``etag``: the ``X-Linked-Etag``/``ETag`` to report instead of the SHA-256 (e.g. an MD5- or SHA-1-style
+  one, which proves nothing);
+* ``no_length``: stream without ``Content-Length`` (chunked), and ``extra_bytes``: then keep sending
+  that many bytes more than the file has;
+* ``bytes_per_s``: a slow link (progress, cancel);
+* ``stall_after``: send that many bytes, then nothing, holding the connection open (a stalled hub);
+* ``drop_after``: close the connection after N bytes of the next transfer; ``fail_after_drop``: then
+  answer ``503`` until :meth:`FakeHub.heal`;
+* ``ignore_range``: answer a range request with the whole file (``200``).
+
+Every request is recorded (``records``: method, path, ``Range``, status, bytes sent).
 
 By default it serves the bundled demo GGUF as ``codecomplete/codecomplete-demo-GGUF``:
 :func:`demo_entry` is the matching catalogue entry. Run as a process:
@@ -37,6 +48,10 @@ DEMO_COMMIT = "0123456789abcdef0123456789abcdef01234567"
 CHUNK = 64 * 1024
 
 
+def demo_sha256() -> str:
+    return hashlib.sha256(demo_bytes()).hexdigest()
+
+
 def demo_bytes() -> bytes:
     from ..backends.embedded import default_model_path
 
@@ -45,7 +60,7 @@ def demo_bytes() -> bytes:
 
 
 def demo_entry(**overrides: Any) -> dict[str, Any]:
-    """The catalogue entry of the demo GGUF on the fake hub."""
+    """The catalogue entry of the demo GGUF on the fake hub (pinned: revision, size, SHA-256)."""
     entry = {
         "id": "test-demo",
         "name": "Demo model (test hub)",
@@ -60,6 +75,8 @@ def demo_entry(**overrides: Any) -> dict[str, Any]:
         "memory_gb": 0.1,
         "good_for": "Tests: the bundled demo model served by the fake hub.",
         "verified": "served by jupyter_codecomplete.testing.fake_hub",
+        "sha256": demo_sha256(),
+        "source": "jupyter_codecomplete.testing.fake_hub (the bundled demo model)",
     }
     entry.update(overrides)
     return entry
@@ -75,6 +92,15 @@ class HubFile:
     fail_after_drop: bool = False
     bytes_per_s: float | None = None
     failing: bool = False
+    etag: str | None = None
+    no_length: bool = False
+    extra_bytes: int = 0
+    stall_after: int | None = None
+    ignore_range: bool = False
+
+    @property
+    def reported_etag(self) -> str:
+        return self.etag if self.etag is not None else self.sha256
 
     @property
     def sha256(self) -> str:
@@ -94,6 +120,7 @@ class HubRecord:
     path: str
     range: str | None
     status: int = 0
+    sent: int = 0
 
 
 class _Hub(web.RequestHandler):
@@ -133,7 +160,7 @@ class ResolveHandler(_Hub):
         self.set_status(302)
         self.set_header("Location", f"{self.hub.cdn_url}/_cdn/{repo}/{filename}")
         self.set_header("X-Repo-Commit", hub_file.commit)
-        self.set_header("X-Linked-Etag", f'"{hub_file.sha256}"')
+        self.set_header("X-Linked-Etag", f'"{hub_file.reported_etag}"')
         self.set_header("X-Linked-Size", str(hub_file.advertised_size or len(hub_file.data)))
         self.set_header("ETag", f'"{hashlib.sha1(hub_file.data).hexdigest()}"')
         self.finish()
@@ -155,7 +182,7 @@ class CdnHandler(_Hub):
             return
         self.set_header("Content-Length", str(len(hub_file.data)))
         self.set_header("Accept-Ranges", "bytes")
-        self.set_header("ETag", f'"{hub_file.sha256}"')
+        self.set_header("ETag", f'"{hub_file.reported_etag}"')
         self.rec.status = 200
 
     async def get(self, repo: str, filename: str) -> None:
@@ -170,7 +197,7 @@ class CdnHandler(_Hub):
         body = hub_file.served()
         start, end = 0, len(body) - 1
         match = _RANGE.match(self.request.headers.get("Range", ""))
-        if match:
+        if match and not hub_file.ignore_range:
             start = int(match.group(1))
             if match.group(2):
                 end = min(int(match.group(2)), end)
@@ -183,14 +210,21 @@ class CdnHandler(_Hub):
             self.set_header("Content-Range", f"bytes {start}-{end}/{len(body)}")
         self.rec.status = self.get_status()
         self.set_header("Accept-Ranges", "bytes")
-        self.set_header("ETag", f'"{hub_file.sha256}"')
-        self.set_header("Content-Length", str(end - start + 1))
+        self.set_header("ETag", f'"{hub_file.reported_etag}"')
+        if not hub_file.no_length:
+            self.set_header("Content-Length", str(end - start + 1))
         self.set_header("Content-Type", "application/octet-stream")
         drop = hub_file.drop_after
         sent = 0
         pos = start
         try:
+            if hub_file.no_length and hub_file.extra_bytes:
+                body = body + b"\0" * hub_file.extra_bytes
+                end = len(body) - 1
             while pos <= end:
+                if hub_file.stall_after is not None and sent >= hub_file.stall_after:
+                    await self.stall()
+                    return
                 piece = body[pos : min(pos + CHUNK, end + 1)]
                 if drop is not None and sent + len(piece) >= drop:
                     piece = piece[: max(drop - sent, 0)]
@@ -204,11 +238,21 @@ class CdnHandler(_Hub):
                 self.write(piece)
                 await self.flush()
                 sent += len(piece)
+                self.rec.sent = sent
                 pos += len(piece)
                 if hub_file.bytes_per_s:
                     await asyncio.sleep(len(piece) / hub_file.bytes_per_s)
         except iostream.StreamClosedError:
             return
+
+    async def stall(self) -> None:
+        """Send nothing more, holding the connection open until the client goes (or a minute)."""
+        for _ in range(600):
+            stream = getattr(self.request.connection, "stream", None)
+            if stream is None or stream.closed():
+                return
+            await asyncio.sleep(0.1)
+        hang_up(self)
 
 
 class FakeHub(LocalServer):
@@ -235,6 +279,7 @@ class FakeHub(LocalServer):
             hub_file.failing = False
             hub_file.fail_after_drop = False
             hub_file.drop_after = None
+            hub_file.stall_after = None
 
     def more_sockets(self) -> list[socket.socket]:
         # the "CDN" is another origin (a second port), as on the real hub: huggingface_hub then reads the

@@ -24,9 +24,9 @@ from pydantic import ValidationError
 from tornado import web
 from tornado.iostream import StreamClosedError
 
+from ..errors import validation_message
 from ..models_service import CustomEndpoint, ModelService, ModelServiceError
 from .rest import _Base
-from .websocket import validation_message
 
 if TYPE_CHECKING:  # the app imports the handlers
     from ..extension import CodeCompleteApp
@@ -41,17 +41,6 @@ class _ModelsBase(_Base):
 
     def fail_with(self, exc: ModelServiceError) -> None:
         self.fail(exc.status, exc.type, exc.message)
-
-    def json_body(self) -> dict[str, Any] | None:
-        try:
-            data = json.loads(self.request.body.decode("utf-8") or "{}")
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            self.fail(400, "bad_json", f"The body is not valid JSON: {exc}")
-            return None
-        if not isinstance(data, dict):
-            self.fail(400, "bad_request", "The body must be a JSON object.")
-            return None
-        return data
 
     def id_and_custom(self, data: dict[str, Any]) -> tuple[str, CustomEndpoint | None] | None:
         entry_id = data.get("id")
@@ -85,7 +74,7 @@ class _EntryAction(_ModelsBase):
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        data = self.json_body()
+        data = self.json_object()
         parsed = self.id_and_custom(data) if data is not None else None
         if parsed is None:
             return
@@ -113,7 +102,7 @@ class CustomHandler(_ModelsBase):
     @web.authenticated
     @authorized
     async def put(self) -> None:
-        data = self.json_body()
+        data = self.json_object()
         if data is None:
             return
         try:
@@ -139,7 +128,7 @@ class DownloadsHandler(_ModelsBase):
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        data = self.json_body()
+        data = self.json_object()
         if data is None:
             return
         entry_id = data.get("id")

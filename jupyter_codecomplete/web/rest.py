@@ -30,7 +30,7 @@ from tornado.iostream import StreamClosedError
 
 from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, Overrides
 from ..completion.default import Prepared
-from ..errors import HTTP_STATUS
+from ..errors import HTTP_STATUS, validation_message
 from ..postprocess import Pipeline
 from ..prompting import PromptError, PromptRequest
 from ..protocol import (
@@ -40,7 +40,7 @@ from ..protocol import (
     InlineCompletionRequest,
     nesting_depth,
 )
-from .websocket import AUTH_RESOURCE, too_deep_message, validation_message
+from .websocket import AUTH_RESOURCE, too_deep_message
 
 
 def error_status(info: ErrorInfo, *, refused: bool) -> int:
@@ -80,9 +80,23 @@ class _Base(ExtensionHandlerMixin, APIHandler):
         )
         return None
 
-    def body(self) -> CompletionRequestBody | None:
+    def json_object(self) -> dict[str, Any] | None:
+        """The one JSON body reader of every REST route: at most ``max_message_bytes`` (the
+        websocket's limit, 413 above), UTF-8, JSON, at most :data:`MAX_DEPTH` levels deep, an
+        object (400 otherwise, the websocket's messages). None when an error reply was sent."""
+        limit = int(getattr(self.extensionapp, "max_message_bytes", 8 * 1024 * 1024))
+        raw = self.request.body or b""
+        if len(raw) > limit:
+            self.fail(
+                413,
+                "body_too_large",
+                f"The body has {len(raw)} bytes; the limit is {limit} bytes "
+                "(c.CodeCompleteApp.max_message_bytes).",
+                title="Request too large",
+            )
+            return None
         try:
-            text = self.request.body.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             self.fail(400, "bad_encoding", f"The body is not valid UTF-8: {exc}", title="Malformed JSON")
             return None
@@ -96,6 +110,15 @@ class _Base(ExtensionHandlerMixin, APIHandler):
             return None
         if nesting_depth(data) > MAX_DEPTH:
             self.fail(400, "bad_request", too_deep_message(), title="Invalid request")
+            return None
+        if not isinstance(data, dict):
+            self.fail(400, "bad_request", "The body must be a JSON object.", title="Invalid request")
+            return None
+        return data
+
+    def body(self) -> CompletionRequestBody | None:
+        data = self.json_object()
+        if data is None:
             return None
         try:
             return CompletionRequestBody.model_validate(data)

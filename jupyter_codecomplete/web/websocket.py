@@ -36,6 +36,7 @@ from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError, WebSocketHandler, WebSocketProtocol13
 
 from ..completion import BaseInlineCompletionHandler
+from ..errors import validation_message
 from ..protocol import (
     MAX_DEPTH,
     PROTOCOL_VERSIONS,
@@ -66,14 +67,6 @@ COALESCE_BYTES = 64 * 1024
 DEFER_S = 0.05
 
 
-def validation_message(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "message"
-        parts.append(f"{loc}: {err['msg']}")
-    return "; ".join(parts)
-
-
 def too_deep_message() -> str:
     return f"The message is nested too deeply (the limit is {MAX_DEPTH} levels of lists and objects)."
 
@@ -87,9 +80,55 @@ def request_number(data: Any) -> int:
     return -1
 
 
+# How long a connection closed for a too-big frame waits for its close frame to reach the client.
+LINGER_S = 2.0
+_LINGERING: set[asyncio.Future[None]] = set()
+
+
 class _Protocol(WebSocketProtocol13):
     """Tornado's protocol, but a text frame that is not UTF-8 gets the 1007 close frame (RFC 6455
-    §7.4.1) instead of a dropped TCP connection."""
+    §7.4.1) instead of a dropped TCP connection, and a frame over tornado's hard limit
+    (``max_message_size``) gets the 1009 close frame with a reason that names the limit: tornado
+    writes the frame and then tears the connection down at once, so the client saw a reset. Here the
+    connection lingers until the close frame is out (what the client still sends is read and
+    dropped, for at most :data:`LINGER_S`), then closes."""
+
+    _too_big = False
+    _lingering = False
+
+    def close(self, code: int | None = None, reason: str | None = None) -> None:
+        if code == 1009 and not self.server_terminated:
+            self._too_big = True
+            limit = getattr(self.handler, "max_message_size", None)
+            reason = (
+                f"Message too big: over {limit} bytes (see c.CodeCompleteApp.max_message_bytes)."
+                if isinstance(limit, int)
+                else "Message too big."
+            )[:123]
+        super().close(code, reason)
+
+    def _abort(self) -> None:
+        if not self._too_big or self._lingering or self.stream is None or self.stream.closed():
+            super()._abort()
+            return
+        self._lingering = True
+        self.client_terminated = True  # the frame loop stops reading frames
+        task = asyncio.ensure_future(self._linger())
+        _LINGERING.add(task)
+        task.add_done_callback(_LINGERING.discard)
+
+    async def _linger(self) -> None:
+        stream = self.stream
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + LINGER_S
+        try:
+            await asyncio.wait_for(stream.write(b""), LINGER_S)  # the close frame is written
+            while (left := deadline - loop.time()) > 0:
+                await asyncio.wait_for(stream.read_bytes(256 * 1024, partial=True), left)
+        except (StreamClosedError, asyncio.TimeoutError, OSError):
+            pass
+        finally:
+            super()._abort()
 
     def _handle_message(self, opcode: int, data: bytes) -> Any:
         if opcode == 0x1 and not self._frame_compressed and not self.client_terminated:

@@ -32,12 +32,23 @@ describe('EscapeListener', () => {
     expect(event.defaultPrevented).toBe(false);
     expect(seenBelow).toEqual(['editor']);
 
-    // suggestion shown: dismissed, nobody else sees the key
+    // the "active" class with an empty ghost text node (JupyterLab leaves both after Tab) is
+    // no suggestion: Escape goes on as usual
     document.getElementById('host')!.classList.add('jp-mod-inline-completer-active');
+    const ghost = document.createElement('span');
+    ghost.className = 'jp-GhostText';
+    content.appendChild(ghost);
+    event = press(content);
+    expect(dismissed).toHaveLength(0);
+    expect(event.defaultPrevented).toBe(false);
+    expect(seenBelow).toEqual(['editor', 'editor']);
+
+    // suggestion shown: dismissed, nobody else sees the key
+    ghost.textContent = 'return a + b';
     event = press(content);
     expect(dismissed).toEqual([document.querySelector('.cm-editor')]);
     expect(event.defaultPrevented).toBe(true);
-    expect(seenBelow).toEqual(['editor']);
+    expect(seenBelow).toEqual(['editor', 'editor']);
 
     // Shift+Escape and other keys are not ours
     press(content, { shiftKey: true });

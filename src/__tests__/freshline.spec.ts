@@ -4,6 +4,7 @@ import { EditorView } from '@codemirror/view';
 import {
   FreshLineTrigger,
   IFreshLineState,
+  INLINE_COMPLETER_ACTIVE_CLASS,
   shouldTrigger,
   TAB_COMPLETER_ACTIVE_CLASS
 } from '../freshline';
@@ -146,6 +147,44 @@ describe('FreshLineTrigger in a CodeMirror editor', () => {
     current = settings({ disabledLanguages: ['python'] });
     view.dispatch({ selection: EditorSelection.cursor(view.state.doc.length) });
     type('\n    ');
+    jest.advanceTimersByTime(1000);
+    expect(requests).toBe(0);
+  });
+
+  // issue 23: at a person's pace the header's own suggestion is still on screen when Enter is
+  // pressed (JupyterLab removes it after this listener has seen the Enter), and after Tab
+  // accepted one JupyterLab leaves the "active" class and an empty ghost text node behind
+  const ghostText = (text: string): HTMLElement => {
+    const ghost = document.createElement('span');
+    ghost.className = 'jp-GhostText';
+    ghost.textContent = text;
+    view.contentDOM.appendChild(ghost);
+    return ghost;
+  };
+
+  it('Enter while the line above still shows its suggestion asks once that one is gone', () => {
+    host.classList.add(INLINE_COMPLETER_ACTIVE_CLASS);
+    const ghost = ghostText('  # the n-th Fibonacci number');
+    view.dispatch({ selection: EditorSelection.cursor(view.state.doc.length) });
+    type('\n    ');
+    ghost.remove(); // JupyterLab clears the stale suggestion right after the Enter
+    jest.advanceTimersByTime(200);
+    expect(requests).toBe(1);
+  });
+
+  it('the "active" class and an empty ghost text node left by Tab do not stop the request', () => {
+    host.classList.add(INLINE_COMPLETER_ACTIVE_CLASS);
+    ghostText('');
+    view.dispatch({ selection: EditorSelection.cursor(view.state.doc.length) });
+    type('\n    ');
+    jest.advanceTimersByTime(200);
+    expect(requests).toBe(1);
+  });
+
+  it('does not ask while ghost text is really shown on the fresh line (typed through)', () => {
+    view.dispatch({ selection: EditorSelection.cursor(view.state.doc.length) });
+    type('\n    ');
+    ghostText('return a + b');
     jest.advanceTimersByTime(1000);
     expect(requests).toBe(0);
   });

@@ -20,19 +20,29 @@ class FakeKernel implements IKernelLike {
   matches: string[] = ["'price'", "'qty'"];
   metadata: Record<string, unknown> = {};
   pending: ((reply: Reply) => void)[] = [];
-  private _iopub: ((sender: any, msg: { header: { msg_type: string } }) => void)[] = [];
+  private _iopub: ((
+    sender: any,
+    msg: { header: { msg_type: string }; content?: unknown }
+  ) => void)[] = [];
 
   get info() {
     return Promise.resolve({ language_info: { name: this.language } });
   }
   iopubMessage = {
-    connect: (slot: (sender: any, msg: { header: { msg_type: string } }) => void) => {
+    connect: (
+      slot: (sender: any, msg: { header: { msg_type: string }; content?: unknown }) => void
+    ) => {
       this._iopub.push(slot);
       return true;
     }
   };
   ran(): void {
     this._iopub.forEach(slot => slot(this, { header: { msg_type: 'execute_input' } }));
+  }
+  restarted(): void {
+    this._iopub.forEach(slot =>
+      slot(this, { header: { msg_type: 'status' }, content: { execution_state: 'starting' } })
+    );
   }
 
   requestComplete(content: { code: string; cursor_pos: number }): Promise<Reply> {
@@ -281,5 +291,55 @@ describe('the provider and the kernel', () => {
     await provider.fetch(request, context);
     expect(client.bodies.length).toBe(1);
     expect('kernel_candidates' in client.bodies[0]).toBe(false);
+  });
+});
+
+describe('KernelCompleter.warm (issue 23: the first df[ after running a cell)', () => {
+  const flush = () => new Promise(resolve => setTimeout(resolve, 0));
+
+  it('asks an idle kernel once for empty code, and again only after a restart', async () => {
+    const kernel = new FakeKernel();
+    const kc = completer();
+    kc.warm(kernel, 'python');
+    await flush();
+    expect(kernel.asked).toEqual([{ code: '', cursor_pos: 0 }]);
+    kc.warm(kernel, 'python');
+    await flush();
+    expect(kernel.asked).toHaveLength(1);
+    kernel.restarted();
+    kc.warm(kernel, 'python');
+    await flush();
+    expect(kernel.asked).toHaveLength(2);
+  });
+
+  it('leaves busy kernels, other languages and languages without triggers alone', async () => {
+    const busy = new FakeKernel();
+    busy.status = 'busy';
+    const kc = completer();
+    kc.warm(busy, 'python');
+    const r = new FakeKernel();
+    r.language = 'R';
+    kc.warm(r, 'python');
+    kc.warm(new FakeKernel(), 'markdown');
+    kc.warm(null, 'python');
+    await flush();
+    expect(busy.asked).toHaveLength(0);
+    expect(r.asked).toHaveLength(0);
+  });
+
+  it('a question while the warm-up is out is not sent behind it (it would miss the budget)', async () => {
+    const kernel = new FakeKernel();
+    kernel.answer = 'manual';
+    const kc = completer();
+    kc.warm(kernel, 'python');
+    await flush();
+    expect(kc.candidates(kernel, 'df[', 'python')).toBeNull();
+    expect(kernel.asked).toHaveLength(1);
+    // the warm-up answered: the next question goes out
+    kernel.pending.forEach(resolve => resolve({ content: { status: 'ok', matches: [] } }));
+    kernel.answer = 'now';
+    await flush();
+    const answer = await kc.candidates(kernel, 'df[', 'python');
+    expect(answer?.items.map(i => i.text)).toEqual(["'price'", "'qty'"]);
   });
 });

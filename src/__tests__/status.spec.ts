@@ -1,4 +1,5 @@
 import { CommandRegistry } from '@lumino/commands';
+import { Widget } from '@lumino/widgets';
 
 import { ErrorNotifier } from '../notifier';
 import { StatusModel, StatusWidget } from '../status';
@@ -120,5 +121,58 @@ describe('StatusWidget', () => {
     expect(widget.node.dataset.state).toBe('error');
     expect(widget.node.title).toContain('Backend down');
     widget.dispose();
+  });
+
+  it('shows "off for Python" in its own element, apart from the name that may be shortened', () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    model.model = {
+      name: 'a-model-name-long-enough-to-be-cut-with-an-ellipsis',
+      backend: 'openai'
+    };
+    const widget = new StatusWidget({ model, commands: new CommandRegistry(), menuCommands: [] });
+    const name = widget.node.querySelector('.jp-CodeComplete-statusLabel')!;
+    const note = widget.node.querySelector('.jp-CodeComplete-statusNote') as HTMLElement;
+    expect(note.hidden).toBe(true);
+    model.languageOff = 'Python';
+    expect(widget.node.dataset.state).toBe('language-off');
+    expect(name.textContent).toBe('a-model-name-long-enough-to-be-cut-with-an-ellipsis');
+    expect(note.hidden).toBe(false);
+    expect(note.textContent).toBe('· off for Python');
+    // the hover says what a click does: it opens the menu
+    expect(widget.node.title).toContain('Click for the menu');
+    model.languageOff = null;
+    model.enabled = false;
+    expect(note.textContent).toBe('· off');
+    widget.dispose();
+  });
+
+  it('keeps the focus where it is on mousedown, and gives it back when the menu closes', async () => {
+    const model = new StatusModel();
+    const commands = new CommandRegistry();
+    commands.addCommand('test:noop', { label: 'Noop', execute: () => undefined });
+    const widget = new StatusWidget({ model, commands, menuCommands: ['test:noop'] });
+    Widget.attach(widget, document.body);
+    const editor = document.createElement('textarea');
+    document.body.appendChild(editor);
+    editor.focus();
+    const down = new MouseEvent('mousedown', { bubbles: true, cancelable: true });
+    widget.node.dispatchEvent(down);
+    // a notebook cell in edit mode stays in edit mode: nothing moves under the pointer
+    expect(down.defaultPrevented).toBe(true);
+    widget.node.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    const menu = document.querySelector('.jp-CodeComplete-menu');
+    expect(menu).not.toBeNull();
+    // the menu takes the focus; closing it (here with Escape) must not leave it on <body>
+    (menu as HTMLElement).focus();
+    menu!.dispatchEvent(
+      new KeyboardEvent('keydown', { key: 'Escape', keyCode: 27, bubbles: true, cancelable: true })
+    );
+    await new Promise(resolve => setTimeout(resolve, 10));
+    expect(document.querySelector('.jp-CodeComplete-menu')).toBeNull();
+    expect(document.activeElement).toBe(editor);
+    Widget.detach(widget);
+    widget.dispose();
+    editor.remove();
   });
 });

@@ -3,7 +3,7 @@
  * suggestion, reconnect, open the settings; and their command palette entries.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
@@ -105,12 +105,17 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
       caption: trans.__(
         'Ask for a suggestion at the cursor of the editor being edited now (Alt+\\)'
       ),
-      isEnabled: () => editingWidget() !== null,
+      // (Alt+\\ is bound to this command in editors, so the menus show the key: in an editor
+      // it is always enabled, and does what JupyterLab's own Alt+\\ does where ours cannot)
+      isEnabled: () => editingWidget() !== null || Private.inEditor(),
       execute: () => {
         // Only an editor the user is editing gets a suggestion: never a notebook cell in
         // command mode. A menu took the focus: give it back (and edit mode) first.
         const target = editingWidget();
         if (!target) {
+          if (Private.inEditor() && app.commands.hasCommand('inline-completer:invoke')) {
+            return app.commands.execute('inline-completer:invoke');
+          }
           return;
         }
         const { widget, editor } = target;
@@ -142,6 +147,54 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
       execute: () => app.commands.execute('settingeditor:open', { query: SETTINGS_TITLE })
     });
 
+    // Alt+\ where completions are off: say why nothing comes, with the switch one click away
+    // (once per language and state until it changes, not on every press).
+    let told: string | null = null;
+    settings.changed.connect(() => {
+      told = null;
+    });
+    provider.activity.connect((_, activity) => {
+      if (activity.kind !== 'skipped' || !activity.manual || !activity.reason) {
+        return;
+      }
+      const key = `${activity.reason}:${activity.language ?? ''}`;
+      if (key === told) {
+        return;
+      }
+      told = key;
+      if (activity.reason === 'language-off' && activity.language) {
+        const language = activity.language;
+        const name = displayLanguage(language);
+        Notification.info(trans.__('Code completions are off for %1.', name), {
+          autoClose: 8000,
+          actions: [
+            {
+              label: trans.__('Enable for %1', name),
+              caption: trans.__('Switch inline code completions back on for %1', name),
+              callback: () => {
+                const current = settings.current;
+                void settings.save(
+                  'disabledLanguages',
+                  toggleLanguage(current.disabledLanguages, language, true)
+                );
+              }
+            }
+          ]
+        });
+      } else if (activity.reason === 'disabled') {
+        Notification.info(trans.__('Code completions are off everywhere.'), {
+          autoClose: 8000,
+          actions: [
+            {
+              label: trans.__('Enable'),
+              caption: trans.__('Switch inline code completions back on'),
+              callback: () => void settings.save('enabled', true)
+            }
+          ]
+        });
+      }
+    });
+
     // Labels and enabled states follow the settings, the connection and the last request.
     settings.changed.connect(() => app.commands.notifyCommandChanged());
     socket.stateChanged.connect(() => app.commands.notifyCommandChanged(CommandIDs.reconnect));
@@ -157,3 +210,13 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
     }
   }
 };
+
+namespace Private {
+  /**
+   * Whether the focus is in a code editor.
+   */
+  export function inEditor(): boolean {
+    const active = document.activeElement;
+    return !!active && typeof active.closest === 'function' && !!active.closest('.cm-editor');
+  }
+}

@@ -4,6 +4,7 @@
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICompletionProviderManager, IInlineCompletionContext } from '@jupyterlab/completer';
+import { INotebookTracker } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { editorState } from '../editorstate';
@@ -30,14 +31,15 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
     ICodeCompleteSettings,
     ILanguageResolver
   ],
-  optional: [ITranslator],
+  optional: [ITranslator, INotebookTracker],
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
     socket: CompletionSocket,
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
-    translator: ITranslator | null
+    translator: ITranslator | null,
+    notebooks: INotebookTracker | null
   ): CodeCompleteProvider => {
     const resolveLanguage = (
       mime: string | null,
@@ -60,6 +62,24 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
         )
     });
     manager.registerInlineProvider(provider);
+    // The kernel's completer is warmed while the notebook's kernel is idle, so that the first
+    // `df[` the user types already carries the kernel's candidates (kernel.ts, `warm`).
+    notebooks?.widgetAdded.connect((_, panel) => {
+      const session = panel.sessionContext;
+      const warm = () => {
+        if (settings.current.enabled && settings.current.kernelCandidates) {
+          kernelCompleter.warm(
+            session.session?.kernel,
+            resolveLanguage(panel.content.codeMimetype)
+          );
+        }
+      };
+      session.statusChanged.connect((_, status) => {
+        if (status === 'idle') {
+          warm();
+        }
+      });
+    });
     // Typing through, partial accept (issue 17): one block.
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
     registerPartialAccept({ app, manager, provider, trans });

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from models.leaks import LeakWatch
 
 from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry
 from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig
@@ -64,3 +66,22 @@ def jp_server_config(codecomplete_config: dict[str, Any], service_config: dict[s
         "CodeCompleteApp": codecomplete_config,
         "ModelService": service_config,
     }
+
+
+@pytest.fixture
+def watch(jp_fetch: Any, jp_serverapp: Any) -> Iterator[LeakWatch]:
+    """After the test: no key of the store, the administrator's config or the test in any response
+    body or log line (the root logger sees every logger's records, tornado's tracebacks too)."""
+    w = LeakWatch(jp_fetch)
+    loggers = [logging.getLogger(), jp_serverapp.log]
+    old_levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.addHandler(w)
+        lg.setLevel(logging.DEBUG)
+    try:
+        yield w
+    finally:
+        for lg, level in zip(loggers, old_levels, strict=True):
+            lg.removeHandler(w)
+            lg.setLevel(level)
+    w.check()

@@ -56,3 +56,43 @@ def test_a_locked_choice_is_not_applied(tmp_path: Path) -> None:
     # a file that does not validate is ignored too
     (tmp_path / "store" / "user-model.json").write_text(json.dumps({"choice": {"config": {"nope": 1}}}))
     assert app_with(tmp_path).model_configs()["completion"].model == "a"
+
+
+def test_a_store_nested_deeply_does_not_stop_the_start(tmp_path: Path) -> None:
+    store = tmp_path / "store" / "user-model.json"
+    store.parent.mkdir(parents=True)
+    store.write_text('{"choice": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert app_with(tmp_path).model_configs()["completion"].model == "a"
+    loaded = UserChoiceStore(tmp_path / "store")
+    assert loaded.load() == {} and loaded.problem and "nested" in loaded.problem
+
+
+def test_an_administrators_model_is_kept_as_a_reference(tmp_path: Path) -> None:
+    # an old store that copied the administrator's settings: only the reference counts
+    copied = {
+        "backend": "openai",
+        "base_url": "http://elsewhere:1/v1",
+        "model": "copied",
+        "api_key": "x" * 20,
+    }
+    UserChoiceStore(tmp_path / "store").update(choice={"id": "configured:completion", "config": copied})
+    models = app_with(tmp_path).model_configs()
+    assert models["completion"].model == "a" and models["completion"].base_url == "http://admin:8000/v1"
+
+
+def test_edits_are_serialised(tmp_path: Path) -> None:
+    import threading
+
+    store = UserChoiceStore(tmp_path / "s")
+
+    def add(n: int) -> None:
+        for i in range(20):
+            with store.edit() as data:
+                data[f"k{n}-{i}"] = i
+
+    threads = [threading.Thread(target=add, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(store.load()) == 80  # no write lost another's keys

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.models_service.download import is_gguf
-from jupyter_codecomplete.testing.fake_hub import FakeHub
+from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
 from jupyter_codecomplete.testing.processes import free_port
 from jupyter_codecomplete.testing.providers import OllamaUpstream
@@ -93,7 +93,15 @@ async def test_catalogue_styles_exist_and_have_fim() -> None:
 
     registry = StyleRegistry()
     catalogue = load_catalogue()
-    assert len(catalogue) >= 9
+    assert set(catalogue) == {
+        "qwen2.5-coder-0.5b",
+        "qwen2.5-coder-1.5b",
+        "qwen2.5-coder-3b",
+        "qwen2.5-coder-7b",
+        "starcoder2-3b",
+        "starcoder2-7b",
+        "codegemma-2b",
+    }
     for entry in catalogue.values():
         style = registry.get(entry.style)
         assert style.fim is not None, entry.id
@@ -142,7 +150,7 @@ async def test_unreachable_server_is_refused_and_nothing_changes(jp_fetch: Any) 
     assert "reach" in out["error"]["message"].lower() or "connect" in out["error"]["message"].lower()
     listing = await choices(jp_fetch, detect=False)
     assert listing["serving"]["name"] == "test-coder" and listing["saved"] is None
-    assert listing["active"] == "configured:completion"  # what serves (nothing was chosen)
+    assert listing["active"] is None  # the administrator's model serves, nothing was chosen
 
 
 async def test_a_file_that_is_not_gguf(jp_fetch: Any, models_dir: Path) -> None:
@@ -310,12 +318,8 @@ class TestAllowList:
 
 @needs_llama
 async def test_download_with_progress_then_switch_to_it(
-    jp_fetch: Any, jp_ws_fetch: Any, hub: FakeHub, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+    jp_fetch: Any, jp_ws_fetch: Any, hub: FakeHub, models_dir: Path
 ) -> None:
-    import huggingface_hub.constants
-
-    # huggingface_hub reports progress once per read chunk (10 MB); the demo file is 8 MB
-    monkeypatch.setattr(huggingface_hub.constants, "DOWNLOAD_CHUNK_SIZE", 256 * 1024)
     hub.demo().bytes_per_s = 4_000_000  # about two seconds: several progress events
     code, events = await pull(jp_fetch, "test-demo")
     assert code == 200, events
@@ -343,11 +347,16 @@ async def test_checksum_mismatch_removes_the_file(jp_fetch: Any, hub: FakeHub, m
     assert events[-1]["state"] == "done"
 
 
-async def test_not_enough_disk(jp_fetch: Any, hub: FakeHub, models_dir: Path) -> None:
-    hub.demo().advertised_size = 10**18
-    code, out = await api(jp_fetch, "POST", "downloads", body={"id": "test-demo"})
-    assert code == 507 and out["error"]["type"] == "not_enough_disk" and "free" in out["error"]["message"]
-    assert not any(r.method == "GET" for r in hub.records)  # nothing was transferred
+class TestNotEnoughDisk:
+    @pytest.fixture
+    def service_config(self, service_config: dict[str, Any]) -> dict[str, Any]:
+        return {**service_config, "extra_catalogue": [demo_entry(size_bytes=10**18)]}
+
+    async def test_nothing_is_transferred(self, jp_fetch: Any, hub: FakeHub) -> None:
+        hub.demo().advertised_size = 10**18  # the hub agrees with the pinned size
+        code, out = await api(jp_fetch, "POST", "downloads", body={"id": "test-demo"})
+        assert code == 507 and out["error"]["type"] == "not_enough_disk" and "free" in out["error"]["message"]
+        assert not any(r.method == "GET" for r in hub.records)  # nothing was transferred
 
 
 async def test_two_pulls_at_once_and_cancel(jp_fetch: Any, hub: FakeHub, models_dir: Path) -> None:
@@ -365,18 +374,27 @@ async def test_two_pulls_at_once_and_cancel(jp_fetch: Any, hub: FakeHub, models_
 async def test_network_drop_is_resumed_and_network_gone_is_clear(
     jp_fetch: Any, hub: FakeHub, models_dir: Path
 ) -> None:
-    # gone for good mid-download: a clear error, nothing partial left, the server keeps working
+    # a drop the hub recovers from: resumed within the same pull, with a range request
+    hub.demo().drop_after = 2_000_000
+    _, events = await pull(jp_fetch, "test-demo")
+    assert events[-1]["state"] == "done", events[-1]
+    assert [r.range for r in hub.records if r.path.startswith("/_cdn/") and r.range] == ["bytes=2000000-"]
+    assert (models_dir / "codecomplete-demo.Q8_0.gguf").read_bytes() == hub.demo().data
+    (models_dir / "codecomplete-demo.Q8_0.gguf").unlink()
+    # gone for good mid-download: a clear error, the partial file kept, the server keeps working
     hub.demo().drop_after = 3_000_000
     hub.demo().fail_after_drop = True
     _, events = await pull(jp_fetch, "test-demo")
     assert events[-1]["state"] == "failed" and events[-1]["error"]["type"] == "network"
-    assert "pull it again" in events[-1]["error"]["message"]
-    assert not partials(models_dir)
-    # back: pull again
+    assert "pull it again to resume" in events[-1]["error"]["message"]
+    assert [p.stat().st_size for p in partials(models_dir)] == [3_000_000]
+    # back: pull again, from where it stopped
     hub.heal()
     _, events = await pull(jp_fetch, "test-demo")
     assert events[-1]["state"] == "done"
+    assert hub.ranges()[-1] == "bytes=3000000-"
     assert (models_dir / "codecomplete-demo.Q8_0.gguf").stat().st_size == 8144384
+    assert not partials(models_dir)
 
 
 async def test_fake_hub_serves_ranges(hub: FakeHub) -> None:

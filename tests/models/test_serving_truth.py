@@ -105,20 +105,32 @@ async def test_a_choice_saved_in_a_terminal_does_not_claim_to_serve(
     jp_fetch: Any, jp_ws_fetch: Any, upstream: ScriptedUpstream, tmp_path: Path
 ) -> None:
     listing = await choices(jp_fetch, detect=False)
-    assert listing["active"] == "configured:completion" and listing["saved"] is None
+    assert listing["active"] is None and listing["saved"] is None  # the administrator's model
     proc = use_from_a_terminal(tmp_path, tmp_path / "store", "demo")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     listing = await choices(jp_fetch, detect=False)
     rows = by_id(listing)
     # the running server still serves test-coder: the list, the status and the requests agree
-    assert listing["saved"] == "demo" and listing["active"] == "configured:completion"
-    assert rows["configured:completion"]["active"] and not rows["demo"]["active"]
+    assert listing["saved"] == "demo" and listing["active"] is None
+    assert not any(e["active"] for e in listing["entries"])
     assert listing["serving"]["name"] == "test-coder"
     sock = await open_socket(jp_ws_fetch)
     assert sock.hello["model"]["name"] == "test-coder"
     await sock.send(request(1, "def add(a, b):"))
     reply = (await sock.until_done(1))[-1]
     assert reply["model"]["name"] == "test-coder" and "a + b" in reply["list"]["items"][0]["insertText"]
+    # a model chosen in the server (the dialog), then another saved from a terminal
+    custom = {"backend": "openai", "base_url": upstream.base_url, "model": "test-coder", "style": "raw"}
+    code, out = await api(jp_fetch, "POST", "use", body={"id": "custom", "custom": custom})
+    assert code == 200, out
+    assert (await choices(jp_fetch, detect=False))["active"] == "custom"
+    proc = use_from_a_terminal(tmp_path, tmp_path / "store", "demo")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    listing = await choices(jp_fetch, detect=False)
+    rows = by_id(listing)
+    assert listing["active"] == "custom" and listing["saved"] == "demo"
+    assert rows["custom"]["active"] and not rows["demo"]["active"]
+    assert listing["serving"]["name"] == "test-coder"
 
 
 async def test_the_model_in_use_is_listed_when_it_stops_answering(

@@ -12,17 +12,25 @@ test.use({ autoGoto: true });
 test.describe('fresh-line suggestions', () => {
   test('notebook cell: Enter after a definition shows ghost text by itself', async ({ page }) => {
     await page.notebook.createNew('fresh.ipynb');
-    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+      'data-status',
+      'idle'
+    );
     await page.notebook.enterCellEditingMode(0);
     await page.keyboard.type('def subtract(a, b):');
     await page.keyboard.press('Enter');
     // only indentation precedes the cursor: JupyterLab does not ask by itself, we do
     await expect(page.locator(GHOST)).toContainText('return a - b');
     await page.keyboard.press('Tab');
-    expect(await page.notebook.getCellTextInput(0)).toContain('def subtract(a, b):\n    return a - b');
+    expect(await page.notebook.getCellTextInput(0)).toContain(
+      'def subtract(a, b):\n    return a - b'
+    );
   });
 
-  test('file editor: Enter after a definition shows ghost text by itself', async ({ page, tmpPath }) => {
+  test('file editor: Enter after a definition shows ghost text by itself', async ({
+    page,
+    tmpPath
+  }) => {
     await page.contents.uploadContent('', 'text', `${tmpPath}/fresh.py`);
     await page.filebrowser.open('fresh.py');
     const editor = page.locator('.jp-FileEditor .cm-content');
@@ -51,7 +59,10 @@ test.describe('fresh-line suggestions', () => {
 test.describe('Escape', () => {
   test('notebook: dismisses the suggestion and stays in edit mode', async ({ page }) => {
     await page.notebook.createNew('escape.ipynb');
-    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+      'data-status',
+      'idle'
+    );
     await page.notebook.enterCellEditingMode(0);
     await page.keyboard.type('def add(a, b):');
     await expect(page.locator(GHOST)).toContainText('return a + b');
@@ -102,7 +113,10 @@ test.describe('Escape', () => {
 
 test('the status item says when the current language is off, and clears it', async ({ page }) => {
   await page.notebook.createNew('language-off.ipynb');
-  await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+  await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+    'data-status',
+    'idle'
+  );
   const status = page.locator(`.jp-StatusBar-Widget ${STATUS}`);
   await page.notebook.enterCellEditingMode(0);
   await page.keyboard.type('x = 1');
@@ -122,7 +136,10 @@ test('the status item says when the current language is off, and clears it', asy
 
 test('Request Code Completion goes only to the cell being edited', async ({ page }) => {
   await page.notebook.createNew('request.ipynb');
-  await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+  await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+    'data-status',
+    'idle'
+  );
   const status = page.locator(`.jp-StatusBar-Widget ${STATUS}`);
   const menu = page.locator('.jp-CodeComplete-menu');
   await page.notebook.setCell(0, 'code', 'def multiply(a, b):');

@@ -39,3 +39,21 @@ export async function recordGhostTexts(page: Page): Promise<void> {
 export async function ghostTexts(page: Page): Promise<string[]> {
   return page.evaluate(() => (window as any).__ghostTexts ?? []);
 }
+
+/**
+ * Type the way a person types: one key at a time (Enter for a line break), each key a random
+ * `minMs`–`maxMs` after the previous one (120–250 ms by default). The editor's own
+ * auto-indentation applies after Enter, so `text` carries no indentation after a line break.
+ */
+export async function typeLikeAPerson(
+  page: Page,
+  text: string,
+  options: { minMs?: number; maxMs?: number } = {}
+): Promise<void> {
+  const min = options.minMs ?? 120;
+  const max = options.maxMs ?? 250;
+  for (const ch of text) {
+    await page.keyboard.press(ch === '\n' ? 'Enter' : ch === ' ' ? 'Space' : ch);
+    await page.waitForTimeout(min + Math.random() * (max - min));
+  }
+}

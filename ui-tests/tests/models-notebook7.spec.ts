@@ -13,7 +13,9 @@ test('Notebook 7: the same dialog from the toolbar item', async ({ page, request
       type: 'notebook',
       format: 'json',
       content: {
-        cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: '' }],
+        cells: [
+          { cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: '' }
+        ],
         metadata: { language_info: { name: 'python' } },
         nbformat: 4,
         nbformat_minor: 5

@@ -50,18 +50,26 @@ test('download the test model with a progress bar, then ghost text from the embe
 }) => {
   await openChooser(page);
   const row = page.locator(`${CHOOSER} [data-section="download"] [data-id="test-demo"]`);
+  // no download runs: nothing to cancel
+  const cancel = row.locator('.jp-CodeComplete-cancel');
+  await expect(cancel).toBeHidden();
+  await expect(cancel).toBeDisabled();
   await row.locator('.jp-CodeComplete-download').click();
   const bar = row.locator('progress.jp-CodeComplete-progress');
   await expect(bar).toBeVisible();
+  await expect(cancel).toBeEnabled();
   // the bar moves: a value strictly between 0 and 1 is seen while downloading
   await expect
     .poll(async () => Number(await bar.evaluate(b => (b as HTMLProgressElement).value)), {
       timeout: 30000
     })
     .toBeGreaterThan(0);
-  await expect(page.locator('.jp-CodeComplete-chooserMessage')).toContainText('Now using test-demo', {
-    timeout: 60000
-  });
+  await expect(page.locator('.jp-CodeComplete-chooserMessage')).toContainText(
+    'Now using test-demo',
+    {
+      timeout: 60000
+    }
+  );
   await expect(
     page.locator(`${CHOOSER} [data-section="download"] [data-id="test-demo"]`)
   ).toContainText('(in use)');
@@ -91,7 +99,9 @@ test('a custom endpoint key never comes back to the page', async ({ page }) => {
   await form.locator('input[name="model"]').fill('test-coder');
   await form.locator('input[name="api_key"]').fill(KEY);
   await form.locator('.jp-CodeComplete-use').click();
-  await expect(page.locator('.jp-CodeComplete-chooserMessage')).toContainText('Now using test-coder');
+  await expect(page.locator('.jp-CodeComplete-chooserMessage')).toContainText(
+    'Now using test-coder'
+  );
   // the re-rendered form shows the key masked, and the field is empty
   const key = page.locator(`${CHOOSER} .jp-CodeComplete-customForm input[name="api_key"]`);
   await expect(key).toHaveValue('');

@@ -4,7 +4,7 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { GHOST, SHOTS } from './helpers';
+import { GHOST, SHOTS, typeLikeAPerson } from './helpers';
 
 const NOTEBOOK = {
   cells: [
@@ -92,5 +92,36 @@ test('Notebook 7: fresh-line suggestion, Escape keeps edit mode, language-off st
   await menu.getByText('Enable Code Completions for Python').click();
   await expect(item).toHaveAttribute('data-state', 'idle');
 
+  await request.delete(`/api/contents/${name}`);
+});
+
+test('Notebook 7: after the toolbar menu, typing goes into the cell again', async ({
+  page,
+  request
+}) => {
+  const name = `nb7-focus-${Date.now()}.ipynb`;
+  const created = await request.put(`/api/contents/${name}`, {
+    data: { type: 'notebook', format: 'json', content: NOTEBOOK }
+  });
+  expect(created.ok()).toBe(true);
+  await page.goto(`/notebooks/${name}`);
+  const item = page.locator('.jp-NotebookPanel-toolbar .jp-CodeComplete-status');
+  await expect(item).toHaveAttribute('data-state', 'idle', { timeout: 60000 });
+  const editor = page.locator('.jp-Cell .cm-content').first();
+  await editor.click();
+  await typeLikeAPerson(page, 'a = 1');
+  const menu = page.locator('.jp-CodeComplete-menu');
+  await item.click();
+  await menu.getByText('Disable Code Completions for Python').click();
+  await expect(item).toHaveAttribute('data-state', 'language-off');
+  await expect(item.locator('.jp-CodeComplete-statusNote')).toHaveText('· off for Python');
+  await typeLikeAPerson(page, '2');
+  // (the text may be followed by ghost text: a suggestion for the new text)
+  await expect(editor).toHaveText(/^a = 12(?!\d)/);
+  await item.click();
+  await menu.getByText('Enable Code Completions for Python').click();
+  await expect(item).toHaveAttribute('data-state', 'idle');
+  await typeLikeAPerson(page, '3');
+  await expect(editor).toHaveText(/^a = 123(?!\d)/);
   await request.delete(`/api/contents/${name}`);
 });
