@@ -197,12 +197,17 @@ class CodeCompleteApp(ExtensionApp):
 
     def default_completion_model(self) -> ModelConfig | None:
         """No model configured: a local model server if one is found, else the embedded model."""
+        skipped: list[str] = []
         if self.discover_local_servers:
             from .backends.discovery import discover_local_models
 
             probed: list[str] = []
+            service = self.model_service  # where to look: c.ModelService.detect_servers / _host
+            servers = [(str(kind), int(port)) for kind, port in service.detect_servers]
             try:
-                found = discover_local_models(report=probed)
+                found = discover_local_models(
+                    servers, service.detect_host, report=probed, skipped=skipped
+                )
             except Exception as exc:
                 self.log.warning("jupyter_codecomplete: looking for local model servers failed: %s", exc)
                 found = None
@@ -221,12 +226,19 @@ class CodeCompleteApp(ExtensionApp):
         from .backends.embedded import is_available
 
         if is_available():
+            notice = None
+            if skipped:
+                notice = (
+                    "Found " + "; ".join(skipped) + ". It cannot fill in the middle, so the demo model "
+                    "serves: choose a model in Choose Model…, or set its prompt style."
+                )
+                self.log.warning("jupyter_codecomplete: %s", notice)
             self.log.info(
                 "jupyter_codecomplete: no fill-in-the-middle model found there; using the embedded demo "
                 "model (it shows the mechanics, its suggestions are not useful code: choose a real model, "
                 "see docs/getting-started.md)"
             )
-            return ModelConfig(backend="embedded")
+            return ModelConfig(backend="embedded", notice=notice)
         return None
 
     def explicit_model_configs(self) -> dict[str, ModelConfig]:
@@ -310,6 +322,9 @@ class CodeCompleteApp(ExtensionApp):
                 *models_handlers(),
             ]
         )
+        # Is the model's server there? Asked once the loop runs (never holding the start-up): a
+        # server that is down is then reported as not ready (`problem`) from the first hello on.
+        IOLoop.current().add_callback(self._check_ready)
         if self.freeze_startup_heap:
             # once the server and every extension have loaded (a few seconds after start)
             IOLoop.current().call_later(5.0, freeze_heap)
@@ -319,6 +334,18 @@ class CodeCompleteApp(ExtensionApp):
         if self.monitor_event_loop:
             self.lag_monitor = LoopLagMonitor()
             IOLoop.current().add_callback(self.lag_monitor.start)
+
+    async def _check_ready(self) -> None:
+        check = getattr(self.completion_handler, "check_ready", None)
+        if check is None:
+            return
+        try:
+            info = await check()
+        except Exception as exc:  # a check that breaks must not break the server
+            self.log.warning("jupyter_codecomplete: checking the model failed: %s", exc)
+            return
+        if info is not None and info.problem:
+            self.log.warning("jupyter_codecomplete: the model %s is not ready: %s", info.name, info.problem)
 
     async def stop_extension(self) -> None:
         if self._model_service is not None:

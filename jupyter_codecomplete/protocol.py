@@ -250,6 +250,12 @@ class ServingModel(BaseModel):
     reported: str | None = None
     style: str | None = None
     demo: bool = False
+    # Why this model serves, when the user should know (a local server was found but could not
+    # fill in the middle, so the demo model serves); None: nothing to say.
+    notice: str | None = None
+    # Why the model is not ready (its server did not answer the start-up check, or the last
+    # request could not reach it); None: it answered (or was not checked yet).
+    problem: str | None = None
 
 
 class InlineCompletionReply(BaseModel):
@@ -358,3 +364,19 @@ class CompletionRequestBody(BaseModel):
         Annotated[list[Annotated[str, Field(max_length=MAX_STOP_CHARS)]], Field(max_length=MAX_STOP)] | None
     ) = Field(None, description=f"Extra stop sequences (at most {MAX_STOP}).")
     stream: bool = False
+    # The websocket's names for two fields (a request copied from the websocket works here too)
+    prefix: Annotated[str, Field(max_length=MAX_TEXT)] | None = Field(
+        None, description="The websocket's name for `prompt`: give one of the two."
+    )
+    path: str | None = Field(None, description="The websocket's name for `file_path`: give one of the two.")
+
+    @model_validator(mode="after")
+    def _websocket_names(self) -> CompletionRequestBody:
+        for ours, theirs in (("prompt", "prefix"), ("file_path", "path")):
+            given = getattr(self, theirs)
+            if given is None:
+                continue
+            if getattr(self, ours) and getattr(self, ours) != given:
+                raise ValueError(f"give `{ours}` or `{theirs}` (the websocket's name for it), not both")
+            setattr(self, ours, given)
+        return self

@@ -201,6 +201,9 @@ export class ModelChooser extends Widget {
     if (!report.ok) {
       return trans.__('Failed: %1', report.error ?? '');
     }
+    if (report.warning) {
+      return trans.__('Warning: %1', report.warning);
+    }
     const ttft =
       report.first_token_s !== null && report.first_token_s !== undefined
         ? trans.__('first token %1 ms', Math.round(report.first_token_s * 1000))

@@ -15,6 +15,16 @@ export interface IServingModel {
   reported?: string | null;
   style?: string | null;
   demo?: boolean;
+  /**
+   * Why this model serves, when the user should know (a local server was found but
+   * could not fill in the middle, so the demo model serves); null: nothing to say.
+   */
+  notice?: string | null;
+  /**
+   * Why the model is not ready (its server did not answer the start-up check, or the
+   * last request could not reach it); null: it answered or was not checked yet.
+   */
+  problem?: string | null;
 }
 
 /**

@@ -350,7 +350,7 @@ class BaseInlineCompletionHandler:
             response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
             done=True,
             delta=delta,
-            model=model,
+            model=self.model_info(request) or model,  # the model that wrote it, when known now
             notes=notes,
             error=error,
         )

@@ -240,7 +240,7 @@ class Pipeline:
     def _ended(self, final: bool, truncated: bool = False) -> str:
         """The filters ended the suggestion: ask the guard; returns what it adds."""
         guard = self._guard
-        if guard is None:
+        if guard is None or any(f.final for f in self._shape):
             self.done = True
             return ""
         shown, base = "".join(self._shown), "".join(self._base)

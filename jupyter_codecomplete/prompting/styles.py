@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -309,6 +309,23 @@ class PromptStyle(BaseModel):
     def supports_repository(self) -> bool:
         return self.repo is not None or self.chat
 
+    def vocabulary_tokens(self) -> tuple[list[str], list[str]]:
+        """The family's special tokens as its tokenizer spells them: its FIM tokens, and the others
+        it declares (FIM pad, repository tokens, stop and end-of-text tokens that look like tokens).
+        A server that has them all as single tokens serves a model of this family, whatever its file
+        is called (:meth:`StyleRegistry.for_vocabulary`)."""
+        if self.fim is None:
+            return [], []
+        spelled = (self.fim.prefix, self.fim.suffix, self.fim.middle)
+        fim = [t for t in map(_as_token, spelled) if t]
+        others: list[str] = []
+        repo = [self.repo.repo_name, self.repo.file_sep] if self.repo is not None else []
+        for text in (self.fim.pad, *repo, *self.stop, *self.eot):
+            token = _as_token(text or "")
+            if token and token not in fim and token not in others:
+                others.append(token)
+        return fim, others
+
     def capabilities(self) -> dict[str, bool]:
         return {
             "infill": self.supports_infill,
@@ -317,6 +334,15 @@ class PromptStyle(BaseModel):
             "chat": self.chat,
             "edit": self.edit is not None,
         }
+
+
+def _as_token(text: str) -> str | None:
+    """``text`` without surrounding spaces when it looks like a special token (``<|fim_prefix|>``,
+    ``<PRE>``, ``[SUFFIX]``, ``</s>``), else None."""
+    token = text.strip()
+    if len(token) >= 3 and token[0] in "<[" and token[-1] in ">]" and not any(c.isspace() for c in token):
+        return token
+    return None
 
 
 def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -409,6 +435,41 @@ class StyleRegistry:
 
     def is_user(self, name: str) -> bool:
         return name in self._user
+
+    def vocabulary_tokens(self, limit: int = 128) -> list[str]:
+        """Every special token a FIM family declares (FIM tokens first), at most ``limit``: what a
+        client asks a model server to tokenize to learn the family it serves."""
+        fim: list[str] = []
+        others: list[str] = []
+        for style in self._fim_styles():
+            first, rest = style.vocabulary_tokens()
+            fim += [t for t in first if t not in fim]
+            others += [t for t in rest if t not in others]
+        return [*fim, *[t for t in others if t not in fim]][:limit]
+
+    def _fim_styles(self) -> list[PromptStyle]:
+        return [s for s in self._styles.values() if s.fim is not None and not s.chat and not s.no_infill]
+
+    def for_vocabulary(self, single: Collection[str], model_name: str = "") -> PromptStyle | None:
+        """The FIM family whose tokens the model's vocabulary has as single special tokens
+        (``single``: the tokens of :meth:`vocabulary_tokens` that the server tokenized to one
+        token), or None when no family's FIM tokens are all there.
+
+        Among the families that pass, the one ``model_name`` names wins; then the one with the
+        largest share of its other declared tokens present, then the most of them, then the first
+        record (a base family before the variants derived from it)."""
+        named = self.for_model(model_name) if model_name else None
+        best: tuple[tuple[int, float, int, int], PromptStyle] | None = None
+        for index, style in enumerate(self._fim_styles()):
+            fim, others = style.vocabulary_tokens()
+            if not fim or any(t not in single for t in fim):
+                continue
+            present = sum(t in single for t in others)
+            share = present / len(others) if others else 1.0
+            key = (int(named is not None and named.name == style.name), share, present, -index)
+            if best is None or key > best[0]:
+                best = (key, style)
+        return best[1] if best else None
 
     def for_model(self, model_name: str) -> PromptStyle:
         """The style whose longest pattern matches ``model_name`` (case-insensitive ``fnmatch``).
