@@ -41,7 +41,7 @@ export class StatusModel {
     if (this._connection === 'disconnected') {
       return 'offline';
     }
-    if (this._lastError) {
+    if (this._lastError || this._model?.problem) {
       return 'error';
     }
     if (this._active.size > 0) {
@@ -98,6 +98,9 @@ export class StatusModel {
     if (this._model?.style) {
       model += '\n' + this._trans.__('Prompt style: %1', this._model.style);
     }
+    if (this._model?.notice) {
+      model += '\n' + this._model.notice;
+    }
     if (this._model?.demo) {
       model +=
         '\n' +
@@ -121,7 +124,11 @@ export class StatusModel {
           .__('The completion server is not reachable; reconnecting. %1', this._offlineDetail)
           .trim();
       case 'error': {
-        const e = this._lastError!;
+        const e = this._lastError;
+        if (!e) {
+          // the server's own check: the model's server did not answer
+          return this._trans.__('Not ready: %1\n%2', this._model!.problem!, model);
+        }
         return this._trans.__('Completion error: %1 — %2\n%3', e.title, e.message, model);
       }
       case 'working':
@@ -160,6 +167,15 @@ export class StatusModel {
   set model(value: IServingModel | null) {
     this._model = value;
     this._changed.emit();
+  }
+
+  /**
+   * The user switched models (Choose Model… → Use): the new model's state replaces the old
+   * one's error at once, not at the next completion.
+   */
+  switched(model: IServingModel): void {
+    this._lastError = null;
+    this.model = model;
   }
 
   get lastError(): IErrorInfo | null {

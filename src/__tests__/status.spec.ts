@@ -103,6 +103,43 @@ describe('StatusModel', () => {
   });
 });
 
+describe('StatusModel: what the server says about the model (issue 23)', () => {
+  it('is not "ready" while the model\'s server did not answer the start-up check', () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    model.model = { name: 'qwen', backend: 'ollama', problem: 'no answer on 127.0.0.1:11434' };
+    expect(model.state).toBe('error');
+    expect(model.message).toContain('Not ready: no answer on 127.0.0.1:11434');
+    expect(model.message).not.toContain('ready.');
+    model.model = { name: 'qwen', backend: 'ollama', problem: null };
+    expect(model.state).toBe('idle');
+  });
+
+  it("a switch clears the old model's error at once", () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    model.model = { name: 'old', backend: 'openai' };
+    model.failed(1, backendDown);
+    expect(model.state).toBe('error');
+    model.switched({ name: 'new', backend: 'ollama', problem: null });
+    expect(model.state).toBe('idle');
+    expect(model.label).toBe('new');
+  });
+
+  it('shows the notice in the hover', () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    model.model = {
+      name: 'codecomplete-demo',
+      backend: 'embedded',
+      demo: true,
+      notice: 'llamacpp on 127.0.0.1:8080 serves model.gguf, which cannot fill in the middle'
+    };
+    expect(model.message).toContain('cannot fill in the middle');
+    expect(model.label).toBe('codecomplete-demo (demo)');
+  });
+});
+
 describe('StatusWidget', () => {
   it('reflects the model in data-state, label and hover text', () => {
     const model = new StatusModel();
