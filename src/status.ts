@@ -338,18 +338,18 @@ export class StatusWidget extends Widget {
     const previous = document.activeElement as HTMLElement | null;
     const rect = this.node.getBoundingClientRect();
     menu.aboutToClose.connect(() => {
-      setTimeout(() => {
-        menu.dispose();
-        const now = document.activeElement;
-        if (
-          previous &&
-          previous !== document.body &&
-          previous.isConnected &&
-          (now === null || now === document.body || menu.node.contains(now))
-        ) {
-          previous.focus();
-        }
-      }, 0);
+      // now, before the menu leaves the page (a key pressed right after must reach the editor);
+      // a command the menu runs comes after this and may move the focus on
+      const now = document.activeElement;
+      if (
+        previous &&
+        previous !== document.body &&
+        previous.isConnected &&
+        (now === null || now === document.body || menu.node.contains(now))
+      ) {
+        previous.focus();
+      }
+      setTimeout(() => menu.dispose(), 0);
     });
     menu.open(rect.left, rect.bottom);
   }
