@@ -337,6 +337,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             # itself (one line, unless that line opens a block)
             multiline=False if backend.demo or (single and not cursor.eol) else None,
             reject_degenerate=backend.demo,
+            max_tokens=max_tokens,
         )
         bind: dict[str, Any] = {}
         if over.temperature is not None:
@@ -539,7 +540,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                     break
         finally:
             await source.aclose()  # type: ignore[attr-defined]  # an async generator has aclose
-        tail = pipeline.finish()
+        # the model used its whole token limit: a last line it was still writing is dropped
+        tail = pipeline.finish(truncated=pipeline.budget_spent)
         if tail:
             yield tail
 

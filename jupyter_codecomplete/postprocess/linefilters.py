@@ -361,6 +361,20 @@ def _seq_step(a: str, b: str) -> int | None:
     return None
 
 
+def _may_become(partial: str, first: str) -> bool:
+    """Can a token that starts with ``partial`` still be ``first`` or continue a sequence from it
+    (:func:`_seq_step`)? The same decisions as waiting for the whole token, without the wait."""
+    if first.startswith(partial):
+        return True
+    if len(first) == 1 and first.isalpha():
+        return len(partial) == 1 and partial.isalpha()
+    m = _NAME_NUMBER.fullmatch(first)
+    if m is None:
+        return False
+    name = m.group(1)
+    return name.startswith(partial) or (partial.startswith(name) and partial[len(name) :].isdigit())
+
+
 def near_step(a: str, b: str) -> tuple[tuple[int, int], ...] | None:
     """Lines ``a`` and ``b`` are the same but for one token that continues a sequence: its position
     and step; else None."""
@@ -448,7 +462,9 @@ class Repetition(Filter):
             return False
         tok = m.group(0)
         if m.end() == len(stripped):
-            return True  # the first token is still being written
+            # the first token is still being written: hold it only while it can still become the
+            # last line's first token or count on from it (else the line streams at once)
+            return _may_become(tok, first)
         near = tok == first or _seq_step(first, tok) is not None
         self._partial_of = ((self._line_start, len(self._lines)), near)
         return near
