@@ -408,9 +408,9 @@ class Repetition(Filter):
         self._starts: list[int] = []
         self._line_start = 0
         self._index = 0
-        self._first_of: tuple[int, str] = (-1, "")  # (line count, first token of the last line)
+        self._first_of: tuple[int, list[str]] = (-1, [])  # (line count, tokens of the last line)
         self._pending_of: tuple[int, bool] = (-1, False)  # (line count, last two lines near)
-        self._partial_of: tuple[tuple[int, int], bool] = ((-1, -1), False)  # (line, near-partial)
+        self._partial_of: tuple[tuple[int, int], bool] = ((-1, -1), False)  # (line, decided)
 
     def _run(self, n: int, block: int) -> int:
         lines = self._lines
@@ -443,31 +443,41 @@ class Repetition(Filter):
         return self._pending_of[1]
 
     def _near_partial(self, partial: str) -> bool:
-        """The line being written may still turn out a near-repetition of the last line: its first
-        token is the last line's (or counts on from it). Cheap: one token is looked at."""
+        """The line being written may still turn out a near-repetition of the last line (the second
+        of three, :func:`near_step`): every token so far is the last line's, but for at most one that
+        counts on from it, and a token still being written can still become so. Decided False once
+        it cannot (the line then streams), and cached; at most the last line's tokens are read."""
         if not self._lines:
             return False
-        if self._partial_of[0] == (self._line_start, len(self._lines)):
-            return self._partial_of[1]  # decided once the line's first token was complete
-        last = self._lines[-1]
+        key = (self._line_start, len(self._lines))
+        if self._partial_of[0] == key:
+            return self._partial_of[1]  # decided: the line cannot be a near-repetition
         if self._first_of[0] != len(self._lines):
-            m = _TOKEN.search(last)
-            self._first_of = (len(self._lines), m.group(0) if m and len(_TOKEN.findall(last)) >= 2 else "")
-        first = self._first_of[1]
-        if not first:
+            toks = _TOKEN.findall(self._lines[-1])
+            self._first_of = (len(self._lines), toks if len(toks) >= 2 else [])
+        last = self._first_of[1]
+        if not last:
             return False
         stripped = partial.lstrip()
-        m = _TOKEN.match(stripped)
-        if m is None:
-            return False
-        tok = m.group(0)
-        if m.end() == len(stripped):
-            # the first token is still being written: hold it only while it can still become the
-            # last line's first token or count on from it (else the line streams at once)
-            return _may_become(tok, first)
-        near = tok == first or _seq_step(first, tok) is not None
-        self._partial_of = ((self._line_start, len(self._lines)), near)
-        return near
+        diffs = 0
+        for i, m in enumerate(_TOKEN.finditer(stripped)):
+            tok = m.group(0)
+            if i >= len(last):
+                break  # more tokens than the last line: not near
+            target = last[i]
+            if m.end() == len(stripped) and (tok[0].isalnum() or tok[0] == "_"):
+                # still being written
+                if target.startswith(tok) or (not diffs and _may_become(tok, target)):
+                    return True
+                break
+            if tok != target:
+                if diffs or _seq_step(target, tok) is None:
+                    break
+                diffs += 1
+        else:
+            return bool(stripped)  # consistent so far: hold
+        self._partial_of = (key, False)
+        return False
 
     def _hold_from(self) -> int:
         n = len(self._lines)
@@ -488,7 +498,7 @@ class Repetition(Filter):
                 hold = min(hold, self._line_start)
         if self._near_pending():
             hold = min(hold, self._starts[n - 1])
-        elif self._near_partial(p):
+        elif self._near_partial(partial):
             hold = min(hold, self._line_start)
         return max(hold, self._emitted)
 

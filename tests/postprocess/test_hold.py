@@ -72,3 +72,17 @@ def test_a_line_whose_first_token_may_repeat_the_last_is_held() -> None:
     p.feed("x1 = load(1)\n")
     assert p.feed("x") == ""  # may become x1, x2...: a near-repetition may still cut it
     assert p.feed("2 = load(2)\n") == "\nx2 = load(2)"
+
+
+def test_a_line_like_the_last_streams_once_it_cannot_be_a_near_repetition() -> None:
+    p = Pipeline(PostprocessContext(language="python", prefix="class A:\n", max_tokens=256))
+    p.feed("def __init__(self, name, size):\n    self.name = name\n")
+    assert p.feed("    self.") == ""  # may still be `self.name2 = name`...
+    assert p.feed("size") == "\n    self.size"  # `size` does not count on from `name`
+
+
+def test_a_near_repetition_is_still_cut_while_streaming() -> None:
+    code = "def f(a):\n    self.a1 = a\n    self.a2 = a\n    self.a3 = a\n    return a\n"
+    p = Pipeline(PostprocessContext(language="python", prefix="class A:\n", max_tokens=256))
+    out = "".join(p.feed(t) for t in split_tokens(code)) + p.finish()
+    assert out == "def f(a):\n    self.a1 = a"
