@@ -25,6 +25,7 @@ export interface ISettings {
   enabled: boolean;
   trigger: TriggerMode;
   freshLineSuggestions: boolean;
+  suggestAfterAccept: boolean;
   streaming: StreamingMode;
   disabledLanguages: string[];
   maxPrefixChars: number;
@@ -47,6 +48,7 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   enabled: true,
   trigger: 'auto',
   freshLineSuggestions: true,
+  suggestAfterAccept: true,
   streaming: 'always',
   disabledLanguages: ['markdown'],
   maxPrefixChars: 8000,
@@ -83,6 +85,8 @@ export function normalizeSettings(raw: unknown): ISettings {
     trigger: pick(s.trigger, ['auto', 'manual'], d.trigger),
     freshLineSuggestions:
       typeof s.freshLineSuggestions === 'boolean' ? s.freshLineSuggestions : d.freshLineSuggestions,
+    suggestAfterAccept:
+      typeof s.suggestAfterAccept === 'boolean' ? s.suggestAfterAccept : d.suggestAfterAccept,
     streaming: pick(s.streaming, ['always', 'manual', 'never'], d.streaming),
     disabledLanguages: Array.isArray(s.disabledLanguages)
       ? s.disabledLanguages
