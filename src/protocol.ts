@@ -102,6 +102,39 @@ export interface IInlineCompletionRequest {
 export type IRequestBody = Omit<IInlineCompletionRequest, 'type' | 'number'>;
 
 /**
+ * Protocol 3: the context the next suggestion will be asked for, sent ahead so the model server
+ * has the prompt in its cache (a notebook opened, a cell focused, a pause). No suggestion comes.
+ */
+export interface IWarmRequest {
+  type: 'warm';
+  number: number;
+  path: string | null;
+  language: string | null;
+  mime: string | null;
+  prefix: string;
+  suffix: string;
+  stream: boolean;
+  cell_id: string | null;
+  trigger: Trigger;
+  cells_above: IContextCell[];
+  cells_below: IContextCell[];
+  files: IContextFile[];
+  kernel_candidates?: IKernelCandidates;
+}
+
+/**
+ * The answer to a warm-up: `warmed`, or why not (`off`: not for this model; `busy`: a
+ * suggestion streams; `superseded`: a newer warm-up or a request came; `failed`; `protocol`).
+ */
+export interface IWarmReply {
+  type: 'warm';
+  reply_to: number;
+  warmed: boolean;
+  reason?: 'off' | 'busy' | 'superseded' | 'failed' | 'protocol' | null;
+  ms?: number | null;
+}
+
+/**
  * Stop the request with this number (client to server).
  */
 export interface ICancelRequest {
@@ -170,6 +203,10 @@ export interface IHelloMessage {
   protocols?: number[];
   model: IServingModel | null;
   max_message_bytes: number;
+  /**
+   * Protocol 3: whether the server warms the default model's prompt cache (`warm` messages).
+   */
+  warm?: boolean;
 }
 
 /**
@@ -188,7 +225,12 @@ export interface IClientHello {
 /**
  * Any message the server sends.
  */
-export type ServerMessage = IHelloMessage | IInlineCompletionReply | IStreamChunk | IErrorReply;
+export type ServerMessage =
+  | IHelloMessage
+  | IInlineCompletionReply
+  | IStreamChunk
+  | IErrorReply
+  | IWarmReply;
 
 /**
  * Error types that are a normal part of typing and must never be shown to the user.

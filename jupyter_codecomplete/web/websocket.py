@@ -49,6 +49,8 @@ from ..protocol import (
     InlineCompletionReply,
     InlineCompletionRequest,
     InlineCompletionStreamChunk,
+    WarmReply,
+    WarmRequest,
     client_message_adapter,
     nesting_depth,
     number_hint,
@@ -179,7 +181,23 @@ class StartGate:
             self._schedule(loop)
 
 
+class WarmSlot:
+    """At most one warm-up in flight in the server (the model server has one cache to warm), and
+    none while a suggestion streams: a completion request cancels the warm-up in flight; a warm-up
+    that comes while one streams is refused (``busy``); a newer warm-up supersedes the older."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None
+        self.streaming = 0  # completion requests being served, on every socket
+
+    def cancel(self) -> None:
+        task, self.task = self.task, None
+        if task is not None and not task.done():
+            task.cancel()
+
+
 START_GATE = StartGate()
+WARM_SLOT = WarmSlot()
 # Incoming messages (parse, validate, supersede) go through a wider gate of their own: a burst
 # from hundreds of sockets is handled over several loop iterations, each socket's in order
 # (tornado reads a socket's next frame only when on_message is done with the previous one).
@@ -277,8 +295,11 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self._held: dict[int, _Held] = {}
         self._outbox: list[bytes] = []  # deferred messages, written with the next one
         self._flush_timer: asyncio.TimerHandle | None = None
+        self._warm_task: asyncio.Task[None] | None = None
         hello = HelloMessage(
-            model=self.completion_handler.model_info(None), max_message_bytes=self.max_message_bytes
+            model=self.completion_handler.model_info(None),
+            max_message_bytes=self.max_message_bytes,
+            warm=self.completion_handler.warms(None),
         )
         self.send(hello)
 
@@ -406,6 +427,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         if isinstance(msg, ClientHello):
             self.negotiate(msg.protocol)
             return
+        if isinstance(msg, WarmRequest):
+            self.start_warm(msg)
+            return
         if isinstance(msg, CancelRequest):
             if not self.cancel(msg.number, "cancelled"):
                 self.reply_error(
@@ -415,6 +439,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
                     f"Request {msg.number} is not running (finished, cancelled, or never sent).",
                 )
             return
+        WARM_SLOT.cancel()  # a suggestion is asked for: no warm-up beside it
         for number in [n for n in self._tasks if n < msg.number]:
             self.cancel(number, "superseded")
         if msg.number in self._tasks:
@@ -448,7 +473,49 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self.send_payload(_stopped_reply(number, why), defer=True)
         return True
 
+    def start_warm(self, request: WarmRequest) -> None:
+        """A warm-up (protocol 3): run it in the one warm slot, or say why not."""
+        number = request.number
+
+        def refuse(reason: str) -> None:
+            self.send(WarmReply(reply_to=number, warmed=False, reason=reason))  # type: ignore[arg-type]
+
+        if self.protocol_version < 3:
+            return refuse("protocol")
+        if not self.completion_handler.warms(request):
+            return refuse("off")
+        if WARM_SLOT.streaming:
+            return refuse("busy")
+        WARM_SLOT.cancel()
+        task = asyncio.get_running_loop().create_task(self.warm(request), name=f"codecomplete:warm:{number}")
+        WARM_SLOT.task = self._warm_task = task
+
+    async def warm(self, request: WarmRequest) -> None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            await self.completion_handler.warm(request)
+        except asyncio.CancelledError:
+            self.send(WarmReply(reply_to=request.number, warmed=False, reason="superseded"), defer=True)
+            return
+        except Exception as exc:
+            self.log.debug("codecomplete warm-up #%s failed: %s", request.number, exc)
+            self.send(WarmReply(reply_to=request.number, warmed=False, reason="failed"), defer=True)
+            return
+        finally:
+            if WARM_SLOT.task is asyncio.current_task():
+                WARM_SLOT.task = None
+        ms = (loop.time() - started) * 1000
+        self.send(WarmReply(reply_to=request.number, warmed=True, ms=round(ms, 1)), defer=True)
+
     async def serve(self, request: InlineCompletionRequest) -> None:
+        WARM_SLOT.streaming += 1
+        try:
+            await self._serve(request)
+        finally:
+            WARM_SLOT.streaming -= 1
+
+    async def _serve(self, request: InlineCompletionRequest) -> None:
         handler = self.completion_handler
         try:
             await START_GATE.enter()
@@ -496,6 +563,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             self._flush_timer.cancel()  # type: ignore[union-attr]  # checked just above
             self._flush_timer = None
         self._outbox = []
+        warm = getattr(self, "_warm_task", None)
+        if warm is not None and WARM_SLOT.task is warm:
+            WARM_SLOT.cancel()  # no one waits for this socket's warm-up
         for task in list(getattr(self, "_tasks", {}).values()):
             task.cancel()
         self._tasks = {}
