@@ -138,3 +138,19 @@ class TestPaidApi:
         assert socket.hello is not None and socket.hello["warm"] is False
         await socket.send(warm(1, "import num"))
         assert (await reply_to(socket, 1))["reason"] == "off"
+
+
+async def test_every_warm_up_is_answered_even_one_cancelled_before_it_ran(
+    jp_ws_fetch: Any, upstream: ScriptedUpstream
+) -> None:
+    socket = await open_socket(jp_ws_fetch, protocol=3)
+    socket.send_nowait(warm(1, "import num"))  # the same loop turn: 1 never starts
+    socket.send_nowait(warm(2, "def add(a, b):"))
+    answers: dict[int, dict[str, Any]] = {}
+    while len(answers) < 2:
+        msg = await socket.recv(timeout=10)
+        if msg["type"] == "warm":
+            answers[msg["reply_to"]] = msg
+    assert answers[1]["reason"] == "superseded"
+    assert answers[2]["warmed"] is True
+    assert [r.body["prompt"] for r in upstream.records] == ["def add(a, b):"]

@@ -184,16 +184,30 @@ class StartGate:
 class WarmSlot:
     """At most one warm-up in flight in the server (the model server has one cache to warm), and
     none while a suggestion streams: a completion request cancels the warm-up in flight; a warm-up
-    that comes while one streams is refused (``busy``); a newer warm-up supersedes the older."""
+    that comes while one streams is refused (``busy``); a newer warm-up supersedes the older. The
+    canceller answers the cancelled warm-up (it may not have started)."""
 
     def __init__(self) -> None:
         self.task: asyncio.Task[None] | None = None
+        self.owner: InlineCompletionWebSocket | None = None
+        self.number = -1
         self.streaming = 0  # completion requests being served, on every socket
 
+    def hold(self, task: asyncio.Task[None], owner: InlineCompletionWebSocket, number: int) -> None:
+        self.cancel()
+        self.task, self.owner, self.number = task, owner, number
+
+    def release(self, task: asyncio.Task[None] | None) -> None:
+        if task is not None and self.task is task:
+            self.task, self.owner = None, None
+
     def cancel(self) -> None:
-        task, self.task = self.task, None
+        task, owner = self.task, self.owner
+        self.task, self.owner = None, None
         if task is not None and not task.done():
             task.cancel()
+            if owner is not None:
+                owner.send(WarmReply(reply_to=self.number, warmed=False, reason="superseded"), defer=True)
 
 
 START_GATE = StartGate()
@@ -486,9 +500,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             return refuse("off")
         if WARM_SLOT.streaming:
             return refuse("busy")
-        WARM_SLOT.cancel()
         task = asyncio.get_running_loop().create_task(self.warm(request), name=f"codecomplete:warm:{number}")
-        WARM_SLOT.task = self._warm_task = task
+        WARM_SLOT.hold(task, self, number)
+        self._warm_task = task
 
     async def warm(self, request: WarmRequest) -> None:
         loop = asyncio.get_running_loop()
@@ -496,15 +510,13 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         try:
             await self.completion_handler.warm(request)
         except asyncio.CancelledError:
-            self.send(WarmReply(reply_to=request.number, warmed=False, reason="superseded"), defer=True)
-            return
+            return  # the canceller has answered
         except Exception as exc:
             self.log.debug("codecomplete warm-up #%s failed: %s", request.number, exc)
             self.send(WarmReply(reply_to=request.number, warmed=False, reason="failed"), defer=True)
             return
         finally:
-            if WARM_SLOT.task is asyncio.current_task():
-                WARM_SLOT.task = None
+            WARM_SLOT.release(asyncio.current_task())
         ms = (loop.time() - started) * 1000
         self.send(WarmReply(reply_to=request.number, warmed=True, ms=round(ms, 1)), defer=True)
 
@@ -565,7 +577,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self._outbox = []
         warm = getattr(self, "_warm_task", None)
         if warm is not None and WARM_SLOT.task is warm:
-            WARM_SLOT.cancel()  # no one waits for this socket's warm-up
+            WARM_SLOT.cancel()  # no one waits for this socket's warm-up (the answer is dropped)
         for task in list(getattr(self, "_tasks", {}).values()):
             task.cancel()
         self._tasks = {}
