@@ -19,6 +19,7 @@ import { connectionPlugin } from './plugins/connection';
 import { dismissPlugin } from './plugins/dismiss';
 import { errorsPlugin } from './plugins/errors';
 import { freshLinePlugin } from './plugins/freshline';
+import { warmPlugin } from './plugins/warm';
 import { languagesPlugin } from './plugins/languages';
 import { modelDialogPlugin } from './plugins/modeldialog';
 import { providerPlugin } from './plugins/provider';
@@ -40,6 +41,7 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   commandsPlugin,
   dismissPlugin,
   freshLinePlugin,
+  warmPlugin,
   modelDialogPlugin
 ];
 

@@ -212,7 +212,7 @@ export interface IHelloMessage {
 /**
  * The newest protocol version this client speaks: 2 streams deltas.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /**
  * The client's answer to the hello: the protocol version it wants (client to server).

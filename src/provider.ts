@@ -64,6 +64,10 @@ export interface ICompletionClient {
   };
   cancel(number: number): void;
   readonly hello: { max_message_bytes: number } | null;
+  /**
+   * Send a request's context ahead for the model server's cache (protocol 3); whether sent.
+   */
+  warm?(body: IRequestBody): boolean;
 }
 
 /**
@@ -161,6 +165,29 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
    */
   expectAutomatic(text: string): void {
     this._freshLine = { text, until: Date.now() + 10000 };
+  }
+
+  /**
+   * Send the context a request at this cursor would carry ahead, so the model server has its
+   * prompt cached (issue 29); whether it was sent (automatic suggestions on, the language on).
+   */
+  warm(request: CompletionHandler.IRequest, context: IInlineCompletionContext): boolean {
+    const settings = this._getSettings();
+    const language = this._resolveLanguage(request.mimeType ?? null, context);
+    if (
+      !this._client.warm ||
+      !settings.enabled ||
+      !settings.warmModel ||
+      settings.trigger !== 'auto' ||
+      !isLanguageEnabled(settings, language)
+    ) {
+      return false;
+    }
+    const body = fitToLimit(
+      this.buildRequest(request, context, { language, stream: true, manual: false }, settings),
+      this._client.hello?.max_message_bytes ?? null
+    );
+    return this._client.warm(body);
   }
 
   /**

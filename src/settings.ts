@@ -26,6 +26,7 @@ export interface ISettings {
   trigger: TriggerMode;
   freshLineSuggestions: boolean;
   suggestAfterAccept: boolean;
+  warmModel: boolean;
   streaming: StreamingMode;
   disabledLanguages: string[];
   maxPrefixChars: number;
@@ -49,6 +50,7 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   trigger: 'auto',
   freshLineSuggestions: true,
   suggestAfterAccept: true,
+  warmModel: true,
   streaming: 'always',
   disabledLanguages: ['markdown'],
   maxPrefixChars: 8000,
@@ -87,6 +89,7 @@ export function normalizeSettings(raw: unknown): ISettings {
       typeof s.freshLineSuggestions === 'boolean' ? s.freshLineSuggestions : d.freshLineSuggestions,
     suggestAfterAccept:
       typeof s.suggestAfterAccept === 'boolean' ? s.suggestAfterAccept : d.suggestAfterAccept,
+    warmModel: typeof s.warmModel === 'boolean' ? s.warmModel : d.warmModel,
     streaming: pick(s.streaming, ['always', 'manual', 'never'], d.streaming),
     disabledLanguages: Array.isArray(s.disabledLanguages)
       ? s.disabledLanguages
