@@ -226,11 +226,7 @@ export interface IClientHello {
  * Any message the server sends.
  */
 export type ServerMessage =
-  | IHelloMessage
-  | IInlineCompletionReply
-  | IStreamChunk
-  | IErrorReply
-  | IWarmReply;
+  IHelloMessage | IInlineCompletionReply | IStreamChunk | IErrorReply | IWarmReply;
 
 /**
  * Error types that are a normal part of typing and must never be shown to the user.
