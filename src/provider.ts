@@ -286,6 +286,9 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
         this._afterShown(suggestion, request, context, language)
       );
     } else {
+      if (items.some(item => item.insertText)) {
+        this._emit({ kind: 'shown', number, language });
+      }
       this._emit({ kind: 'succeeded', number, language });
       const texts = items.filter(item => item.insertText);
       if (texts.length > 1) {
@@ -440,6 +443,9 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const number = suggestion.number;
     try {
       for await (const chunk of chunks) {
+        if (!suggestion.text && chunk.response.insertText) {
+          this._emit({ kind: 'shown', number, language });
+        }
         suggestion.update(chunk.response.insertText, chunk.done);
         if (chunk.done) {
           break;
@@ -620,9 +626,10 @@ export namespace CodeCompleteProvider {
    */
   export interface IActivity {
     /**
-     * `reused`: answered from a suggestion already seen (typing through it), no request.
+     * `reused`: answered from a suggestion already seen (typing through it), no request;
+     * `shown`: the request's first text arrived (its time to show ends here).
      */
-    kind: 'started' | 'succeeded' | 'failed' | 'cancelled' | 'skipped' | 'reused';
+    kind: 'started' | 'shown' | 'succeeded' | 'failed' | 'cancelled' | 'skipped' | 'reused';
     number: number;
     language: string | null;
     error?: IErrorInfo;
