@@ -191,7 +191,23 @@ class WarmSlot:
         self.task: asyncio.Task[None] | None = None
         self.owner: InlineCompletionWebSocket | None = None
         self.number = -1
-        self.streaming = 0  # completion requests being served, on every socket
+        self._streaming = 0  # completion requests being served, on every socket
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _here(self) -> None:
+        """A new event loop (tests): nothing of the old one carries over."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop, self.task, self.owner, self._streaming = loop, None, None, 0
+
+    @property
+    def streaming(self) -> int:
+        self._here()
+        return self._streaming
+
+    def serving(self, delta: int) -> None:
+        self._here()
+        self._streaming = max(0, self._streaming + delta)
 
     def hold(self, task: asyncio.Task[None], owner: InlineCompletionWebSocket, number: int) -> None:
         self.cancel()
@@ -202,6 +218,7 @@ class WarmSlot:
             self.task, self.owner = None, None
 
     def cancel(self) -> None:
+        self._here()
         task, owner = self.task, self.owner
         self.task, self.owner = None, None
         if task is not None and not task.done():
@@ -521,11 +538,11 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self.send(WarmReply(reply_to=request.number, warmed=True, ms=round(ms, 1)), defer=True)
 
     async def serve(self, request: InlineCompletionRequest) -> None:
-        WARM_SLOT.streaming += 1
+        WARM_SLOT.serving(+1)
         try:
             await self._serve(request)
         finally:
-            WARM_SLOT.streaming -= 1
+            WARM_SLOT.serving(-1)
 
     async def _serve(self, request: InlineCompletionRequest) -> None:
         handler = self.completion_handler
