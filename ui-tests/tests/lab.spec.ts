@@ -16,7 +16,10 @@ test.describe('notebook', () => {
     await expect(status).toHaveAttribute('data-state', 'idle');
     await expect(status).toContainText('test-coder');
 
-    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+      'data-status',
+      'idle'
+    );
     await recordGhostTexts(page);
     await page.notebook.enterCellEditingMode(0);
     // a multi-line suggestion: it streams in line by line (a line is shown once it is complete
@@ -32,6 +35,11 @@ test.describe('notebook', () => {
     expect(texts.some(t => t.includes('total = 0') && !t.includes('return total'))).toBe(true);
 
     await page.keyboard.press('Tab');
+    // Tab took the suggestion; the one after it is asked for at once (issue 29) and shows as
+    // ghost text; Escape dismisses it
+    await expect.poll(() => page.notebook.getCellTextInput(0)).toContain('    return total');
+    await expect(ghost).toHaveCount(1);
+    await page.keyboard.press('Escape');
     await expect(ghost).toHaveCount(0);
     const source = await page.notebook.getCellTextInput(0);
     expect(source).toContain('def slow_sum(values):\n    total = 0');
@@ -40,7 +48,10 @@ test.describe('notebook', () => {
 
   test('the status menu switches the current language off and on', async ({ page }) => {
     await page.notebook.createNew('switch.ipynb');
-    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+      'data-status',
+      'idle'
+    );
     const status = page.locator(`.jp-StatusBar-Widget ${STATUS}`);
     await page.notebook.enterCellEditingMode(0);
     await page.keyboard.type('x = 1');
@@ -58,9 +69,7 @@ test.describe('notebook', () => {
     const before = await counters(page);
     await page.keyboard.type('def add(a, b):');
     // Wait until the provider has decided (skipped), then check nothing was asked or shown.
-    await expect
-      .poll(async () => (await counters(page)).skipped)
-      .toBeGreaterThan(before.skipped);
+    await expect.poll(async () => (await counters(page)).skipped).toBeGreaterThan(before.skipped);
     expect((await counters(page)).requests).toBe(before.requests);
     await expect(page.locator(GHOST)).toHaveCount(0);
 
@@ -79,9 +88,16 @@ test.describe('notebook', () => {
     await page.notebook.createNew('global.ipynb');
     const status = page.locator(`.jp-StatusBar-Widget ${STATUS}`);
     await status.click();
-    await page.locator('.jp-CodeComplete-menu').getByText('Disable Code Completions').first().click();
+    await page
+      .locator('.jp-CodeComplete-menu')
+      .getByText('Disable Code Completions')
+      .first()
+      .click();
     await expect(status).toHaveAttribute('data-state', 'disabled');
-    await page.screenshot({ path: `${SHOTS}/lab-status-disabled.png`, clip: await statusClip(page) });
+    await page.screenshot({
+      path: `${SHOTS}/lab-status-disabled.png`,
+      clip: await statusClip(page)
+    });
     await page.evaluate(() =>
       (window as any).jupyterapp.commands.execute('codecomplete:toggle-enabled')
     );
@@ -199,7 +215,10 @@ test.describe('dark theme', () => {
   });
   test('ghost text in the dark theme', async ({ page }) => {
     await page.notebook.createNew('dark.ipynb');
-    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
+      'data-status',
+      'idle'
+    );
     await page.notebook.enterCellEditingMode(0);
     await page.keyboard.type('def add(a, b):');
     await expect(page.locator(GHOST)).toContainText('return a + b');
