@@ -16,10 +16,7 @@ test.describe('notebook', () => {
     await expect(status).toHaveAttribute('data-state', 'idle');
     await expect(status).toContainText('test-coder');
 
-    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
-      'data-status',
-      'idle'
-    );
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
     await recordGhostTexts(page);
     await page.notebook.enterCellEditingMode(0);
     // a multi-line suggestion: it streams in line by line (a line is shown once it is complete
@@ -48,10 +45,7 @@ test.describe('notebook', () => {
 
   test('the status menu switches the current language off and on', async ({ page }) => {
     await page.notebook.createNew('switch.ipynb');
-    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
-      'data-status',
-      'idle'
-    );
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
     const status = page.locator(`.jp-StatusBar-Widget ${STATUS}`);
     await page.notebook.enterCellEditingMode(0);
     await page.keyboard.type('x = 1');
@@ -69,7 +63,9 @@ test.describe('notebook', () => {
     const before = await counters(page);
     await page.keyboard.type('def add(a, b):');
     // Wait until the provider has decided (skipped), then check nothing was asked or shown.
-    await expect.poll(async () => (await counters(page)).skipped).toBeGreaterThan(before.skipped);
+    await expect
+      .poll(async () => (await counters(page)).skipped)
+      .toBeGreaterThan(before.skipped);
     expect((await counters(page)).requests).toBe(before.requests);
     await expect(page.locator(GHOST)).toHaveCount(0);
 
@@ -88,16 +84,9 @@ test.describe('notebook', () => {
     await page.notebook.createNew('global.ipynb');
     const status = page.locator(`.jp-StatusBar-Widget ${STATUS}`);
     await status.click();
-    await page
-      .locator('.jp-CodeComplete-menu')
-      .getByText('Disable Code Completions')
-      .first()
-      .click();
+    await page.locator('.jp-CodeComplete-menu').getByText('Disable Code Completions').first().click();
     await expect(status).toHaveAttribute('data-state', 'disabled');
-    await page.screenshot({
-      path: `${SHOTS}/lab-status-disabled.png`,
-      clip: await statusClip(page)
-    });
+    await page.screenshot({ path: `${SHOTS}/lab-status-disabled.png`, clip: await statusClip(page) });
     await page.evaluate(() =>
       (window as any).jupyterapp.commands.execute('codecomplete:toggle-enabled')
     );
@@ -215,10 +204,7 @@ test.describe('dark theme', () => {
   });
   test('ghost text in the dark theme', async ({ page }) => {
     await page.notebook.createNew('dark.ipynb');
-    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute(
-      'data-status',
-      'idle'
-    );
+    await expect(page.locator('.jp-Notebook-ExecutionIndicator')).toHaveAttribute('data-status', 'idle');
     await page.notebook.enterCellEditingMode(0);
     await page.keyboard.type('def add(a, b):');
     await expect(page.locator(GHOST)).toContainText('return a + b');
