@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import IOLoop
-from traitlets import Bool, Dict, Instance, Int, Type, Unicode, default
+from traitlets import Bool, Dict, Enum, Instance, Int, Type, Unicode, default
 
 from .backends import ModelConfig
 from .collector import FullCollections, defers_by_default, freeze_heap
@@ -121,6 +121,16 @@ class CodeCompleteApp(ExtensionApp):
         help="How many finished suggestions to remember (per server, by prompt and model) to answer a "
         "repeated request without a model call (Backspace and retyping, coming back to a position). "
         "0 turns it off.",
+    )
+
+    warm_up = Enum(
+        ["auto", "on", "off"],
+        "auto",
+        config=True,
+        help="Warm the model server's prompt cache when the browser says what it will ask next (a "
+        "notebook opened, a cell focused, a pause): one prompt evaluated, one token, at most one at a "
+        "time and never while a suggestion streams. auto: for a model on this machine or a private "
+        "network and the embedded model, never for a paid API; on: always; off: never.",
     )
 
     monitor_event_loop = Bool(
@@ -291,6 +301,7 @@ class CodeCompleteApp(ExtensionApp):
             recent_completions=self.recent_completions,
             max_suggestion_chars=self.max_suggestion_chars,
             max_suggestion_lines=self.max_suggestion_lines,
+            warm_up=self.warm_up,
         )
 
     def initialize_settings(self) -> None:

@@ -30,7 +30,7 @@ MAX_TEXT = 4_000_000
 # Deepest JSON nesting a request may have (a valid one needs about 6); deeper is refused before
 # validation, and the parser's own recursion limit is caught.
 MAX_DEPTH = 32
-PROTOCOL_VERSIONS = (1, 2)
+PROTOCOL_VERSIONS = (1, 2, 3)
 
 
 def nesting_depth(data: Any, limit: int = MAX_DEPTH) -> int:
@@ -212,12 +212,20 @@ class ClientHello(_Strict):
     protocol: Annotated[int, Field(ge=1, strict=True)]
 
 
+class WarmRequest(InlineCompletionRequest):
+    """Protocol 3: the context the next suggestion will be asked for, sent ahead (a notebook or
+    file opened, a cell focused, the user paused) so that the model server has it in its cache.
+    The server answers with a :class:`WarmReply`; no suggestion is made."""
+
+    type: Literal["warm"] = "warm"  # type: ignore[assignment]  # the discriminator of this message
+
+
 ClientMessage = Annotated[
-    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello,
+    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest,
     Field(discriminator="type"),
 ]
 client_message_adapter: TypeAdapter[
-    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello
+    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest
 ] = TypeAdapter(ClientMessage)
 
 
@@ -313,6 +321,18 @@ class ErrorReply(BaseModel):
     error: ErrorInfo
 
 
+class WarmReply(BaseModel):
+    """The answer to a :class:`WarmRequest`: ``warmed`` when the model server evaluated the prompt;
+    else ``reason``: ``off`` (not for this model: c.CodeCompleteApp.warm_up), ``busy`` (a suggestion
+    streams), ``superseded`` (a newer warm-up or a completion request came), ``failed``."""
+
+    type: Literal["warm"] = "warm"
+    reply_to: int
+    warmed: bool
+    reason: Literal["off", "busy", "superseded", "failed", "protocol"] | None = None
+    ms: float | None = None
+
+
 class HelloMessage(BaseModel):
     """Sent once when the socket opens: protocol version and the model that serves by default.
 
@@ -327,6 +347,8 @@ class HelloMessage(BaseModel):
     # what this server offers besides inline completions (``edit_prediction``: it answers
     # :class:`EditPredictionRequest`); a client sends only what is listed here
     features: list[str] = Field(default_factory=list)
+    # protocol 3: whether the server warms the default model's cache (``warm`` messages)
+    warm: bool = False
 
 
 # Most stop sequences a REST request may add, and their longest length (OpenAI itself takes 4).

@@ -21,6 +21,7 @@ import { dismissPlugin } from './plugins/dismiss';
 import { editPredictionPlugin } from './plugins/editprediction';
 import { errorsPlugin } from './plugins/errors';
 import { freshLinePlugin } from './plugins/freshline';
+import { warmPlugin } from './plugins/warm';
 import { languagesPlugin } from './plugins/languages';
 import { modelDialogPlugin } from './plugins/modeldialog';
 import { providerPlugin } from './plugins/provider';
@@ -42,6 +43,7 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   commandsPlugin,
   dismissPlugin,
   freshLinePlugin,
+  warmPlugin,
   modelDialogPlugin,
   editPredictionPlugin
 ];

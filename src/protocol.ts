@@ -181,6 +181,39 @@ export interface IEditPredictionReply {
 }
 
 /**
+ * Protocol 3: the context the next suggestion will be asked for, sent ahead so the model server
+ * has the prompt in its cache (a notebook opened, a cell focused, a pause). No suggestion comes.
+ */
+export interface IWarmRequest {
+  type: 'warm';
+  number: number;
+  path: string | null;
+  language: string | null;
+  mime: string | null;
+  prefix: string;
+  suffix: string;
+  stream: boolean;
+  cell_id: string | null;
+  trigger: Trigger;
+  cells_above: IContextCell[];
+  cells_below: IContextCell[];
+  files: IContextFile[];
+  kernel_candidates?: IKernelCandidates;
+}
+
+/**
+ * The answer to a warm-up: `warmed`, or why not (`off`: not for this model; `busy`: a
+ * suggestion streams; `superseded`: a newer warm-up or a request came; `failed`; `protocol`).
+ */
+export interface IWarmReply {
+  type: 'warm';
+  reply_to: number;
+  warmed: boolean;
+  reason?: 'off' | 'busy' | 'superseded' | 'failed' | 'protocol' | null;
+  ms?: number | null;
+}
+
+/**
  * Stop the request with this number (client to server).
  */
 export interface ICancelRequest {
@@ -253,12 +286,16 @@ export interface IHelloMessage {
    * What the server offers besides inline completions (`edit_prediction`); absent from older servers.
    */
   features?: string[];
+  /**
+   * Protocol 3: whether the server warms the default model's prompt cache (`warm` messages).
+   */
+  warm?: boolean;
 }
 
 /**
  * The newest protocol version this client speaks: 2 streams deltas.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /**
  * The client's answer to the hello: the protocol version it wants (client to server).
@@ -272,7 +309,12 @@ export interface IClientHello {
  * Any message the server sends.
  */
 export type ServerMessage =
-  IHelloMessage | IInlineCompletionReply | IStreamChunk | IEditPredictionReply | IErrorReply;
+  | IHelloMessage
+  | IInlineCompletionReply
+  | IStreamChunk
+  | IEditPredictionReply
+  | IErrorReply
+  | IWarmReply;
 
 /**
  * Error types that are a normal part of typing and must never be shown to the user.

@@ -31,6 +31,8 @@ export interface ISettings {
   enabled: boolean;
   trigger: TriggerMode;
   freshLineSuggestions: boolean;
+  suggestAfterAccept: boolean;
+  warmModel: boolean;
   streaming: StreamingMode;
   disabledLanguages: string[];
   maxPrefixChars: number;
@@ -54,6 +56,8 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   enabled: true,
   trigger: 'auto',
   freshLineSuggestions: true,
+  suggestAfterAccept: true,
+  warmModel: true,
   streaming: 'always',
   disabledLanguages: ['markdown'],
   maxPrefixChars: 8000,
@@ -91,6 +95,9 @@ export function normalizeSettings(raw: unknown): ISettings {
     trigger: pick(s.trigger, ['auto', 'manual'], d.trigger),
     freshLineSuggestions:
       typeof s.freshLineSuggestions === 'boolean' ? s.freshLineSuggestions : d.freshLineSuggestions,
+    suggestAfterAccept:
+      typeof s.suggestAfterAccept === 'boolean' ? s.suggestAfterAccept : d.suggestAfterAccept,
+    warmModel: typeof s.warmModel === 'boolean' ? s.warmModel : d.warmModel,
     streaming: pick(s.streaming, ['always', 'manual', 'never'], d.streaming),
     disabledLanguages: Array.isArray(s.disabledLanguages)
       ? s.disabledLanguages

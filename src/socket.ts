@@ -263,6 +263,23 @@ export class CompletionSocket implements IDisposable {
    * or cancelled request, or a lost connection. For a streamed request `chunks` yields
    * the stream chunks until one is `done`.
    */
+  /**
+   * Send the context the next request will carry ahead, so the model server caches its prompt
+   * (protocol 3, only when the server's hello offers it). Nothing waits for the answer. Returns
+   * whether it was sent.
+   */
+  warm(body: IRequestBody): boolean {
+    if (this._state !== 'connected' || !this._ws || this._protocol < 3 || !this._hello?.warm) {
+      return false;
+    }
+    try {
+      this._ws.send(JSON.stringify({ ...body, type: 'warm', number: this._counter++ }));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   request(body: IRequestBody): CompletionSocket.IPendingRequest {
     const number = this._counter++;
     const reply = new PromiseDelegate<IInlineCompletionReply>();
@@ -418,6 +435,8 @@ export class CompletionSocket implements IDisposable {
       case 'error':
         this._onError(message.reply_to, message.error);
         break;
+      case 'warm':
+        break; // nothing waits for a warm-up's answer
       default:
         break;
     }

@@ -9,6 +9,7 @@ import { Menu, Widget } from '@lumino/widgets';
 
 import { codeCompleteIcon } from './icon';
 import { IErrorInfo, IServingModel, isQuietError } from './protocol';
+import { SlowModelWatch } from './slowness';
 import { CompletionSocket } from './socket';
 
 /**
@@ -73,6 +74,10 @@ export class StatusModel {
       case 'disabled':
         parts.push(this._trans.__('· off'));
         break;
+      default:
+        if (this._slowShown) {
+          parts.push(this._trans.__('· slow'));
+        }
     }
     return parts.join(' ');
   }
@@ -100,6 +105,15 @@ export class StatusModel {
     }
     if (this._model?.notice) {
       model += '\n' + this._model.notice;
+    }
+    const slow = this._slow.slowMedian;
+    if (slow !== null) {
+      model +=
+        '\n' +
+        this._trans.__(
+          "Suggestions take %1 s to appear (median of the last ones). What helps: a smaller model (Qwen2.5-Coder 0.5B or 1.5B), offloading it to the GPU (the model server's GPU layers setting), a warm model server (Settings → Code Completion → Warm the model server), or llama.cpp with a small draft model for speculative decoding (see Performance in the documentation).",
+          (slow / 1000).toFixed(1)
+        );
     }
     if (this._model?.demo) {
       model +=
@@ -165,6 +179,10 @@ export class StatusModel {
     return this._model;
   }
   set model(value: IServingModel | null) {
+    if (value?.name !== this._model?.name || value?.backend !== this._model?.backend) {
+      this._slow = new SlowModelWatch(); // another model: judged afresh
+      this._slowShown = false;
+    }
     this._model = value;
     this._changed.emit();
   }
@@ -207,7 +225,26 @@ export class StatusModel {
   started(number: number): void {
     this._requests += 1;
     this._active.add(number);
+    this._startedAt.set(number, Date.now());
+    if (this._startedAt.size > 64) {
+      this._startedAt.delete(this._startedAt.keys().next().value!);
+    }
     this._changed.emit();
+  }
+
+  /**
+   * The first text of request `number` is shown: its time to show counts towards "too slow".
+   */
+  shown(number: number): void {
+    const start = this._startedAt.get(number);
+    this._startedAt.delete(number);
+    if (start === undefined) {
+      return;
+    }
+    if (this._slow.record(Date.now() - start)) {
+      this._slowShown = true; // said once: the label until the next change of model
+      this._changed.emit();
+    }
   }
 
   /**
@@ -253,6 +290,9 @@ export class StatusModel {
   private _connection: CompletionSocket.State = 'connecting';
   private _offlineDetail = '';
   private _active = new Set<number>();
+  private _startedAt = new Map<number, number>();
+  private _slow = new SlowModelWatch();
+  private _slowShown = false;
   private _requests = 0;
   private _skipped = 0;
   private _changed = new Signal<this, void>(this);

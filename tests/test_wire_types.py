@@ -62,6 +62,8 @@ MIRRORED: dict[tuple[str, str], tuple[str, Direction]] = {
     ("src/protocol.ts", "IStreamChunk"): ("InlineCompletionStreamChunk", "to_browser"),
     ("src/protocol.ts", "IErrorReply"): ("ErrorReply", "to_browser"),
     ("src/protocol.ts", "IHelloMessage"): ("HelloMessage", "to_browser"),
+    ("src/protocol.ts", "IWarmRequest"): ("WarmRequest", "to_server"),
+    ("src/protocol.ts", "IWarmReply"): ("WarmReply", "to_browser"),
     ("src/models.ts", "IModelEntry"): ("ModelEntry", "to_browser"),
     ("src/models.ts", "ICustomEndpoint"): ("CustomEndpoint", "to_server"),
 }

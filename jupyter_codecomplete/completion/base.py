@@ -244,6 +244,14 @@ class BaseInlineCompletionHandler:
         """Secret strings to scrub from every error message (API keys, auth headers)."""
         return []
 
+    def warms(self, request: InlineCompletionRequest | None = None) -> bool:
+        """Whether :meth:`warm` reaches the model for ``request`` (None: the default model)."""
+        return False
+
+    async def warm(self, request: InlineCompletionRequest) -> None:
+        """Have the model evaluate ``request``'s prompt ahead, for its prompt cache (only called
+        when :meth:`warms` says so; cancelled when a completion request comes)."""
+
     async def close(self) -> None:
         """Release resources (HTTP clients, models) when the server stops."""
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import ipaddress
 import os
 import threading
 import weakref
@@ -25,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from langchain_core.callbacks import AsyncCallbackManager
@@ -146,6 +149,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._described: dict[str, Description] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.recent = RecentCompletions(engine.recent_completions)
+        self.warm_up = engine.warm_up
         # route key -> (the config it was made from, the fingerprint of its settings)
         self._fingerprints: dict[str, tuple[ModelConfig, str]] = {}
         # what served each request lately (request id -> (request, model)): a reply names the model
@@ -221,6 +225,40 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         for cfg in self.models.values():
             out.extend(cfg.secrets())
         return out
+
+    def warms(self, request: InlineCompletionRequest | None = None) -> bool:
+        """Whether a warm-up for ``request`` (None: the default model) reaches its model
+        (``warm_up``: ``auto`` warms a model on this machine or a private network, and the
+        embedded one, never a paid API)."""
+        if self.warm_up in ("on", "off"):
+            return self.warm_up == "on"
+        try:
+            backend = self.backend(self.route(request))
+        except Exception:
+            return False
+        base_url = backend.config.base_url
+        if not base_url:
+            return not isinstance(backend.llm, (HttpStreamingLLM, HttpStreamingChat))  # in-process
+        host = urlsplit(base_url).hostname or ""
+        if host == "localhost" or host.endswith(".localhost"):
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return address.is_loopback or address.is_private
+
+    async def warm(self, request: InlineCompletionRequest) -> None:
+        """Have the model evaluate the prompt ``request`` would make, for its prompt cache: the
+        same prompt (the same budget) with a one-token answer, read to its end and dropped."""
+        await self.learn_reported(self.route(request))
+        prepared, _ = await self.prepare_async(request)
+        one = dataclasses.replace(prepared, max_tokens=1)
+        source = with_deadlines(self.raw_stream(one), one.first_timeout, one.total_timeout, max_chars=64)
+        async with contextlib.aclosing(source):  # type: ignore[type-var]  # an async generator
+            async for _ in source:
+                pass
+        self._warm.add(prepared.key)
 
     def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None:
         if request is not None:
@@ -403,6 +441,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             # itself (one line, unless that line opens a block)
             multiline=False if backend.demo or (single and not cursor.eol) else None,
             reject_degenerate=backend.demo,
+            max_tokens=max_tokens,
         )
         bind: dict[str, Any] = {}
         if over.temperature is not None:
@@ -610,7 +649,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                     break
         finally:
             await source.aclose()  # type: ignore[attr-defined]  # an async generator has aclose
-        tail = pipeline.finish()
+        # the model used its whole token limit: a last line it was still writing is dropped
+        tail = pipeline.finish(truncated=pipeline.budget_spent)
         if tail:
             yield tail
 

@@ -408,6 +408,20 @@ def _seq_step(a: str, b: str) -> int | None:
     return None
 
 
+def _may_become(partial: str, first: str) -> bool:
+    """Can a token that starts with ``partial`` still be ``first`` or continue a sequence from it
+    (:func:`_seq_step`)? The same decisions as waiting for the whole token, without the wait."""
+    if first.startswith(partial):
+        return True
+    if len(first) == 1 and first.isalpha():
+        return len(partial) == 1 and partial.isalpha()
+    m = _NAME_NUMBER.fullmatch(first)
+    if m is None:
+        return False
+    name = m.group(1)
+    return name.startswith(partial) or (partial.startswith(name) and partial[len(name) :].isdigit())
+
+
 def near_step(a: str, b: str) -> tuple[tuple[int, int], ...] | None:
     """Lines ``a`` and ``b`` are the same but for one token that continues a sequence: its position
     and step; else None."""
@@ -486,9 +500,9 @@ class Repetition(Filter):
         self._starts: list[int] = []
         self._line_start = 0
         self._index = 0
-        self._first_of: tuple[int, str] = (-1, "")  # (line count, first token of the last line)
+        self._first_of: tuple[int, list[str]] = (-1, [])  # (line count, tokens of the last line)
         self._pending_of: tuple[int, bool] = (-1, False)  # (line count, last two lines near)
-        self._partial_of: tuple[tuple[int, int], bool] = ((-1, -1), False)  # (line, near-partial)
+        self._partial_of: tuple[tuple[int, int], bool] = ((-1, -1), False)  # (line, decided)
         # the line repeating a piece of itself (:meth:`_scan`): where the scan is, where it holds from
         self._scan_line = -1
         self._scan_pos = 0
@@ -525,29 +539,41 @@ class Repetition(Filter):
         return self._pending_of[1]
 
     def _near_partial(self, partial: str) -> bool:
-        """The line being written may still turn out a near-repetition of the last line: its first
-        token is the last line's (or counts on from it). Cheap: one token is looked at."""
+        """The line being written may still turn out a near-repetition of the last line (the second
+        of three, :func:`near_step`): every token so far is the last line's, but for at most one that
+        counts on from it, and a token still being written can still become so. Decided False once
+        it cannot (the line then streams), and cached; at most the last line's tokens are read."""
         if not self._lines:
             return False
-        if self._partial_of[0] == (self._line_start, len(self._lines)):
-            return self._partial_of[1]  # decided once the line's first token was complete
-        last = self._lines[-1]
+        key = (self._line_start, len(self._lines))
+        if self._partial_of[0] == key:
+            return self._partial_of[1]  # decided: the line cannot be a near-repetition
         if self._first_of[0] != len(self._lines):
-            m = _TOKEN.search(last)
-            self._first_of = (len(self._lines), m.group(0) if m and len(_TOKEN.findall(last)) >= 2 else "")
-        first = self._first_of[1]
-        if not first:
+            toks = _TOKEN.findall(self._lines[-1])
+            self._first_of = (len(self._lines), toks if len(toks) >= 2 else [])
+        last = self._first_of[1]
+        if not last:
             return False
         stripped = partial.lstrip()
-        m = _TOKEN.match(stripped)
-        if m is None:
-            return False
-        tok = m.group(0)
-        if m.end() == len(stripped):
-            return True  # the first token is still being written
-        near = tok == first or _seq_step(first, tok) is not None
-        self._partial_of = ((self._line_start, len(self._lines)), near)
-        return near
+        diffs = 0
+        for i, m in enumerate(_TOKEN.finditer(stripped)):
+            tok = m.group(0)
+            if i >= len(last):
+                break  # more tokens than the last line: not near
+            target = last[i]
+            if m.end() == len(stripped) and (tok[0].isalnum() or tok[0] == "_"):
+                # still being written
+                if target.startswith(tok) or (not diffs and _may_become(tok, target)):
+                    return True
+                break
+            if tok != target:
+                if diffs or _seq_step(target, tok) is None:
+                    break
+                diffs += 1
+        else:
+            return bool(stripped)  # consistent so far: hold
+        self._partial_of = (key, False)
+        return False
 
     def _hold_from(self) -> int:
         n = len(self._lines)
@@ -568,7 +594,7 @@ class Repetition(Filter):
                 hold = min(hold, self._line_start)
         if self._near_pending():
             hold = min(hold, self._starts[n - 1])
-        elif self._near_partial(p):
+        elif self._near_partial(partial):
             hold = min(hold, self._line_start)
         return max(hold, self._emitted)
 

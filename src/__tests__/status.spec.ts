@@ -213,3 +213,61 @@ describe('StatusWidget', () => {
     editor.remove();
   });
 });
+
+describe('saying when the model is too slow', () => {
+  it('says so once the median time to show passes 1.5 s, with what helps', () => {
+    jest.useFakeTimers();
+    try {
+      const model = new StatusModel();
+      model.model = {
+        name: 'big-coder',
+        backend: 'openai',
+        reported: null,
+        style: null,
+        demo: false
+      };
+      const ask = (n: number, ms: number) => {
+        model.started(n);
+        jest.advanceTimersByTime(ms);
+        model.shown(n);
+        model.succeeded(n);
+      };
+      for (let i = 0; i < 4; i++) {
+        ask(i, 3000);
+      }
+      expect(model.label).toBe('big-coder'); // too few to judge
+      ask(4, 400);
+      ask(5, 2500); // median of 3000 x4, 400, 2500: slow
+      expect(model.label).toBe('big-coder · slow');
+      expect(model.message).toContain('Suggestions take 3.0 s to appear');
+      expect(model.message).toContain('speculative decoding');
+      // another model is judged afresh
+      model.model = {
+        name: 'small-coder',
+        backend: 'openai',
+        reported: null,
+        style: null,
+        demo: false
+      };
+      expect(model.label).toBe('small-coder');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('stays quiet for a fast model', () => {
+    jest.useFakeTimers();
+    try {
+      const model = new StatusModel();
+      for (let i = 0; i < 20; i++) {
+        model.started(i);
+        jest.advanceTimersByTime(i % 5 === 0 ? 4000 : 300); // now and then a slow one
+        model.shown(i);
+      }
+      expect(model.label).not.toContain('slow');
+      expect(model.message).not.toContain('Suggestions take');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});

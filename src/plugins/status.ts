@@ -94,6 +94,9 @@ export const statusPlugin: JupyterFrontEndPlugin<StatusModel> = {
         case 'succeeded':
           status.succeeded(activity.number);
           break;
+        case 'shown':
+          status.shown(activity.number);
+          break;
         case 'cancelled':
           status.failed(activity.number, null);
           break;
