@@ -63,7 +63,7 @@ export interface ICompletionClient {
     chunks: AsyncIterable<IStreamChunk> | null;
   };
   cancel(number: number): void;
-  readonly hello: { max_message_bytes: number } | null;
+  readonly hello: { max_message_bytes: number; warm?: boolean } | null;
   /**
    * Send a request's context ahead for the model server's cache (protocol 3); whether sent.
    */
@@ -382,6 +382,12 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     language: string | null
   ): void {
     if (this._latest !== suggestion.number || !shouldPrefetch(suggestion, this._getSettings())) {
+      return;
+    }
+    // A prefetch is a model request the user may never use: only where the server says requests
+    // cost nothing but time (it warms this model: one on this machine or a private network, the
+    // embedded one; never a paid API), as for warm-ups.
+    if (this._client.hello?.warm !== true) {
       return;
     }
     this._prefetchFor = { mimeType: request.mimeType, context, language };

@@ -14,7 +14,7 @@ import { flush } from './fakes';
 class FakeClient implements ICompletionClient {
   requests: IRequestBody[] = [];
   cancelled: number[] = [];
-  hello = { max_message_bytes: 1000000 };
+  hello: { max_message_bytes: number; warm?: boolean } = { max_message_bytes: 1000000, warm: true };
   replies: {
     resolve: (r: IInlineCompletionReply) => void;
     reject: (e: Error) => void;
@@ -211,6 +211,13 @@ describe('the suggestion after an accept', () => {
     await flush();
     expect(client.requests).toHaveLength(3);
     void m;
+  });
+
+  it('no prefetch where the server would not warm the model (a paid API)', async () => {
+    const { client, provider } = setup();
+    client.hello = { max_message_bytes: 1000000, warm: false };
+    await shown(client, provider, 'y = ', 'load(path)');
+    expect(client.requests).toHaveLength(1);
   });
 
   it('waits for the user to pause on the suggestion; typing on sends no prefetch', async () => {
