@@ -2,9 +2,9 @@
 each fill order, with and without the warm-up: the demo GGUF at a 4,096-token context, through
 the engine (prepare, prompt, model, cleaning) as the websocket uses it.
 
-A person types a small method (three lines, 47 characters in 39 keystrokes; a newline and its
-indentation are one keystroke, as an editor indents) into the middle of CPython's ``fractions.py``
-(~750 lines, text after the cursor), one request per keystroke, each read to its end
+A person types a small method (three lines, 43 characters in 35 keystrokes; a newline and its
+indentation are one keystroke, as an editor indents) on a new, indented line in the middle of
+CPython's ``fractions.py`` (~750 lines, text after the cursor), one request per keystroke, each read to its end
 (``max_tokens`` 8, greedy). For each request the number read is what the server evaluated, from its
 own log (``verbose``, the default): ``Llama.generate: P prefix-match hit, remaining N prompt tokens
 to eval`` (N), ``full prompt already cached`` (0), or neither (the whole prompt: the server's
@@ -42,8 +42,9 @@ from jupyter_codecomplete.prompting import StyleRegistry
 from jupyter_codecomplete.protocol import InlineCompletionRequest
 from jupyter_codecomplete.testing.processes import llama_cpp_server
 
+INDENT = "    "  # the cursor on a new line the editor has indented
 TYPED = [
-    "    def halved(self):\n",
+    "def halved(self):\n",
     "        return self / 2\n",
     "\n",
 ]
@@ -82,10 +83,10 @@ def keystrokes(lines: list[str]) -> list[str]:
     return out
 
 
-def insertion(text: str) -> int:
-    """A line start between two methods near the middle of the file (after a blank line)."""
-    at = text.find("\n\n    def ", len(text) // 2)
-    return at + 2
+def opened(text: str) -> tuple[str, int]:
+    """The file with a new, indented line between two methods near its middle; the cursor there."""
+    at = text.find("\n\n    def ", len(text) // 2) + 2
+    return text[:at] + INDENT + "\n" + text[at:], at + len(INDENT)
 
 
 def pct(values: list[int] | list[float], q: float) -> float:
@@ -155,7 +156,7 @@ async def replay(
         recent_completions=0,
     )
     handler = make_default_engine(settings)
-    cursor = insertion(base)
+    text, cursor = opened(base)
     evaluated: list[int] = []
     ttft: list[float] = []
     warm_ups: list[int] = []
@@ -176,7 +177,6 @@ async def replay(
                     got if got is not None else await prompt_length(handler, client, server.base_url, req)
                 )
 
-            text = base
             if warm:
                 await warm_up(text, cursor)
             for key in keystrokes(TYPED):
