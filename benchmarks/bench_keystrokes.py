@@ -4,17 +4,17 @@ the engine (prepare, prompt, model, cleaning) as the websocket uses it.
 
 A person types a small method (three lines, 43 characters in 35 keystrokes; a newline and its
 indentation are one keystroke, as an editor indents) on a new, indented line in the middle of
-CPython's ``fractions.py`` (~750 lines, text after the cursor), one request per keystroke, each read to its end
-(``max_tokens`` 8, greedy). For each request the number read is what the server evaluated, from its
-own log (``verbose``, the default): ``Llama.generate: P prefix-match hit, remaining N prompt tokens
-to eval`` (N), ``full prompt already cached`` (0), or neither (the whole prompt: the server's
-``/extras/tokenize/count`` of it, rebuilt with the same builder). Styles, forced with the model
-config's ``"style"``: ``qwen2.5-coder`` (prefix-suffix-middle, the demo model's own), the same
-tokens in suffix-prefix-middle order (a user style ``extends`` it with ``order: spm``),
-``seed-coder`` (a built-in SPM style; its FIM markers are plain text to the demo model), and
-``raw`` (the prefix alone). *cold*: another file was the server's last prompt; *warmed*: the
-engine's warm-up (``handler.warm``, what a ``warm`` message does) for the cursor when the file is
-focused, and again after each typed line (the user's pause at a line end).
+CPython's ``fractions.py`` (~750 lines, text after the cursor), one request per keystroke, each
+read to its end (``max_tokens`` 8, greedy). For each request the number read is what the server
+evaluated, from its own log (``verbose``, the default): ``Llama.generate: P prefix-match hit,
+remaining N prompt tokens to eval`` (N), ``full prompt already cached`` (0), or neither (the whole
+prompt: the server's ``/extras/tokenize/count`` of it, rebuilt with the same builder). Styles,
+forced with the model config's ``"style"``: ``qwen2.5-coder`` (prefix-suffix-middle, the demo
+model's own), the same tokens in suffix-prefix-middle order (a user style ``extends`` it with
+``order: spm``), ``seed-coder`` (a built-in SPM style; its FIM markers are plain text to the demo
+model), and ``raw`` (the prefix alone). *cold*: another file was the server's last prompt;
+*warmed*: the engine's warm-up (``handler.warm``, what a ``warm`` message does) for the cursor when
+the file is focused, and again after each typed line (the user's pause at a line end).
 
     python benchmarks/bench_keystrokes.py [--n-ctx 4096] [--json PATH]
 """
