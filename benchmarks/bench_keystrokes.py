@@ -213,6 +213,25 @@ async def run(args: argparse.Namespace, base: str, other: str) -> dict[str, Any]
     return out
 
 
+def table(res: dict[str, Any]) -> None:
+    orders = dict(STYLES)
+    n = len(keystrokes(TYPED))
+    print(f"\nprompt tokens llama_cpp.server evaluated per keystroke, {n} keystrokes into fractions.py, "
+          f"{res['date']}, context {res['n_ctx']} tokens")  # fmt: skip
+    print("| style (order) | warm-up | prompt tokens | evaluated per keystroke p50 / p90 | first keystroke: tokens, first piece "
+          "| first piece p50 / p90 (ms) | warm-up at focus; at line ends p50 |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    for row in res["rows"]:
+        e, t, w = row["evaluated"], row["ttft_ms"], row["warm_ups"]
+        warm = f"{w[0]}; {statistics.median(w[1:]):.0f} (×{len(w) - 1})" if len(w) > 1 else "-"
+        print(
+            f"| {row['style']} ({orders[row['style']]}) | {'yes' if row['warm'] else 'no'} "
+            f"| {row['prompt_tokens']} "
+            f"| {statistics.median(e):.0f} / {pct(e, 0.9):.0f} | {e[0]}, {t[0]:.0f} ms "
+            f"| {statistics.median(t):.0f} / {pct(t, 0.9):.0f} | {warm} |"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--n-ctx", type=int, default=4096)
@@ -221,22 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     base = Path(fractions.__file__).read_text()
     other = Path(statistics.__file__).read_text()  # the file open before this one
     res = asyncio.run(run(args, base, other))
-    orders = dict(STYLES)
-    n = len(keystrokes(TYPED))
-    print(f"\nprompt tokens llama_cpp.server evaluated per keystroke, {n} keystrokes into fractions.py, "
-          f"{res['date']}, context {args.n_ctx} tokens")  # fmt: skip
-    print("| style (order) | warm-up | prompt tokens | evaluated p50 / p90 | first keystroke | "
-          "first piece p50 / p90 (ms) | warm-ups: count, tokens p50 |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
-    for row in res["rows"]:
-        e, t, w = row["evaluated"], row["ttft_ms"], row["warm_ups"]
-        warm = f"{len(w)}, {statistics.median(w):.0f}" if w else "-"
-        print(
-            f"| {row['style']} ({orders[row['style']]}) | {'yes' if row['warm'] else 'no'} "
-            f"| {row['prompt_tokens']} "
-            f"| {statistics.median(e):.0f} / {pct(e, 0.9):.0f} | {e[0]} "
-            f"| {statistics.median(t):.0f} / {pct(t, 0.9):.0f} | {warm} |"
-        )
+    table(res)
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1))
     return 0
