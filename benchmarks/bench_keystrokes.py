@@ -218,8 +218,9 @@ def table(res: dict[str, Any]) -> None:
     n = len(keystrokes(TYPED))
     print(f"\nprompt tokens llama_cpp.server evaluated per keystroke, {n} keystrokes into fractions.py, "
           f"{res['date']}, context {res['n_ctx']} tokens")  # fmt: skip
-    print("| style (order) | warm-up | prompt tokens | evaluated per keystroke p50 / p90 | first keystroke: tokens, first piece "
-          "| first piece p50 / p90 (ms) | warm-up at focus; at line ends p50 |")  # fmt: skip
+    print("| style (order) | warm-up | prompt tokens | evaluated per keystroke p50 / p90 "
+          "| first keystroke: evaluated, first piece | first piece p50 / p90 (ms) "
+          "| warm-up at focus; at line ends p50 |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")
     for row in res["rows"]:
         e, t, w = row["evaluated"], row["ttft_ms"], row["warm_ups"]
