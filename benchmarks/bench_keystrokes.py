@@ -144,12 +144,14 @@ async def prompt_length(
 
 
 async def replay(
-    server: Any, log: Log, style: str, warm: bool, n_ctx: int, base: str, other: str
+    server: Any, log: Log, style: str, warm: bool, args: argparse.Namespace, base: str, other: str
 ) -> dict[str, Any]:
     config = {
         "backend": "openai", "base_url": server.base_url, "model": "codecomplete-demo", "style": style,
-        "context_window": n_ctx, "max_tokens": 8, "temperature": 0.0,
+        "context_window": args.n_ctx, "max_tokens": 8, "temperature": 0.0,
     }  # fmt: skip
+    if args.same_budget:  # the prompt's budget then no longer depends on the kind of line
+        config["max_tokens_single_line"] = 8
     settings = EngineSettings(
         models={"completion": ModelConfig.model_validate(config)},
         styles=StyleRegistry({"qwen2.5-coder-spm": QWEN_SPM}),
@@ -203,13 +205,14 @@ async def replay(
 async def run(args: argparse.Namespace, base: str, other: str) -> dict[str, Any]:
     model = default_model_path()
     out: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "n_ctx": args.n_ctx, "rows": []}
+    out["same_budget"] = args.same_budget
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "server.log"
         with llama_cpp_server(model, path, n_ctx=args.n_ctx, n_threads=2) as server:
             log = Log(path)
-            for style, _ in STYLES:
+            for style in args.styles.split(","):
                 for warm in (False, True):
-                    out["rows"].append(await replay(server, log, style, warm, args.n_ctx, base, other))
+                    out["rows"].append(await replay(server, log, style, warm, args, base, other))
     return out
 
 
@@ -217,7 +220,8 @@ def table(res: dict[str, Any]) -> None:
     orders = dict(STYLES)
     n = len(keystrokes(TYPED))
     print(f"\nprompt tokens llama_cpp.server evaluated per keystroke, {n} keystrokes into fractions.py, "
-          f"{res['date']}, context {res['n_ctx']} tokens")  # fmt: skip
+          f"{res['date']}, context {res['n_ctx']} tokens"
+          f"{', the same budget on every line' if res.get('same_budget') else ''}")  # fmt: skip
     print("| style (order) | warm-up | prompt tokens | evaluated per keystroke p50 / p90 "
           "| first keystroke: evaluated, first piece | first piece p50 / p90 (ms) "
           "| warm-up at focus; at line ends p50 |")  # fmt: skip
@@ -226,7 +230,7 @@ def table(res: dict[str, Any]) -> None:
         e, t, w = row["evaluated"], row["ttft_ms"], row["warm_ups"]
         warm = f"{w[0]}; {statistics.median(w[1:]):.0f} (×{len(w) - 1})" if len(w) > 1 else "-"
         print(
-            f"| {row['style']} ({orders[row['style']]}) | {'yes' if row['warm'] else 'no'} "
+            f"| {row['style']} ({orders.get(row['style'], '?')}) | {'yes' if row['warm'] else 'no'} "
             f"| {row['prompt_tokens']} "
             f"| {statistics.median(e):.0f} / {pct(e, 0.9):.0f} | {e[0]}, {t[0]:.0f} ms "
             f"| {statistics.median(t):.0f} / {pct(t, 0.9):.0f} | {warm} |"
@@ -236,6 +240,12 @@ def table(res: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--n-ctx", type=int, default=4096)
+    ap.add_argument("--styles", default=",".join(name for name, _ in STYLES), help="comma-separated")
+    ap.add_argument(
+        "--same-budget",
+        action="store_true",
+        help="max_tokens_single_line = max_tokens (8): the prompt's budget is the same on every line",
+    )
     ap.add_argument("--json", help="write the numbers here")
     args = ap.parse_args(argv)
     base = Path(fractions.__file__).read_text()
