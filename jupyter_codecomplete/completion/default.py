@@ -417,11 +417,15 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             extra_files, updates["files"] = dict(preq.files), {}
         if updates:
             preq = preq.model_copy(update=updates)
-        # the output budget is final here, so the prompt is sized to leave room for it
+        # The prompt leaves room for the larger of the two answer budgets, whichever this request
+        # has: sized by each, the window's start would move whenever the cursor went from a
+        # multi-line place to the end of an ordinary line and back, and the model server would
+        # evaluate the whole prompt again (benchmarks/bench_keystrokes.py: 5 of 35 keystrokes).
+        room = over.max_tokens or max(cfg.max_tokens, cfg.max_tokens_single_line)
         built = build_prompt(
             preq,
             style,
-            Budget(context_window=cfg.context_window, max_new_tokens=max_tokens),
+            Budget(context_window=cfg.context_window, max_new_tokens=room),
             self.token_counter(backend),
         )
         stop = list(dict.fromkeys([*built.stop, *cfg.stop, *over.stop]))
