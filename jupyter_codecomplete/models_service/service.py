@@ -33,6 +33,7 @@ from traitlets import Bool, Dict, Float, List, Unicode, default
 from traitlets.config import LoggingConfigurable
 
 from ..backends import ModelConfig
+from ..backends.inprocess import DEMO_NAME
 from ..errors import scrub, validation_message
 from .catalogue import CatalogueEntry, load_catalogue
 from .download import Downloader, is_gguf
@@ -579,9 +580,8 @@ class ModelService(LoggingConfigurable):
         for row in rows:
             row.edit_active = edit_active is not None and row.id == edit_active
             with contextlib.suppress(ModelServiceError):
-                row.edit_style, row.edit_native = self.edit_format(
-                    self._row_config(row), engine, row.style, row.model or row.name
-                )
+                gguf_name = DEMO_NAME if row.id == "demo" else row.name if row.source == "disk" else None
+                row.edit_style, row.edit_native = self.edit_format(self._row_config(row), engine, gguf_name)
         return {
             "entries": [r.model_dump() for r in rows],
             "active": active,
@@ -888,7 +888,7 @@ class ModelService(LoggingConfigurable):
         return {"active": entry_id, "serving": serving, "report": report}
 
     def edit_format(
-        self, cfg: ModelConfig, engine: Any = None, style: str | None = None, name: str | None = None
+        self, cfg: ModelConfig, engine: Any = None, name: str | None = None
     ) -> tuple[str | None, bool | None]:
         """The format edit predictions ask ``cfg`` in (the engine's decision,
         :func:`~jupyter_codecomplete.completion.edits.edit_style_for`) and whether it is the model's
@@ -899,9 +899,8 @@ class ModelService(LoggingConfigurable):
 
         styles = getattr(engine, "styles", None) or StyleRegistry()
         try:
-            found = edit_style_for(
-                styles, cfg.style or style, name or cfg.model or os.path.basename(cfg.model_path or "")
-            )
+            # the name the engine's backend has: the model, else (a GGUF file) the file's own name
+            found = edit_style_for(styles, cfg.style, cfg.model or name or cfg.backend)
         except Exception:
             return None, None
         return found.name, found.name != GENERIC_EDIT_STYLE

@@ -6,8 +6,10 @@ the format it is asked in. Every test that takes ``watch`` ends with the leak ch
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +19,7 @@ import pytest
 from models.leaks import ADMIN_KEY, STORE_KEY, LeakWatch
 from traitlets.config import Config
 
+from jupyter_codecomplete.backends.embedded import default_model_path
 from jupyter_codecomplete.extension import CodeCompleteApp
 from jupyter_codecomplete.postprocess.edits import Edit, apply_edits
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
@@ -177,4 +180,34 @@ async def test_the_edit_choice_applies_at_the_next_start(
     assert "edit" not in locked.model_configs()
     warnings = (await locked.model_service.list_entries(detect=False))["warnings"]
     assert any("choice for edits" in w for w in warnings)
+    watch.check()
+
+
+@pytest.fixture
+def gguf_copy(models_dir: Path) -> Path:
+    """A GGUF file on this computer (the demo model under another name)."""
+    models_dir.mkdir(parents=True, exist_ok=True)
+    copy = models_dir / "my-model.gguf"
+    shutil.copyfile(default_model_path(), copy)
+    return copy
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python")
+async def test_a_gguf_file_for_edits_is_asked_in_the_format_the_list_said(
+    watch: LeakWatch, jp_ws_fetch: Any, gguf_copy: Path
+) -> None:
+    copy = gguf_copy
+    listing = (await watch.api("GET", "choices", detect="0"))[1]
+    row = next(e for e in listing["entries"] if e["id"] == f"file:{copy}")
+    assert row["edit_style"] and row["edit_native"] is False  # the demo has no next-edit format
+    code, out = await watch.api("POST", "use", body={"id": row["id"], "role": "edit"})
+    assert code == 200, out
+    assert out["edit_serving"]["style"] == row["edit_style"] and out["edit_serving"]["backend"] == "embedded"
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(edit_request(1))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    assert reply["model"]["backend"] == "embedded" and reply["model"]["style"] == row["edit_style"]
+    listing = (await watch.api("GET", "choices", detect="0"))[1]
+    assert listing["edit_active"] == row["id"]
     watch.check()
