@@ -448,14 +448,24 @@ export class ModelChooser extends Widget {
       }
       return c;
     };
-    test.type = use.type = 'button';
+    const forEdits = this._button(
+      trans.__('Use for edits'),
+      'jp-CodeComplete-useForEdits',
+      !listing.policy.allow_user_choice
+    );
+    test.type = use.type = forEdits.type = 'button';
     test.onclick = () => void this._test('custom', result, test, read());
     use.onclick = () => {
       const custom = read();
       key.value = ''; // sent once; the server keeps it
       void this._use('custom', result, use, custom);
     };
-    buttons.append(test, use);
+    forEdits.onclick = () => {
+      const custom = read();
+      key.value = '';
+      void this._useForEdits('custom', result, forEdits, custom);
+    };
+    buttons.append(test, use, forEdits);
     form.append(buttons, result);
     form.onsubmit = event => event.preventDefault();
     section.append(form);
