@@ -16,6 +16,9 @@ administrator's locks, runs the ``jupyter codecomplete check`` probe (reachable,
 prompt style, FIM, time to first token) and only then switches the running engine: requests in
 flight finish on the old model, new ones go to the new one. The choice is saved server-side per user
 (:class:`UserChoiceStore`, mode 0600) and applies at the next start. API keys stay on the server.
+``role="edit"`` chooses the model of edit predictions the same way (the engine's ``edit`` model; the
+store's ``edit_choice``, beside ``choice``); the listing says which entry serves edits and the format
+each would be asked in (decided by ``completion/edits.py``).
 """
 
 from __future__ import annotations
@@ -878,10 +881,10 @@ class ModelService(LoggingConfigurable):
                 else:
                     self._edit_serving_id = entry_id
         if role == "edit":
-            style, native = self.edit_format(cfg, engine)
-            if serving is None:
+            if serving is None:  # no running engine (the CLI): the format the engine would choose
+                style, native = self.edit_format(cfg, engine)
                 serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": style}
-            serving["native"] = native
+                serving["native"] = native
             return {"edit_active": entry_id, "edit_serving": serving, "report": report}
         if serving is None:
             serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": report.get("style")}
@@ -967,7 +970,8 @@ class ModelService(LoggingConfigurable):
         if self.store.problem:
             self.log.warning("jupyter_codecomplete: %s", self.store.problem)
         if cfg is None and reason:
-            self.log.info("jupyter_codecomplete: the saved model choice is not used: %s", reason)
+            what = "model choice for edits" if role == "edit" else "model choice"
+            self.log.info("jupyter_codecomplete: the saved %s is not used: %s", what, reason)
         # the entry that serves from the start, for the list's "in use"
         if role == "completion":
             self._serving_id = entry_id if cfg is not None else None
