@@ -274,7 +274,9 @@ async def run_models(args: argparse.Namespace) -> int:
             for e in listing["entries"]:
                 status = "locked" if e["locked"] else e["status"]
                 fim = "-" if e["fim"] is None else ("yes" if e["fim"] else "no")
-                active = "yes" if e["active"] else ""
+                active = ", ".join(
+                    w for w, on in (("yes", e["active"]), ("edits", e.get("edit_active"))) if on
+                )
                 size = _size(e["size_bytes"])
                 rows.append((e["id"], active, e["source"], status, size, e["style"] or "-", fim, e["where"]))
             widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]) - 1)]
@@ -303,10 +305,14 @@ async def run_models(args: argparse.Namespace) -> int:
             print(f"Downloaded {snap['path']}. Use it: jupyter codecomplete models use {args.id}")
             return 0
         if action == "use":
-            result = await service.use(args.id)
+            result = await service.use(args.id, role=args.role)
             print(format_report(result["report"]))
+            if args.role == "edit":
+                style = (result.get("edit_serving") or {}).get("style")
+                print(f"Edit predictions will ask it in the {style or 'generic'} format.")
+            chosen = "Chosen for edits" if args.role == "edit" else "Chosen"
             print(
-                f"Chosen: {args.id}. A running server switches from the Choose Model dialog; "
+                f"{chosen}: {args.id}. A running server switches from the Choose Model dialog; "
                 "the choice applies at the next start."
             )
             return 0
@@ -341,6 +347,12 @@ def build_parser() -> argparse.ArgumentParser:
     mpull.add_argument("--quiet", action="store_true", help="no progress bar")
     muse = msub.add_parser("use", help="check a model and make it your choice")
     muse.add_argument("id", help="an id from `jupyter codecomplete models`")
+    muse.add_argument(
+        "--role",
+        choices=("completion", "edit"),
+        default="completion",
+        help="completion (default) or edit: the model of edit predictions",
+    )
     ev = sub.add_parser("eval", help="score configured models on completion tasks sampled from a folder")
     ev.add_argument("folder", help="a folder of .py files and .ipynb notebooks")
     ev.add_argument("--config", action="append", help="a jupyter_server_config file (.py/.json); repeatable")

@@ -78,7 +78,8 @@ class CodeCompleteApp(ExtensionApp):
         config=True,
         help="An optional model for edit predictions (same fields as completion_model): a next-edit model "
         "(Zeta, Instinct, Sweep Next-Edit on llama.cpp or vLLM) or a chat model. Without it, edit "
-        "predictions use chat_model, else the completion model.",
+        "predictions use chat_model, else the completion model. A user's choice for edits (Choose Model… → "
+        "Use for edits) replaces it unless locked.",
     )
     models = Dict(config=True, help="More named models (name → ModelConfig fields) that `routes` can name.")
     routes = Dict(
@@ -274,6 +275,9 @@ class CodeCompleteApp(ExtensionApp):
         completion = self.model_service.startup_choice() or configured
         if completion is None:
             completion = self.default_completion_model()
+        edit = self.model_service.startup_choice("edit")  # the user's model for edit predictions
+        if edit is not None:
+            configs["edit"] = edit
         return ({"completion": completion} if completion is not None else {}) | configs
 
     def make_completion_handler(self) -> BaseInlineCompletionHandler:

@@ -1,7 +1,8 @@
 /**
  * The "Choose Model…" dialog: sections Detected, On this computer, Download and Custom. Each row shows
  * size, prompt style, fill-in-the-middle, license and where it runs, with Test (time to first token,
- * tokens/s) and Use; catalogue rows download with a cancellable progress bar. The server validates,
+ * tokens/s), Use and Use for edits (the model of edit predictions, with the format it is asked in);
+ * catalogue rows download with a cancellable progress bar. The server validates,
  * probes and switches; the status item is told at once.
  */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
@@ -12,6 +13,7 @@ import {
   formatBytes,
   ICustomEndpoint,
   IDownload,
+  IEditServing,
   IModelEntry,
   IModelListing,
   IProbeReport,
@@ -139,7 +141,11 @@ export class ModelChooser extends Widget {
         ? ' ' + trans.__('(in use)')
         : savedHere
           ? ' ' + trans.__('(saved choice: applies at the next start)')
-          : '');
+          : '') +
+      (entry.edit_active ? ' ' + trans.__('(edits)') : '');
+    if (entry.edit_active) {
+      row.classList.add('jp-mod-editActive');
+    }
     const meta = document.createElement('div');
     meta.className = 'jp-CodeComplete-modelMeta';
     meta.textContent = this._meta(entry);
@@ -195,8 +201,58 @@ export class ModelChooser extends Widget {
       entry.locked
     );
     use.onclick = () => void this._use(entry.id, result, use);
-    buttons.append(test, use);
+    const forEdits = this._button(
+      entry.edit_active ? trans.__('Serves edits') : trans.__('Use for edits'),
+      'jp-CodeComplete-useForEdits',
+      entry.locked
+    );
+    forEdits.title = this._editFormatText(entry.edit_style ?? null, entry.edit_native ?? null);
+    forEdits.onclick = () => void this._useForEdits(entry.id, result, forEdits);
+    buttons.append(test, use, forEdits);
     return row;
+  }
+
+  /**
+   * Which format edit predictions ask a model in: its own next-edit format, or the generic one.
+   */
+  private _editFormatText(style: string | null, native: boolean | null): string {
+    const trans = this._trans;
+    if (!style) {
+      return '';
+    }
+    return native
+      ? trans.__('Edit predictions ask it in its next-edit format (%1).', style)
+      : trans.__(
+          'It has no next-edit format: edit predictions ask it in the generic format (%1).',
+          style
+        );
+  }
+
+  private async _useForEdits(
+    id: string,
+    result: HTMLElement,
+    button: HTMLButtonElement,
+    custom?: ICustomEndpoint
+  ): Promise<void> {
+    button.disabled = true;
+    result.textContent = this._trans.__('Checking the model…');
+    try {
+      const out = await this._client.useForEdits(id, custom);
+      const serving: IEditServing = out.edit_serving;
+      this._say(
+        this._trans.__(
+          'Edit predictions now use %1. %2 %3',
+          serving.name,
+          this._editFormatText(serving.style, serving.native),
+          this._reportText(out.report)
+        ),
+        false
+      );
+      await this.refresh();
+    } catch (reason) {
+      result.textContent = this._errorText(reason);
+      button.disabled = false;
+    }
   }
 
   private _button(label: string, cls: string, disabled: boolean): HTMLButtonElement {
@@ -392,14 +448,24 @@ export class ModelChooser extends Widget {
       }
       return c;
     };
-    test.type = use.type = 'button';
+    const forEdits = this._button(
+      trans.__('Use for edits'),
+      'jp-CodeComplete-useForEdits',
+      !listing.policy.allow_user_choice
+    );
+    test.type = use.type = forEdits.type = 'button';
     test.onclick = () => void this._test('custom', result, test, read());
     use.onclick = () => {
       const custom = read();
       key.value = ''; // sent once; the server keeps it
       void this._use('custom', result, use, custom);
     };
-    buttons.append(test, use);
+    forEdits.onclick = () => {
+      const custom = read();
+      key.value = '';
+      void this._useForEdits('custom', result, forEdits, custom);
+    };
+    buttons.append(test, use, forEdits);
     form.append(buttons, result);
     form.onsubmit = event => event.preventDefault();
     section.append(form);

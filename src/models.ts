@@ -33,6 +33,19 @@ export interface IModelEntry {
   quantization: string | null;
   verified: string | null;
   active: boolean;
+  /**
+   * This entry serves edit predictions.
+   */
+  edit_active?: boolean;
+  /**
+   * The format edit predictions would ask this model in (e.g. `sweep-next-edit`; `edit-chat`: the
+   * generic format, for models without a next-edit format of their own).
+   */
+  edit_style?: string | null;
+  /**
+   * `edit_style` is the model's own next-edit format.
+   */
+  edit_native?: boolean | null;
   locked: boolean;
   locked_reason: string | null;
   api_key_set: boolean;
@@ -68,6 +81,18 @@ export interface IModelListing {
    */
   saved?: string | null;
   serving: IServingModel | null;
+  /**
+   * The entry that serves edit predictions (null: the administrator's model serves them).
+   */
+  edit_active?: string | null;
+  /**
+   * The saved choice for edits.
+   */
+  edit_saved?: string | null;
+  /**
+   * The model that serves edit predictions now and the format it is asked in.
+   */
+  edit_serving?: IEditServing | null;
   policy: {
     allow_user_choice: boolean;
     allow_downloads: boolean;
@@ -83,6 +108,31 @@ export interface IModelListing {
    * a saved choice that does not apply (the server's own messages).
    */
   warnings?: string[];
+}
+
+/**
+ * The model that serves edit predictions.
+ */
+export interface IEditServing {
+  name: string;
+  backend: string;
+  /**
+   * The format edit predictions ask it in.
+   */
+  style: string | null;
+  /**
+   * That format is the model's own next-edit format (false: the generic one).
+   */
+  native: boolean | null;
+}
+
+/**
+ * What a switch of the edit model answers.
+ */
+export interface IEditSwitch {
+  edit_active: string;
+  edit_serving: IEditServing;
+  report: IProbeReport;
 }
 
 /**
@@ -144,6 +194,13 @@ export class ModelsClient {
     custom?: ICustomEndpoint
   ): Promise<{ active: string; serving: IServingModel; report: IProbeReport }> {
     return this._json('POST', 'use', { id, custom });
+  }
+
+  /**
+   * Check a model and make it the model of edit predictions (the completion model stays).
+   */
+  useForEdits(id: string, custom?: ICustomEndpoint): Promise<IEditSwitch> {
+    return this._json('POST', 'use', { id, custom, role: 'edit' });
   }
 
   async test(id: string, custom?: ICustomEndpoint): Promise<IProbeReport> {

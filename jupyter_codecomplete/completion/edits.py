@@ -30,6 +30,7 @@ from ..prompting import (
     EditPromptRequest,
     PromptStyle,
     RecentEditText,
+    StyleRegistry,
     build_edit_prompt,
     parse_edit_answer,
 )
@@ -58,12 +59,19 @@ def edit_model_key(handler: DefaultInlineCompletionHandler) -> str:
 
 def edit_style(handler: DefaultInlineCompletionHandler, key: str) -> PromptStyle:
     backend = handler.backend(key)
-    cfg = backend.config
-    if cfg.style:
-        style = handler.styles.get(cfg.style)
-        if style.edit is not None:
-            return style
-    return handler.styles.for_edits(cfg.model or backend.name)
+    return edit_style_for(handler.styles, backend.config.style, backend.config.model or backend.name)
+
+
+def edit_style_for(styles: StyleRegistry, style: str | None, model_name: str) -> PromptStyle:
+    """The format edit predictions ask a model in: its configured ``style`` when that has a
+    next-edit format, else the next-edit style its name matches, else the generic format for
+    instruction models. The engine and the model list (which format a model would be asked in)
+    both decide here."""
+    if style:
+        found = styles.get(style)  # an unknown name is an error naming the known ones
+        if found.edit is not None:
+            return found
+    return styles.for_edits(model_name)
 
 
 def _prompt_request(request: EditPredictionRequest) -> EditPromptRequest:

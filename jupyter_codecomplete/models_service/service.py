@@ -16,6 +16,9 @@ administrator's locks, runs the ``jupyter codecomplete check`` probe (reachable,
 prompt style, FIM, time to first token) and only then switches the running engine: requests in
 flight finish on the old model, new ones go to the new one. The choice is saved server-side per user
 (:class:`UserChoiceStore`, mode 0600) and applies at the next start. API keys stay on the server.
+``role="edit"`` chooses the model of edit predictions the same way (the engine's ``edit`` model; the
+store's ``edit_choice``, beside ``choice``); the listing says which entry serves edits and the format
+each would be asked in (decided by ``completion/edits.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from traitlets import Bool, Dict, Float, List, Unicode, default
 from traitlets.config import LoggingConfigurable
 
 from ..backends import ModelConfig
+from ..backends.inprocess import DEMO_NAME
 from ..errors import scrub, validation_message
 from .catalogue import CatalogueEntry, load_catalogue
 from .download import Downloader, is_gguf
@@ -41,6 +45,8 @@ from .store import UserChoiceStore, default_store_dir
 
 CUSTOM_BACKENDS = ("openai", "openai-chat", "ollama", "llamacpp", "mistral")
 LOCAL = "local"
+# A choice's role: the engine's model key it switches, and where the store keeps it.
+ROLES = {"completion": "choice", "edit": "edit_choice"}
 
 
 class ModelEntry(BaseModel):
@@ -67,6 +73,9 @@ class ModelEntry(BaseModel):
     quantization: str | None = None
     verified: str | None = None
     active: bool = False
+    edit_active: bool = False  # this entry serves edit predictions
+    edit_style: str | None = None  # the format edit predictions would ask this model in
+    edit_native: bool | None = None  # that format is the model's own next-edit format (not generic)
     locked: bool = False
     locked_reason: str | None = None
     api_key_set: bool = False
@@ -235,6 +244,7 @@ class ModelService(LoggingConfigurable):
         self._retired: list[Any] = []
         self._detected: dict[str, ModelConfig] = {}  # detected entry id -> its config, last listing
         self._serving_id: str | None = None  # the entry switched to in this server (use, or the start)
+        self._edit_serving_id: str | None = None  # the same for edit predictions
 
     # -- the catalogue and the policy ---------------------------------------------------------------
     def catalogue(self) -> dict[str, CatalogueEntry]:
@@ -261,14 +271,23 @@ class ModelService(LoggingConfigurable):
         return self.lock_reason(self._catalogue_config(entry, ""), entry.id)
 
     # -- sources ------------------------------------------------------------------------------------
-    def _active_id(self) -> str | None:
+    def _active_id(self, role: str = "completion") -> str | None:
         """The saved choice's id while it applies (allowed and valid), else None."""
-        entry_id, cfg, _ = self.saved_choice()
+        entry_id, cfg, _ = self.saved_choice(role)
         return entry_id if cfg is not None else None
 
-    def saved_choice(self) -> tuple[str | None, ModelConfig | None, str | None]:
-        """The saved choice: its id, the config it applies (None when it does not) and why not."""
-        choice = self.store.load().get("choice")
+    @staticmethod
+    def check_role(role: str) -> str:
+        if role not in ROLES:
+            raise ModelServiceError(
+                "bad_request", f"Unknown role {str(role)[:64]!r}; choose one of {', '.join(ROLES)}."
+            )
+        return role
+
+    def saved_choice(self, role: str = "completion") -> tuple[str | None, ModelConfig | None, str | None]:
+        """The saved choice for ``role`` (completions, edits): its id, the config it applies (None
+        when it does not) and why not."""
+        choice = self.store.load().get(ROLES[self.check_role(role)])
         if not isinstance(choice, dict):
             return None, None, None
         entry_id = choice.get("id")
@@ -560,11 +579,20 @@ class ModelService(LoggingConfigurable):
             active = self._serving_row(rows, current, saved)
         for row in rows:
             row.active = active is not None and row.id == active
+        edit_active, edit_serving = self._edit_listing(rows, engine, active)
+        for row in rows:
+            row.edit_active = edit_active is not None and row.id == edit_active
+            with contextlib.suppress(ModelServiceError):
+                gguf_name = DEMO_NAME if row.id == "demo" else row.name if row.source == "disk" else None
+                row.edit_style, row.edit_native = self.edit_format(self._row_config(row), engine, gguf_name)
         return {
             "entries": [r.model_dump() for r in rows],
             "active": active,
             "saved": saved,
             "serving": serving.model_dump() if serving is not None else None,
+            "edit_active": edit_active,
+            "edit_saved": self._active_id("edit"),
+            "edit_serving": edit_serving,
             "policy": {
                 "allow_user_choice": self.allow_user_choice,
                 "allow_downloads": self.allow_downloads,
@@ -577,6 +605,24 @@ class ModelService(LoggingConfigurable):
             "downloads": [j.snapshot() for j in self.downloader.jobs.values()],
             "warnings": warnings,
         }
+
+    def _edit_listing(
+        self, rows: list[ModelEntry], engine: Any, active: str | None
+    ) -> tuple[str | None, dict[str, Any] | None]:
+        """Which entry serves edit predictions, and the serving edit model with its format. In a
+        running server: the one the engine routes edits to (the user's edit choice, the completion
+        entry when edits fall back to it; none for the administrator's edit or chat model);
+        without a server: the saved edit choice, else the completion entry."""
+        serving = self.edit_serving(engine)
+        if serving is None:
+            saved = self._active_id("edit")
+            return (saved or active) if engine is None else None, None
+        if serving["key"] == "completion":
+            return active, serving
+        if serving["key"] == "edit" and self._edit_serving_id is not None:
+            if any(r.id == self._edit_serving_id for r in rows):
+                return self._edit_serving_id, serving
+        return None, serving
 
     @staticmethod
     def _serving_config(engine: Any) -> ModelConfig | None:
@@ -627,9 +673,10 @@ class ModelService(LoggingConfigurable):
         _, problem = self.stored_custom()
         if problem and problem not in out:
             out.append(problem)
-        entry_id, cfg, reason = self.saved_choice()
-        if entry_id and cfg is None and reason:
-            out.append(f"Your saved choice {entry_id[:200]!r} is not used: {reason}.")
+        for role, what in (("completion", "choice"), ("edit", "choice for edits")):
+            entry_id, cfg, reason = self.saved_choice(role)
+            if entry_id and cfg is None and reason:
+                out.append(f"Your saved {what} {entry_id[:200]!r} is not used: {reason}.")
         return out
 
     def _row_config(self, row: ModelEntry) -> ModelConfig:
@@ -779,8 +826,13 @@ class ModelService(LoggingConfigurable):
             raise ModelServiceError("locked", reason)
         return await self.probe(cfg)
 
-    async def use(self, entry_id: str, custom: CustomEndpoint | None = None) -> dict[str, Any]:
-        """Validate, probe, switch the running engine, save the choice."""
+    async def use(
+        self, entry_id: str, custom: CustomEndpoint | None = None, role: str = "completion"
+    ) -> dict[str, Any]:
+        """Validate, probe, switch the running engine, save the choice. ``role``: ``completion``
+        (the completion model) or ``edit`` (the model of edit predictions: the same checks, locks
+        and store, kept beside the completion choice)."""
+        self.check_role(role)
         custom_version = self._custom_version
         cfg, catalogue_id = await self.resolve(entry_id, custom)
         if not entry_id.startswith("configured:") or not self.allow_user_choice:
@@ -802,11 +854,14 @@ class ModelService(LoggingConfigurable):
                     raise ModelServiceError(
                         "not_supported", f"{type(engine).__name__} cannot switch models while running."
                     )
-                old = replace("completion", cfg, report.get("serves"))
+                old = replace(role, cfg, report.get("serves"))
                 if old is not None:
                     self._retire(old)
-                info = engine.model_info(None)
-                serving = info.model_dump() if info is not None else None
+                if role == "completion":
+                    info = engine.model_info(None)
+                    serving = info.model_dump() if info is not None else None
+                else:
+                    serving = self.edit_serving(engine)
             with self.store.edit() as data:
                 # a custom endpoint sent with this request is saved, unless one was saved (PUT) while
                 # it was being tested: that later save stays
@@ -815,19 +870,68 @@ class ModelService(LoggingConfigurable):
                     self._custom_version += 1
                 # the administrator's model is saved as a reference: its keys and headers stay in the
                 # administrator's config
-                data["choice"] = (
+                data[ROLES[role]] = (
                     {"id": entry_id}
                     if entry_id.startswith("configured:")
                     else {"id": entry_id, "config": self._stored(cfg)}
                 )
             if engine is not None:
-                self._serving_id = entry_id
+                if role == "completion":
+                    self._serving_id = entry_id
+                else:
+                    self._edit_serving_id = entry_id
+        if role == "edit":
+            if serving is None:  # no running engine (the CLI): the format the engine would choose
+                style, native = self.edit_format(cfg, engine)
+                serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": style}
+                serving["native"] = native
+            return {"edit_active": entry_id, "edit_serving": serving, "report": report}
         if serving is None:
             serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": report.get("style")}
         return {"active": entry_id, "serving": serving, "report": report}
 
-    def forget_choice(self) -> None:
-        self.store.update(choice=None)
+    def edit_format(
+        self, cfg: ModelConfig, engine: Any = None, name: str | None = None
+    ) -> tuple[str | None, bool | None]:
+        """The format edit predictions ask ``cfg`` in (the engine's decision,
+        :func:`~jupyter_codecomplete.completion.edits.edit_style_for`) and whether it is the model's
+        own next-edit format."""
+        from ..completion.edits import edit_style_for
+        from ..prompting import StyleRegistry
+        from ..prompting.styles import GENERIC_EDIT_STYLE
+
+        styles = getattr(engine, "styles", None) or StyleRegistry()
+        try:
+            # the name the engine's backend has: the model, else (a GGUF file) the file's own name
+            found = edit_style_for(styles, cfg.style, cfg.model or name or cfg.backend)
+        except Exception:
+            return None, None
+        return found.name, found.name != GENERIC_EDIT_STYLE
+
+    def edit_serving(self, engine: Any) -> dict[str, Any] | None:
+        """The model that serves edit predictions now and the format it is asked in."""
+        from ..completion.edits import edit_model_key, edit_style
+
+        if engine is None or not isinstance(getattr(engine, "models", None), dict):
+            return None
+        try:
+            key = edit_model_key(engine)
+            backend = engine.backend(key)
+            style = edit_style(engine, key)
+        except Exception:
+            return None
+        from ..prompting.styles import GENERIC_EDIT_STYLE
+
+        return {
+            "key": key,
+            "name": backend.name,
+            "backend": backend.kind,
+            "style": style.name,
+            "native": style.name != GENERIC_EDIT_STYLE,
+        }
+
+    def forget_choice(self, role: str = "completion") -> None:
+        self.store.update(**{ROLES[self.check_role(role)]: None})
 
     def _retire(self, backend: Any) -> None:
         """Close an old backend's HTTP clients once the requests still on it are done."""
@@ -853,10 +957,11 @@ class ModelService(LoggingConfigurable):
             self._task_set: set[asyncio.Task[Any]] = set()
         return self._task_set
 
-    def startup_choice(self) -> ModelConfig | None:
-        """The user's saved choice, if it is still allowed and valid (read at server start)."""
+    def startup_choice(self, role: str = "completion") -> ModelConfig | None:
+        """The user's saved choice for ``role``, if it is still allowed and valid (read at server
+        start)."""
         try:
-            entry_id, cfg, reason = self.saved_choice()
+            entry_id, cfg, reason = self.saved_choice(role)
         except Exception as exc:  # a bad store never stops the extension from loading
             self.log.warning(
                 "jupyter_codecomplete: the saved model choice cannot be read (%s)", type(exc).__name__
@@ -865,9 +970,13 @@ class ModelService(LoggingConfigurable):
         if self.store.problem:
             self.log.warning("jupyter_codecomplete: %s", self.store.problem)
         if cfg is None and reason:
-            self.log.info("jupyter_codecomplete: the saved model choice is not used: %s", reason)
+            what = "model choice for edits" if role == "edit" else "model choice"
+            self.log.info("jupyter_codecomplete: the saved %s is not used: %s", what, reason)
         # the entry that serves from the start, for the list's "in use"
-        self._serving_id = entry_id if cfg is not None else None
+        if role == "completion":
+            self._serving_id = entry_id if cfg is not None else None
+        else:
+            self._edit_serving_id = entry_id if cfg is not None else None
         return cfg
 
     # -- downloads ----------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 - ``GET api/codecomplete/models/choices`` (``?detect=0``: skip looking for local servers): every entry
   by source, the active choice, the serving model, the administrator's policy, downloads;
-- ``POST api/codecomplete/models/use`` ``{"id", "custom"?}``: validate, probe, switch, save;
+- ``POST api/codecomplete/models/use`` ``{"id", "custom"?, "role"?}``: validate, probe, switch, save;
+  ``role``: ``completion`` (the default) or ``edit`` (the model of edit predictions);
 - ``POST api/codecomplete/models/test`` ``{"id", "custom"?}``: the probe report only;
 - ``PUT api/codecomplete/models/custom`` ``{"backend", "base_url", "model", "api_key"?}``: save the custom
   endpoint (the key is stored server-side and only ever shown masked);
@@ -68,7 +69,7 @@ class ChoicesHandler(_ModelsBase):
 class _EntryAction(_ModelsBase):
     """A POST that names a model (``id``, optional ``custom`` endpoint): parse it, act, answer."""
 
-    async def act(self, entry_id: str, custom: CustomEndpoint | None) -> dict[str, Any]:
+    async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
     @web.authenticated
@@ -76,10 +77,10 @@ class _EntryAction(_ModelsBase):
     async def post(self) -> None:
         data = self.json_object()
         parsed = self.id_and_custom(data) if data is not None else None
-        if parsed is None:
+        if parsed is None or data is None:
             return
         try:
-            result = await self.act(*parsed)
+            result = await self.act(*parsed, data)
         except ModelServiceError as exc:
             self.fail_with(exc)
             return
@@ -87,14 +88,18 @@ class _EntryAction(_ModelsBase):
 
 
 class UseHandler(_EntryAction):
-    async def act(self, entry_id: str, custom: CustomEndpoint | None) -> dict[str, Any]:
-        result = await self.service.use(entry_id, custom)
-        self.log.info("jupyter_codecomplete: switched the completion model to %s", entry_id[:200])
+    async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
+        role = data.get("role", "completion")
+        if not isinstance(role, str):
+            raise ModelServiceError("bad_request", "'role' must be 'completion' or 'edit'.")
+        result = await self.service.use(entry_id, custom, role=role)
+        what = "edit prediction" if role == "edit" else "completion"
+        self.log.info("jupyter_codecomplete: switched the %s model to %s", what, entry_id[:200])
         return result
 
 
 class TestHandler(_EntryAction):
-    async def act(self, entry_id: str, custom: CustomEndpoint | None) -> dict[str, Any]:
+    async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
         return {"report": await self.service.test(entry_id, custom)}
 
 

@@ -83,3 +83,17 @@ def test_bad_ids_and_failures_exit_non_zero(tmp_path: Path, hub: FakeHub, ollama
     out = run(tmp_path, hub, ollama, "pull", "test-demo", "--quiet")
     assert out.returncode == 1 and "corrupt" in out.stderr
     assert not (tmp_path / "models" / "codecomplete-demo.Q8_0.gguf").exists()
+
+
+def test_use_for_edits_from_the_terminal(tmp_path: Path, hub: FakeHub, ollama: OllamaUpstream) -> None:
+    listing = json.loads(run(tmp_path, hub, ollama, "--json").stdout)
+    qwen = next(e for e in listing["entries"] if e["model"] == "qwen2.5-coder:1.5b")
+    used = run(tmp_path, hub, ollama, "use", "--role", "edit", qwen["id"])
+    assert used.returncode == 0, used.stderr
+    assert "Chosen for edits" in used.stdout and "edit-chat format" in used.stdout
+    data = json.loads((tmp_path / "store" / "user-model.json").read_text())
+    assert data["edit_choice"]["id"] == qwen["id"] and "choice" not in data
+    rows = run(tmp_path, hub, ollama).stdout.splitlines()
+    assert any(line.startswith(qwen["id"]) and "edits" in line for line in rows)
+    out = run(tmp_path, hub, ollama, "use", "--role", "chat", qwen["id"])
+    assert out.returncode == 2 and "invalid choice" in out.stderr
