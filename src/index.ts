@@ -11,6 +11,8 @@
  * - `jupyter-codecomplete:commands`, `jupyter-codecomplete:dismiss`: commands, Escape
  * - `jupyter-codecomplete:fresh-line`: suggestions after Enter
  * - `jupyter-codecomplete:model-dialog`: "Choose Model…"
+ * - `jupyter-codecomplete:usage`: what becomes of each suggestion (recorded on the server)
+ * - `jupyter-codecomplete:statistics`: "Code Suggestions — Statistics"
  */
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
@@ -23,7 +25,9 @@ import { languagesPlugin } from './plugins/languages';
 import { modelDialogPlugin } from './plugins/modeldialog';
 import { providerPlugin } from './plugins/provider';
 import { settingsPlugin } from './plugins/settings';
+import { statisticsPlugin } from './plugins/statistics';
 import { statusItemPlugin, statusPlugin } from './plugins/status';
+import { usagePlugin } from './plugins/usage';
 
 export { CodeCompleteProvider, PROVIDER_ID } from './provider';
 export { CompletionSocket } from './socket';
@@ -40,7 +44,9 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   commandsPlugin,
   dismissPlugin,
   freshLinePlugin,
-  modelDialogPlugin
+  modelDialogPlugin,
+  usagePlugin,
+  statisticsPlugin
 ];
 
 export default plugins;

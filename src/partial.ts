@@ -46,7 +46,7 @@ export function registerPartialAccept(options: {
     }
   };
 
-  const accept = (take: (rest: string) => string) => {
+  const accept = (take: (rest: string) => string, kind: 'word' | 'line') => {
     const widget = app.shell.currentWidget;
     const found = activeEditor(widget);
     const state = editorState(widget);
@@ -61,6 +61,7 @@ export function registerPartialAccept(options: {
     if (position) {
       editor.setCursorPosition(position);
     }
+    provider.notePartialAccept(kind, part);
     if (part.length < rest.length) {
       reshow();
     }
@@ -69,12 +70,12 @@ export function registerPartialAccept(options: {
   const word = app.commands.addCommand(PartialAcceptCommandIDs.acceptWord, {
     label: trans.__('Accept Next Word of the Suggestion'),
     caption: trans.__('Insert the next word of the ghost text; the rest stays'),
-    execute: () => accept(nextWord)
+    execute: () => accept(nextWord, 'word')
   });
   const line = app.commands.addCommand(PartialAcceptCommandIDs.acceptLine, {
     label: trans.__('Accept Next Line of the Suggestion'),
     caption: trans.__('Insert the ghost text up to the end of its line; the rest stays'),
-    execute: () => accept(nextLine)
+    execute: () => accept(nextLine, 'line')
   });
 
   // The editor (CodeMirror) handles Ctrl+Arrow keys itself before JupyterLab's shortcuts

@@ -107,6 +107,35 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   }
 
   /**
+   * Emitted each time a suggestion is answered to the editor (the ghost text it shows), and
+   * when typing through it leaves less (to nothing): the usage statistics' "shown".
+   */
+  get shown(): ISignal<this, CodeCompleteProvider.IShown> {
+    return this._shown;
+  }
+
+  /**
+   * Emitted when part of a suggestion is accepted by our own commands (word, line).
+   */
+  get partlyAccepted(): ISignal<this, CodeCompleteProvider.IPartlyAccepted> {
+    return this._partlyAccepted;
+  }
+
+  /**
+   * Emitted when the user dismisses the suggestion shown.
+   */
+  get dismissed(): ISignal<this, void> {
+    return this._dismissed;
+  }
+
+  /**
+   * Report a partial accept (called by the partial-accept commands after inserting `part`).
+   */
+  notePartialAccept(kind: 'word' | 'line', part: string): void {
+    this._partlyAccepted.emit({ kind, part });
+  }
+
+  /**
    * The language of the last request, if any.
    */
   get lastLanguage(): string | null {
@@ -165,6 +194,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
    * Stop the latest request (the user dismissed its suggestion).
    */
   cancelLatest(): void {
+    this._dismissed.emit(undefined);
     if (this._latest !== null) {
       this._client.cancel(this._latest);
       this._latest = null;
@@ -209,7 +239,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     if (found) {
       // Typing through a suggestion (or back into one): answer from it, no model call.
       this._emit({ kind: 'reused', number: found.suggestion.number, language });
-      return this._answer(found.suggestion, found.rest, context, state, generation);
+      return this._answer(found.suggestion, found.rest, context, state, generation, language);
     }
     if (!manual && Private.stale(this._editorState(context), state)) {
       // JupyterLab's debounce lets an automatic request through after Enter left its line (it
@@ -232,6 +262,10 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const pending = this._client.request(body);
     const number = pending.number;
     this._latest = number;
+    this._triggers.set(number, manual ? 'manual' : freshLine ? 'fresh_line' : 'typing');
+    if (this._triggers.size > 64) {
+      this._triggers.delete(this._triggers.keys().next().value as number);
+    }
     this._emit({ kind: 'started', number, language });
     let reply: IInlineCompletionReply;
     try {
@@ -258,6 +292,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
         // Several choices: show them all; only the first is remembered for typing through.
         suggestion.update(texts[0].insertText, true);
         this._recent.add(suggestion);
+        this._noteShown(suggestion, texts[0].insertText, language);
         return {
           items: texts.map(item => ({ insertText: item.insertText, isIncomplete: false }))
         };
@@ -273,7 +308,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       // The user typed something else while the answer was on its way.
       return { items: [] };
     }
-    return this._answer(suggestion, rest, context, state, generation);
+    return this._answer(suggestion, rest, context, state, generation, language);
   }
 
   /**
@@ -305,6 +340,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       }
       if (rest !== shown) {
         shown = rest;
+        this._noteShown(suggestion, rest, view.language);
         yield { response: { insertText: rest, isIncomplete: !suggestion.done } };
       }
       if (suggestion.done) {
@@ -337,13 +373,15 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     rest: string,
     context: IInlineCompletionContext,
     state: IEditorState,
-    generation: number
+    generation: number,
+    language: string | null
   ): IInlineCompletionList<IInlineCompletionItem> {
+    this._noteShown(suggestion, rest, language);
     if (suggestion.done) {
       return rest ? { items: [{ insertText: rest, isIncomplete: false }] } : { items: [] };
     }
     const token = `codecomplete-${++this._tokens}`;
-    this._views.set(token, { suggestion, context, state, generation });
+    this._views.set(token, { suggestion, context, state, generation, language });
     return { items: [{ insertText: rest, isIncomplete: true, token }] };
   }
 
@@ -434,6 +472,11 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._activity.emit(activity);
   }
 
+  private _noteShown(suggestion: Suggestion, rest: string, language: string | null): void {
+    const trigger = this._triggers.get(suggestion.number) ?? 'typing';
+    this._shown.emit({ suggestion, rest, language, trigger });
+  }
+
   private _client: ICompletionClient;
   private _getSettings: () => ISettings;
   private _resolveLanguage: (
@@ -459,9 +502,14 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       context: IInlineCompletionContext;
       state: IEditorState;
       generation: number;
+      language: string | null;
     }
   >();
   private _activity = new Signal<this, CodeCompleteProvider.IActivity>(this);
+  private _shown = new Signal<this, CodeCompleteProvider.IShown>(this);
+  private _partlyAccepted = new Signal<this, CodeCompleteProvider.IPartlyAccepted>(this);
+  private _dismissed = new Signal<this, void>(this);
+  private _triggers = new Map<number, CodeCompleteProvider.IShown['trigger']>();
 }
 
 /**
@@ -515,6 +563,27 @@ export namespace CodeCompleteProvider {
       language: string | null
     ) => IKernelCandidates | null | Promise<IKernelCandidates | null>;
     translator?: ITranslator;
+  }
+
+  /**
+   * A suggestion answered to the editor: `rest` is what its ghost text shows now.
+   */
+  export interface IShown {
+    suggestion: Suggestion;
+    rest: string;
+    language: string | null;
+    /**
+     * How the request that made it was asked for.
+     */
+    trigger: 'typing' | 'fresh_line' | 'manual';
+  }
+
+  /**
+   * Part of a suggestion accepted by the partial-accept commands.
+   */
+  export interface IPartlyAccepted {
+    kind: 'word' | 'line';
+    part: string;
   }
 
   /**

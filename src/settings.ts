@@ -14,6 +14,11 @@ export type StreamingMode = 'always' | 'manual' | 'never';
 export type TriggerMode = 'auto' | 'manual';
 
 /**
+ * How much to hold back automatic requests (docs/usage.md, "Restraint").
+ */
+export type RestraintMode = 'off' | 'on' | 'more' | 'less';
+
+/**
  * Which other cells of a notebook to send.
  */
 export type CellContextMode = 'above-and-below' | 'above' | 'below' | 'none';
@@ -38,6 +43,10 @@ export interface ISettings {
   notifyErrors: boolean;
   cellOutputs: boolean;
   kernelCandidates: boolean;
+  recordUsage: boolean;
+  usageSamples: boolean;
+  usageKeptWindows: [number, number];
+  restraint: RestraintMode;
 }
 
 /**
@@ -59,7 +68,11 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   maxDocumentChars: 4000,
   notifyErrors: true,
   cellOutputs: true,
-  kernelCandidates: true
+  kernelCandidates: true,
+  recordUsage: true,
+  usageSamples: false,
+  usageKeptWindows: [30, 300],
+  restraint: 'on'
 } as ISettings);
 
 function pick<T extends string>(value: unknown, allowed: ReadonlyArray<T>, fallback: T): T {
@@ -70,6 +83,14 @@ function count(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0
     ? Math.floor(value)
     : fallback;
+}
+
+function windows(value: unknown, fallback: [number, number]): [number, number] {
+  return Array.isArray(value) &&
+    value.length === 2 &&
+    value.every(v => typeof v === 'number' && Number.isFinite(v) && v > 0)
+    ? [value[0], value[1]]
+    : [...fallback];
 }
 
 /**
@@ -100,7 +121,11 @@ export function normalizeSettings(raw: unknown): ISettings {
     notifyErrors: typeof s.notifyErrors === 'boolean' ? s.notifyErrors : d.notifyErrors,
     cellOutputs: typeof s.cellOutputs === 'boolean' ? s.cellOutputs : d.cellOutputs,
     kernelCandidates:
-      typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates
+      typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates,
+    recordUsage: typeof s.recordUsage === 'boolean' ? s.recordUsage : d.recordUsage,
+    usageSamples: typeof s.usageSamples === 'boolean' ? s.usageSamples : d.usageSamples,
+    usageKeptWindows: windows(s.usageKeptWindows, d.usageKeptWindows),
+    restraint: pick(s.restraint, ['off', 'on', 'more', 'less'], d.restraint)
   };
 }
 
