@@ -73,7 +73,7 @@ export function usageCharts(
 ): { id: string; title: string; spec: Record<string, unknown> }[] {
   const base = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    width: 'container',
+    width: 360,
     height: 180
   };
   return [

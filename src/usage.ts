@@ -10,7 +10,7 @@
  */
 import { LINE_COMMENTS, languageId } from './languagetable';
 import { IServingModel, IUsageEvent, LineKind, UsageTrigger } from './protocol';
-import { Suggestion } from './typing';
+import { IEditorState, Suggestion } from './typing';
 
 /**
  * How long an impression waits for news before it is ended (a rejection counts after 10 s).
@@ -139,6 +139,25 @@ export class UsageTracker {
     this._setTimeout = options.setTimeout ?? ((f, ms) => setTimeout(f, ms));
     this._clearTimeout = options.clearTimeout ?? (h => clearTimeout(h));
     this._tab = options.tabId ?? Math.random().toString(36).slice(2, 10);
+    this._editorState = options.editorState ?? (() => null);
+  }
+
+  /**
+   * Look at the editor now: typing the last characters of a suggestion leaves nothing to show,
+   * so the provider says nothing; the next request (or skip) is the moment to notice it.
+   */
+  observe(): void {
+    const current = this._current;
+    const live = this._editorState();
+    if (!current || !live || !current.rest) {
+      return;
+    }
+    const rest = current.suggestion.rest(live);
+    if (rest !== null && rest.length < current.rest.length) {
+      current.rest = rest;
+      const consumed = current.suggestion.text.length - rest.length;
+      current.typed = Math.max(current.typed, consumed - current.accepted);
+    }
   }
 
   /**
@@ -395,6 +414,7 @@ export class UsageTracker {
   private _setTimeout: (f: () => void, ms: number) => any;
   private _clearTimeout: (handle: any) => void;
   private _tab: string;
+  private _editorState: () => IEditorState | null;
   private _count = 0;
   private _current: Private.IImpression | null = null;
   private _ended = new WeakSet<Suggestion>();
@@ -432,6 +452,10 @@ export namespace UsageTracker {
     now?: () => number;
     setTimeout?: (f: () => void, ms: number) => any;
     clearTimeout?: (handle: any) => void;
+    /**
+     * The editor's state now (to notice a suggestion typed to its end).
+     */
+    editorState?: () => IEditorState | null;
     /**
      * The prefix of event ids (default: random per tab).
      */

@@ -1,6 +1,6 @@
 import { IUsageEvent } from '../protocol';
 import { DEFAULT_SETTINGS, ISettings } from '../settings';
-import { Suggestion } from '../typing';
+import { IEditorState, Suggestion } from '../typing';
 import { hashText, IDLE_MS, keptChars, lineKind, UsageTracker } from '../usage';
 
 /**
@@ -39,6 +39,7 @@ function setup(overrides: Partial<ISettings> = {}) {
   const sent: IUsageEvent[][] = [];
   const docs = new Map<string, string>();
   let connected = true;
+  let live: IEditorState | null = null;
   const settings: ISettings = { ...DEFAULT_SETTINGS, ...overrides };
   const tracker = new UsageTracker({
     send: events => {
@@ -54,7 +55,8 @@ function setup(overrides: Partial<ISettings> = {}) {
     now: () => clock.now,
     setTimeout: clock.setTimeout,
     clearTimeout: clock.clearTimeout,
-    tabId: 'tab'
+    tabId: 'tab',
+    editorState: () => live
   });
   const last = (id: string): IUsageEvent | undefined =>
     sent
@@ -67,6 +69,7 @@ function setup(overrides: Partial<ISettings> = {}) {
     docs,
     tracker,
     last,
+    setLive: (state: IEditorState) => (live = state),
     disconnect: () => (connected = false),
     connect: () => (connected = true)
   };
@@ -161,6 +164,17 @@ describe('UsageTracker', () => {
     expect(last('tab-2')).toMatchObject({ outcome: 'typed_through', typed_chars: 5 });
     expect(last('tab-3')).toMatchObject({ outcome: 'dismissed', trigger: 'manual' });
     expect(last('tab-4')).toMatchObject({ outcome: 'ignored' });
+  });
+
+  it('notices a suggestion typed to its end when the next request starts', () => {
+    const { clock, tracker, last, setLive } = setup();
+    const a = suggestion(1, 'x = ', 'abc');
+    tracker.shown(a, a.text, 'python', 'typing');
+    tracker.shown(a, 'c', 'python', 'typing');
+    setLive({ key: 'nb.ipynb#cell-1', text: 'x = abc', offset: 7 });
+    tracker.observe();
+    clock.advance(IDLE_MS + 600);
+    expect(last('tab-1')).toMatchObject({ outcome: 'typed_through', typed_chars: 3 });
   });
 
   it('reports a suggestion once even when it comes back', () => {

@@ -7,6 +7,7 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { IEditorTracker } from '@jupyterlab/fileeditor';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
+import { editorState } from '../editorstate';
 import { CodeCompleteProvider } from '../provider';
 import { CompletionSocket } from '../socket';
 import {
@@ -73,9 +74,13 @@ export const usagePlugin: JupyterFrontEndPlugin<UsageTracker> = {
       send: events => socket.sendUsage(events),
       readText,
       settings: () => settings.current,
-      model: () => socket.model
+      model: () => socket.model,
+      editorState: () => editorState(app.shell.currentWidget)
     });
     provider.activity.connect((_, activity) => {
+      if (activity.kind === 'started' || activity.kind === 'skipped') {
+        tracker.observe();
+      }
       if (activity.kind === 'started') {
         tracker.started(activity.number);
       }
