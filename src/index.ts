@@ -13,6 +13,7 @@
  * - `jupyter-codecomplete:model-dialog`: "Choose Model…"
  * - `jupyter-codecomplete:usage`: what becomes of each suggestion (recorded on the server)
  * - `jupyter-codecomplete:statistics`: "Code Suggestions — Statistics"
+ * - `jupyter-codecomplete:restraint`: adaptive debounce and the learned gate
  */
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
@@ -24,6 +25,7 @@ import { freshLinePlugin } from './plugins/freshline';
 import { languagesPlugin } from './plugins/languages';
 import { modelDialogPlugin } from './plugins/modeldialog';
 import { providerPlugin } from './plugins/provider';
+import { restraintPlugin } from './plugins/restraint';
 import { settingsPlugin } from './plugins/settings';
 import { statisticsPlugin } from './plugins/statistics';
 import { statusItemPlugin, statusPlugin } from './plugins/status';
@@ -46,7 +48,8 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   freshLinePlugin,
   modelDialogPlugin,
   usagePlugin,
-  statisticsPlugin
+  statisticsPlugin,
+  restraintPlugin
 ];
 
 export default plugins;

@@ -80,6 +80,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._collectDocuments = options.collectDocuments ?? (() => []);
     this._editorState = options.editorState ?? (() => null);
     this._kernelCandidates = options.kernelCandidates ?? (() => null);
+    this._restrain = options.restrain ?? null;
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
   }
 
@@ -133,6 +134,13 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
    */
   notePartialAccept(kind: 'word' | 'line', part: string): void {
     this._partlyAccepted.emit({ kind, part });
+  }
+
+  /**
+   * Restraint for automatic requests (see `IOptions.restrain`); null: none.
+   */
+  setRestraint(restrain: CodeCompleteProvider.IOptions['restrain'] | null): void {
+    this._restrain = restrain ?? null;
   }
 
   /**
@@ -247,6 +255,18 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       // (the browser benchmark saw one per Enter).
       this._emit({ kind: 'skipped', number: -1, language });
       return { items: [] };
+    }
+    if (!manual && this._restrain) {
+      // restraint (src/restraint.ts): wait for the typing to settle, skip where nothing is kept
+      const held = this._restrain({ state, freshLine, language });
+      const reason = held instanceof Promise ? await held.catch(() => null) : held;
+      if (generation !== this._generation) {
+        return { items: [] }; // a newer request came while this one waited
+      }
+      if (reason) {
+        this._emit({ kind: 'skipped', number: -1, language, reason: 'restrained' });
+        return { items: [] };
+      }
     }
     const stream = settings.streaming === 'always' || (settings.streaming === 'manual' && manual);
     // what the kernel completes at the cursor: awaited only while a question is out (bounded by
@@ -486,6 +506,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   private _collectCells: (context: IInlineCompletionContext) => CodeCompleteProvider.ICells | null;
   private _collectDocuments: (context: IInlineCompletionContext) => IContextFile[];
   private _kernelCandidates: NonNullable<CodeCompleteProvider.IOptions['kernelCandidates']>;
+  private _restrain: CodeCompleteProvider.IOptions['restrain'] | null;
   private _trans: ReturnType<ITranslator['load']>;
   private _editorState: (context: IInlineCompletionContext) => IEditorState | null;
   private _lastLanguage: string | null = null;
@@ -562,6 +583,15 @@ export namespace CodeCompleteProvider {
       context: IInlineCompletionContext,
       language: string | null
     ) => IKernelCandidates | null | Promise<IKernelCandidates | null>;
+    /**
+     * Restraint for an automatic request: resolves (after any extra wait) with why it is
+     * skipped, or null to send it. Never called for the user's own Alt+\\.
+     */
+    restrain?: (request: {
+      state: IEditorState;
+      freshLine: boolean;
+      language: string | null;
+    }) => string | null | Promise<string | null>;
     translator?: ITranslator;
   }
 
@@ -599,9 +629,9 @@ export namespace CodeCompleteProvider {
     error?: IErrorInfo;
     /**
      * Why a request was skipped by the settings: completions off everywhere, off for the
-     * language, or automatic requests off (only when requested).
+     * language, or automatic requests off (only when requested); or held back by restraint.
      */
-    reason?: 'disabled' | 'language-off' | 'manual-only';
+    reason?: 'disabled' | 'language-off' | 'manual-only' | 'restrained';
     /**
      * Whether the user asked for this one explicitly.
      */
