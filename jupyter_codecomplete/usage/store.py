@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ..protocol import UsageEvent
@@ -146,6 +147,10 @@ class UsageStore:
     async def rows(self, since_ms: float | None = None) -> list[dict[str, Any]]:
         return await self._run(lambda: self.rows_sync(since_ms))
 
+    async def query(self, fn: Callable[[list[dict[str, Any]]], T], since_ms: float | None = None) -> T:
+        """``fn(rows)`` on the store's thread (an aggregate of many rows stays off the event loop)."""
+        return await self._run(lambda: fn(self.rows_sync(since_ms)))
+
     def close(self) -> None:
         if self._executor is not None:
             self._executor.submit(self._close_conn)
@@ -166,7 +171,7 @@ class UsageStore:
             if conn is None or self._read_only:
                 return 0
             try:
-                with conn:  # one transaction
+                with _transaction(conn):
                     conn.executemany(_UPSERT, params)
                 self._writes += 1
                 if self._writes % 50 == 1:
@@ -299,8 +304,7 @@ class UsageStore:
             return
         if version == SCHEMA_VERSION:
             return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(conn):
             # another server may have migrated while we waited for the lock
             version = int(conn.execute("PRAGMA user_version").fetchone()[0])
             for step in range(version, SCHEMA_VERSION):
@@ -308,15 +312,11 @@ class UsageStore:
                     if statement.strip():
                         conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def _prune(self, conn: sqlite3.Connection) -> None:
         """Delete rows older than the age bound, then the oldest until under the size bound."""
         cutoff_ms = (self.clock() - self.max_age_days * 86400) * 1000
-        with conn:
+        with _transaction(conn):
             conn.execute("DELETE FROM events WHERE shown_at < ?", (cutoff_ms,))
         for _ in range(20):
             used = _used_bytes(conn)
@@ -327,7 +327,7 @@ class UsageStore:
                 break
             # enough to land at about 80 % of the bound
             drop = max(1, min(count, int(count * (1 - 0.8 * self.max_bytes / used)) + 1))
-            with conn:
+            with _transaction(conn):
                 conn.execute(
                     "DELETE FROM events WHERE rowid IN (SELECT rowid FROM events ORDER BY shown_at LIMIT ?)",
                     (drop,),
@@ -367,6 +367,19 @@ class UsageStore:
             return
         self._warned.add(kind)
         self.log.warning(fmt, *args)
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, taking the write lock at once (waiting up to the busy timeout)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def _used_bytes(conn: sqlite3.Connection) -> int:

@@ -8,6 +8,7 @@ Query: ``days`` (only events of the last N days), ``level`` (the gate's: off, mo
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from jupyter_server.auth.decorator import authorized
@@ -34,14 +35,15 @@ class _UsageBase(_Base):
             return False
         return (time.time() - value * 86400) * 1000
 
-    async def rows(self) -> list[dict[str, Any]] | None:
+    async def query(self, fn: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any] | None:
+        """``fn`` of the stored rows, computed on the store's thread; None after answering 400."""
         since = self.since_ms()
         if since is False:
             return None
         store = getattr(self.extensionapp, "usage_store", None)
         if store is None:
-            return []
-        return await store.rows(since if isinstance(since, float) else None)  # type: ignore[no-any-return]
+            return fn([])
+        return await store.query(fn, since if isinstance(since, float) else None)  # type: ignore[no-any-return]
 
     def recording(self) -> dict[str, Any]:
         store = getattr(self.extensionapp, "usage_store", None)
@@ -56,10 +58,10 @@ class UsageHandler(_UsageBase):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        rows = await self.rows()
-        if rows is None:
+        summary = await self.query(summarize)
+        if summary is None:
             return
-        self.finish({**self.recording(), **summarize(rows)})
+        self.finish({**self.recording(), **summary})
 
 
 class GateHandler(_UsageBase):
@@ -70,10 +72,10 @@ class GateHandler(_UsageBase):
         if level not in LEVELS:
             self.fail(400, "bad_request", f"level must be one of {', '.join(LEVELS)}, not {level[:40]!r}.")
             return
-        rows = await self.rows()
-        if rows is None:
+        learned = await self.query(lambda rows: gate.learn(rows, level))  # type: ignore[arg-type]  # in LEVELS
+        if learned is None:
             return
-        self.finish(gate.learn(rows, level))  # type: ignore[arg-type]  # checked against LEVELS
+        self.finish(learned)
 
 
 def handlers() -> list[tuple[str, type[web.RequestHandler]]]:

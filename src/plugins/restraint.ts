@@ -128,6 +128,11 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
       const extra = wait - (Date.now() - lastKey);
       if (extra > 0) {
         await new Promise(resolve => window.setTimeout(resolve, extra));
+        // the user left the editor while the request waited (command mode, a menu): not wanted
+        const focused = document.activeElement;
+        if (!focused || typeof focused.closest !== 'function' || !focused.closest('.cm-editor')) {
+          return 'left-editor';
+        }
       }
       return null;
     });
