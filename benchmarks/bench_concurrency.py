@@ -28,6 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import (
+    TEXTS,
     TYPE,
     Direct,
     Markers,
@@ -74,7 +75,7 @@ def summary(reqs: list[Req], seconds: float) -> dict[str, Any]:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    srv = Servers(args.ttft_ms, args.token_ms, keep=False)
+    srv = Servers(args.ttft_ms, args.token_ms, keep=False, text=args.text)
     markers = Markers()
     await srv.start()
     try:
@@ -132,11 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--ttft-ms", type=float, default=20.0)
     ap.add_argument("--token-ms", type=float, default=5.0)
+    ap.add_argument("--text", choices=sorted(TEXTS), default="words", help="words, or ordinary code")
     ap.add_argument("--json", help="write the numbers here")
     args = ap.parse_args(argv)
     res = asyncio.run(run(args))
     s, d = res["server"], res["direct"]
-    print(f"\n{res['users']} users, closed loop, {res['date']}, load average {res['load_average']}")
+    load = res["load_average"]
+    print(f"\n{res['users']} users, closed loop, {args.text} text, {res['date']}, load average {load}")
     print("| measure | through the server | direct | target | met |")
     print("|---|---|---|---|---|")
     added = res["added_first_p50_ms"]

@@ -52,6 +52,14 @@ LAT_TEXT = "alpha + beta\n"
 TYPE_TEXT = " + ".join(WORDS[:10]) + "\n"  # 39 tokens: ~215 ms at 5 ms/token
 LONG_TEXT = " + ".join((WORDS * 3)[:40]) + "\n"  # capped by max_tokens (64 tokens)
 PREFIX_TAIL = "\ndef f(alpha, beta):\n    total = "
+# --text code: ordinary code instead of words (whitespace tokens, brackets, a comma: what the
+# cleaning holds back where it must), the same sizes: 18 / 40 / 64+ tokens
+CODE_TEXTS = (
+    "sum(values) / max(len(values), 1)\n",
+    "sum(x * x for x in values) / max(len(values), 1) + offset(alpha, beta)\n",
+    " + ".join(f"scale({w}, {i})" for i, w in enumerate(WORDS * 2)) + "\n",
+)
+TEXTS = {"words": (LAT_TEXT, TYPE_TEXT, LONG_TEXT), "code": CODE_TEXTS}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -91,6 +99,11 @@ class Req:
     def first_ms(self) -> float | None:
         return None if self.t_first is None else (self.t_first - self.t_send) * 1000
 
+    @property
+    def whole_ms(self) -> float | None:
+        """To the end of the answer (the done message; direct: the end of the stream)."""
+        return None if self.t_done is None or self.error else (self.t_done - self.t_send) * 1000
+
 
 class Markers:
     def __init__(self) -> None:
@@ -110,10 +123,12 @@ class WsClient:
         self.number = 0
         self.closed = asyncio.Event()
         self.reader: asyncio.Task[None] | None = None
+        # called with (request number, arrival time, text) for every stream message with text
+        self.on_piece: Callable[[int, float, str], None] | None = None
 
     @classmethod
-    async def connect(cls, url: str) -> WsClient:
-        conn = await CompletionSocket.connect(url, max_message_size=64 * 1024 * 1024)
+    async def connect(cls, url: str, protocol: int | None = None) -> WsClient:
+        conn = await CompletionSocket.connect(url, protocol=protocol, max_message_size=64 * 1024 * 1024)
         conn.ws.protocol.set_nodelay(True)  # type: ignore[union-attr]  # as browsers do
         client = cls(conn)
         client.reader = asyncio.get_running_loop().create_task(client._read())
@@ -148,6 +163,8 @@ class WsClient:
             kind = msg["type"]
             if kind == "stream":
                 text = msg["response"]["insertText"]
+                if text and self.on_piece is not None:
+                    self.on_piece(req.number, t, text)
                 if text and req.t_first is None:
                     req.t_first, req.first_text = t, text
                     req.first.set()
@@ -216,7 +233,16 @@ class Direct:
 class Servers:
     """The upstream and the Jupyter server, as subprocesses in a temp dir."""
 
-    def __init__(self, ttft_ms: float, token_ms: float, keep: bool) -> None:
+    def __init__(
+        self,
+        ttft_ms: float,
+        token_ms: float,
+        keep: bool,
+        rules: list[dict[str, Any]] | None = None,
+        text: str = "words",
+    ) -> None:
+        self.extra_rules = list(rules or [])
+        self.texts = TEXTS[text]
         self.tmp = Path(tempfile.mkdtemp(prefix="bench-codecomplete-"))
         self.keep = keep
         self.ttft_ms, self.token_ms = ttft_ms, token_ms
@@ -243,9 +269,10 @@ class Servers:
 
     async def start(self) -> None:
         rules = [
-            {"contains": LAT, "completion": LAT_TEXT},
-            {"contains": TYPE, "completion": TYPE_TEXT},
-            {"contains": LONG, "completion": LONG_TEXT},
+            {"contains": LAT, "completion": self.texts[0]},
+            {"contains": TYPE, "completion": self.texts[1]},
+            {"contains": LONG, "completion": self.texts[2]},
+            *self.extra_rules,
         ]
         (self.tmp / "rules.json").write_text(json.dumps(rules))
         env = dict(os.environ)
@@ -422,6 +449,8 @@ async def one_client(srv: Servers, direct: Direct, markers: Markers, pairs: int)
     return {
         "server_ms": v,
         "direct_ms": d,
+        "server_whole_ms": [r.whole_ms for r in via if r.whole_ms is not None],
+        "direct_whole_ms": [r.whole_ms for r in dir_ if r.whole_ms is not None],
         "errors": sum(1 for r in via if r.error),
         "server_cpu_ms": cpu / max(1, len(via)) * 1000,
         "first_texts": sorted(first_texts),
@@ -662,6 +691,14 @@ def rows(res: dict[str, Any]) -> Iterator[tuple[str, str, str, bool | None]]:
             "≤ 2 / ≤ 10 ms",
             sp50 <= 2 and sp99 <= 10,
         )
+        if one.get("server_whole_ms"):
+            w50 = percentile(one["server_whole_ms"], 50) - percentile(one["direct_whole_ms"], 50)
+            yield (
+                "added latency to the whole answer, 1 client, p50 (the first chunk's may not exceed it)",
+                f"{w50:.2f} ms",
+                f"≥ {sp50:.2f} ms",
+                sp50 <= w50 + 0.5,
+            )
     if "load" in res:
         ld = res["load"]
         lp99 = percentile(ld["server_ms"], 99) - percentile(ld["direct_ms"], 99)
@@ -722,7 +759,7 @@ def print_report(res: dict[str, Any]) -> None:
     print()
     print(
         f"# bench_server: {res['date']}, {res['machine']}; upstream TTFT {a['ttft_ms']} ms, "
-        f"{a['token_ms']} ms/token"
+        f"{a['token_ms']} ms/token, {a.get('text', 'words')} text"
     )
     print()
     print("| measure | value | target | met |")
@@ -737,6 +774,9 @@ def print_report(res: dict[str, Any]) -> None:
         print(f"- 1 client, first chunk: server {dist(one['server_ms'])} (n={len(one['server_ms'])})")
         print(f"  direct {dist(one['direct_ms'])} (n={len(one['direct_ms'])}); errors {one['errors']}")
         print(f"  first chunk text: server {one['first_texts']}, direct {one['direct_first_texts']}")
+        if one.get("server_whole_ms"):
+            whole = f"server {dist(one['server_whole_ms'])}, direct {dist(one['direct_whole_ms'])}"
+            print(f"  whole answer: {whole}")
         print(f"  server CPU per request: {one['server_cpu_ms']:.2f} ms")
     if "load" in res:
         ld = res["load"]
@@ -770,7 +810,7 @@ def print_report(res: dict[str, Any]) -> None:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    srv = Servers(args.ttft_ms, args.token_ms, args.keep)
+    srv = Servers(args.ttft_ms, args.token_ms, args.keep, text=args.text)
     markers = Markers()
     res: dict[str, Any] = {
         "args": vars(args),
@@ -813,6 +853,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--ttft-ms", type=float, default=20.0, help="upstream time to first token")
     ap.add_argument("--token-ms", type=float, default=5.0, help="upstream time between tokens")
+    ap.add_argument(
+        "--text", choices=sorted(TEXTS), default="words", help="the completions: words, or ordinary code"
+    )
     ap.add_argument("--pairs", type=int, default=200, help="1 client: server/direct request pairs")
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--load-seconds", type=float, default=20.0, help="typing load, per side (server/direct)")

@@ -25,6 +25,8 @@ from .config_loader import load_server_config
 
 SAMPLE_PREFIX = "def fibonacci(n):\n    "
 SAMPLE_SUFFIX = "\n\nprint(fibonacci(10))\n"
+# How many samples `check` takes before it reports that a model writes nothing.
+EMPTY_SAMPLE_TRIES = 2
 
 
 def _ms(seconds: float | None) -> str:
@@ -93,15 +95,17 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
     )
     chunks = 0
     text = ""
-    start = time.perf_counter()
     first = last = None
     try:
-        # a short sample: the budget is set before the prompt is sized, as for every request
-        prepared = handler.prepare(request, key=key, overrides=Overrides(max_tokens=min(32, cfg.max_tokens)))
-        stream = handler.raw_stream(prepared)
+        # a short sample: the budget is set before the prompt is sized, as for every request;
+        # greedy, so that a run says the same as the one before (a sampled run of the demo model
+        # ended at once one time in two)
+        budget = Overrides(max_tokens=min(32, cfg.max_tokens), temperature=0.0)
+        prepared = handler.prepare(request, key=key, overrides=budget)
 
         async def consume() -> None:
             nonlocal chunks, text, first, last
+            stream = handler.raw_stream(prepared)
             try:
                 async for piece in stream:
                     now = time.perf_counter()
@@ -113,7 +117,13 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
             finally:
                 await stream.aclose()
 
-        await asyncio.wait_for(consume(), timeout)
+        # A sampling model may end at once (an end-of-text first): one more try before the
+        # empty sample is reported.
+        for _attempt in range(EMPTY_SAMPLE_TRIES):
+            start = time.perf_counter()
+            await asyncio.wait_for(consume(), timeout)
+            if text:
+                break
     except Exception as exc:
         report["reachable"] = report.get("reachable", not isinstance(exc, OSError))
         report["error"] = error_info_from(
@@ -133,6 +143,12 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
     report["sample"] = text
     report["serves"] = report["serves"] or getattr(backend.llm, "reported_model", None)
     report["ok"] = True
+    if not text:
+        # it answers, but a suggestion from it would be empty: not a pass
+        report["warning"] = (
+            f"the model wrote nothing for the sample ({EMPTY_SAMPLE_TRIES} tries): it ended at once; "
+            "its suggestions will often be empty (check its prompt style and stop sequences)"
+        )
     return report
 
 
@@ -165,7 +181,10 @@ def format_report(r: dict[str, Any]) -> str:
         tps = r.get("tokens_per_s")
         row("speed", f"{tps:.1f} tokens/s ({r['tokens']} tokens)" if tps else f"- ({r['tokens']} tokens)")
         row("sample", repr(r.get("sample", ""))[:80])
-    row("result", "OK" if r["ok"] else "FAILED")
+    if r["ok"] and r.get("warning"):
+        row("result", f"WARNING: {r['warning']}")
+    else:
+        row("result", "OK" if r["ok"] else "FAILED")
     return "\n".join(lines)
 
 
@@ -250,13 +269,14 @@ async def run_models(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(listing, indent=2, default=str))
                 return 0
-            rows = [("ID", "SOURCE", "STATUS", "SIZE", "STYLE", "FIM", "WHERE")]
+            # ACTIVE: the saved choice, what the next server start serves
+            rows = [("ID", "ACTIVE", "SOURCE", "STATUS", "SIZE", "STYLE", "FIM", "WHERE")]
             for e in listing["entries"]:
-                status = "active" if e["active"] else ("locked" if e["locked"] else e["status"])
+                status = "locked" if e["locked"] else e["status"]
                 fim = "-" if e["fim"] is None else ("yes" if e["fim"] else "no")
-                rows.append(
-                    (e["id"], e["source"], status, _size(e["size_bytes"]), e["style"] or "-", fim, e["where"])
-                )
+                active = "yes" if e["active"] else ""
+                size = _size(e["size_bytes"])
+                rows.append((e["id"], active, e["source"], status, size, e["style"] or "-", fim, e["where"]))
             widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]) - 1)]
             for r in rows:
                 print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + str(r[-1]))
@@ -421,6 +441,12 @@ def build_parser() -> argparse.ArgumentParser:
         "completes at the cursor; compare with a variant kernel_candidates:off",
     )
     ev.add_argument("--kernel-timeout", type=float, default=60.0, help="seconds per cell with --kernel")
+    ev.add_argument(
+        "--edits",
+        action="store_true",
+        help="score edit predictions instead, on the folder's git history (each commit's nearby changes "
+        "to a Python file: the first as the recent edit, the rest to predict)",
+    )
     ev.add_argument("--json", help="write the full report (every task and suggestion) to this file")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return parser

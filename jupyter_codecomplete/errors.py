@@ -36,6 +36,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 # Default titles by type (what the client shows in bold; the message says the rest).
 TITLES: dict[str, str] = {
@@ -235,15 +236,45 @@ def status_type(status: int) -> str:
     return "backend_error"
 
 
+def _no_such_route(message: str) -> bool:
+    """Does a 404's message say the route is missing (a web framework's page), not the model?"""
+    text = message.strip().lower()
+    return "model" not in text and (not text or text.startswith("<") or "not found" in text)
+
+
+def not_found_hint(url: str) -> str:
+    """What to try when a model server answers 404 for ``url`` (a route it does not have)."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    root = f"{parts.scheme}://{parts.netloc}"
+    if path.endswith(("/infill", "/props", "/completion")):
+        return (
+            f"this server has no {path.rsplit('/', 1)[-1]!r} route: it is not a llama.cpp server (or its "
+            "model has no FIM tokens); choose the OpenAI-compatible backend (openai) with its /v1 URL"
+        )
+    for route in ("/chat/completions", "/completions", "/models"):
+        if path.endswith(route):
+            base = path[: -len(route)]
+            if not base.endswith("/v1"):
+                return f"no {route} at {root}{base or ''}; did you mean {root}{base}/v1?"
+            return f"no {route} at {root}{base}: is this an OpenAI-compatible server?"
+    return f"nothing at {url}: check the base URL"
+
+
 def from_status(
     status: int,
     message: str,
     retry_after: float | str | None = None,
     secrets: Sequence[str] = (),
+    url: str | None = None,
 ) -> BackendError:
-    """A model server's error answer (HTTP ``status``, its error message, ``Retry-After``)."""
+    """A model server's error answer (HTTP ``status``, its error message, ``Retry-After``);
+    ``url``: what was asked for, so that a 404 says what to try instead."""
     if isinstance(retry_after, str):
         retry_after = parse_retry_after(retry_after)
+    if status == 404 and url and _no_such_route(message):
+        # the server has no such route (not: it has no such model): say what to try instead
+        message = f"{'Not Found' if message.lstrip().startswith('<') else message} ({not_found_hint(url)})"
     return BackendError(
         status_type(status),
         clip(scrub(f"HTTP {status}: {message}", secrets)),
@@ -254,10 +285,14 @@ def from_status(
 
 
 def from_response(
-    status: int, headers: Mapping[str, str], body: bytes | str, secrets: Sequence[str] = ()
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes | str,
+    secrets: Sequence[str] = (),
+    url: str | None = None,
 ) -> BackendError:
     """:func:`from_status` for a whole response: message from the body, ``Retry-After`` from the headers."""
-    return from_status(status, body_message(body), headers.get("retry-after"), secrets)
+    return from_status(status, body_message(body), headers.get("retry-after"), secrets, url)
 
 
 def redirected(status: int, location: str | None, secrets: Sequence[str] = ()) -> BackendError:
@@ -492,6 +527,7 @@ __all__ = [
     "error_message",
     "from_response",
     "from_status",
+    "not_found_hint",
     "parse_retry_after",
     "reported",
     "scrub",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import IOLoop
-from traitlets import Bool, Dict, Float, Instance, Int, Type, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, Instance, Int, Type, Unicode, default
 
 from .backends import ModelConfig
 from .collector import FullCollections, defers_by_default, freeze_heap
@@ -74,6 +74,12 @@ class CodeCompleteApp(ExtensionApp):
         help="An optional chat/instruction model (same fields as completion_model); requests are routed to "
         "it by `routes`.",
     )
+    edit_model = Dict(
+        config=True,
+        help="An optional model for edit predictions (same fields as completion_model): a next-edit model "
+        "(Zeta, Instinct, Sweep Next-Edit on llama.cpp or vLLM) or a chat model. Without it, edit "
+        "predictions use chat_model, else the completion model.",
+    )
     models = Dict(config=True, help="More named models (name → ModelConfig fields) that `routes` can name.")
     routes = Dict(
         config=True,
@@ -115,6 +121,16 @@ class CodeCompleteApp(ExtensionApp):
         help="How many finished suggestions to remember (per server, by prompt and model) to answer a "
         "repeated request without a model call (Backspace and retyping, coming back to a position). "
         "0 turns it off.",
+    )
+
+    warm_up = Enum(
+        ["auto", "on", "off"],
+        "auto",
+        config=True,
+        help="Warm the model server's prompt cache when the browser says what it will ask next (a "
+        "notebook opened, a cell focused, a pause): one prompt evaluated, one token, at most one at a "
+        "time and never while a suggestion streams. auto: for a model on this machine or a private "
+        "network and the embedded model, never for a paid API; on: always; off: never.",
     )
 
     monitor_event_loop = Bool(
@@ -209,12 +225,17 @@ class CodeCompleteApp(ExtensionApp):
 
     def default_completion_model(self) -> ModelConfig | None:
         """No model configured: a local model server if one is found, else the embedded model."""
+        skipped: list[str] = []
         if self.discover_local_servers:
             from .backends.discovery import discover_local_models
 
             probed: list[str] = []
+            service = self.model_service  # where to look: c.ModelService.detect_servers / _host
+            servers = [(str(kind), int(port)) for kind, port in service.detect_servers]
             try:
-                found = discover_local_models(report=probed)
+                found = discover_local_models(
+                    servers, service.detect_host, report=probed, skipped=skipped
+                )
             except Exception as exc:
                 self.log.warning("jupyter_codecomplete: looking for local model servers failed: %s", exc)
                 found = None
@@ -233,12 +254,19 @@ class CodeCompleteApp(ExtensionApp):
         from .backends.embedded import is_available
 
         if is_available():
+            notice = None
+            if skipped:
+                notice = (
+                    "Found " + "; ".join(skipped) + ". It cannot fill in the middle, so the demo model "
+                    "serves: choose a model in Choose Model…, or set its prompt style."
+                )
+                self.log.warning("jupyter_codecomplete: %s", notice)
             self.log.info(
                 "jupyter_codecomplete: no fill-in-the-middle model found there; using the embedded demo "
                 "model (it shows the mechanics, its suggestions are not useful code: choose a real model, "
                 "see docs/getting-started.md)"
             )
-            return ModelConfig(backend="embedded")
+            return ModelConfig(backend="embedded", notice=notice)
         return None
 
     def explicit_model_configs(self) -> dict[str, ModelConfig]:
@@ -250,6 +278,8 @@ class CodeCompleteApp(ExtensionApp):
             chat = dict(self.chat_model)
             chat.setdefault("backend", "openai-chat")
             configs["chat"] = ModelConfig.model_validate(chat)
+        if self.edit_model:
+            configs["edit"] = ModelConfig.model_validate(self.edit_model)
         for name, value in self.models.items():
             configs[name] = ModelConfig.model_validate(value)
         return configs
@@ -289,6 +319,7 @@ class CodeCompleteApp(ExtensionApp):
             recent_completions=self.recent_completions,
             max_suggestion_chars=self.max_suggestion_chars,
             max_suggestion_lines=self.max_suggestion_lines,
+            warm_up=self.warm_up,
         )
 
     def make_usage_store(self) -> Any:
@@ -335,6 +366,9 @@ class CodeCompleteApp(ExtensionApp):
                 *usage_handlers(),
             ]
         )
+        # Is the model's server there? Asked once the loop runs (never holding the start-up): a
+        # server that is down is then reported as not ready (`problem`) from the first hello on.
+        IOLoop.current().add_callback(self._check_ready)
         if self.freeze_startup_heap:
             # once the server and every extension have loaded (a few seconds after start)
             IOLoop.current().call_later(5.0, freeze_heap)
@@ -344,6 +378,18 @@ class CodeCompleteApp(ExtensionApp):
         if self.monitor_event_loop:
             self.lag_monitor = LoopLagMonitor()
             IOLoop.current().add_callback(self.lag_monitor.start)
+
+    async def _check_ready(self) -> None:
+        check = getattr(self.completion_handler, "check_ready", None)
+        if check is None:
+            return
+        try:
+            info = await check()
+        except Exception as exc:  # a check that breaks must not break the server
+            self.log.warning("jupyter_codecomplete: checking the model failed: %s", exc)
+            return
+        if info is not None and info.problem:
+            self.log.warning("jupyter_codecomplete: the model %s is not ready: %s", info.name, info.problem)
 
     async def stop_extension(self) -> None:
         if self._model_service is not None:

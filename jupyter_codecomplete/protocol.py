@@ -1,10 +1,12 @@
 """Wire models shared by the websocket and the REST endpoints (pydantic v2).
 
 The websocket ``api/codecomplete/inline`` speaks JSON text frames. The client sends
-:class:`InlineCompletionRequest` (``type: "inline_completion"``) or :class:`CancelRequest`
+:class:`InlineCompletionRequest` (``type: "inline_completion"``), :class:`EditPredictionRequest`
+(``type: "edit_prediction"``, when the server's hello lists the feature) or :class:`CancelRequest`
 (``type: "cancel"``); the server answers with :class:`InlineCompletionReply` (non-streamed),
-:class:`InlineCompletionStreamChunk` (streamed) or :class:`ErrorReply`. Every answer carries
-``reply_to``: the ``number`` of the request it answers. See ``docs/protocol.md``.
+:class:`InlineCompletionStreamChunk` (streamed), :class:`EditPredictionReply` or
+:class:`ErrorReply`. Every answer carries ``reply_to``: the ``number`` of the request it answers.
+See ``docs/protocol.md``.
 
 The REST endpoints ``api/codecomplete/prompt`` and ``api/codecomplete/completions`` take a
 :class:`CompletionRequestBody` (see ``docs/rest-api.md``); its OpenAPI schema is generated from it.
@@ -21,14 +23,14 @@ import builtins
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 # Limits that keep one message from flooding the engine; the websocket also has a byte limit.
 MAX_TEXT = 4_000_000
 # Deepest JSON nesting a request may have (a valid one needs about 6); deeper is refused before
 # validation, and the parser's own recursion limit is caught.
 MAX_DEPTH = 32
-PROTOCOL_VERSIONS = (1, 2)
+PROTOCOL_VERSIONS = (1, 2, 3)
 
 
 def nesting_depth(data: Any, limit: int = MAX_DEPTH) -> int:
@@ -56,6 +58,8 @@ def number_hint(message: str) -> int:
     """The request number of a message that cannot be parsed, when it is readable at the top level."""
     m = _NUMBER_RE.match(message[:4096])
     return int(m.group(1)) if m else -1
+
+
 # Cell outputs and kernel candidates are hints, not code: small limits (the client cuts to less).
 MAX_OUTPUT_TEXT = 20_000
 MAX_CELL_OUTPUTS = 32
@@ -134,6 +138,66 @@ class InlineCompletionRequest(_Strict):
     kernel_candidates: KernelCandidates | None = None
 
 
+# Edit predictions: how many recent edits a request may carry, and how long each diff may be.
+MAX_RECENT_EDITS = 16
+MAX_EDIT_DIFF = 20_000
+
+
+class RecentEdit(_Strict):
+    """One of the user's recent edits, as a unified diff (``---``/``+++`` headers optional)."""
+
+    path: Annotated[str, Field(max_length=4096)] | None = None
+    diff: Annotated[str, Field(max_length=MAX_EDIT_DIFF)]
+
+
+class EditRegion(_Strict):
+    """A span ``[start, end)`` of the document (offsets in Unicode code points)."""
+
+    start: Annotated[int, Field(ge=0, strict=True)]
+    end: Annotated[int, Field(ge=0, strict=True)]
+
+
+class EditPredictionRequest(_Strict):
+    """One numbered request for an edit prediction: the next change in a region around the cursor.
+
+    ``text`` is the whole document (a cell or a file); ``cursor`` and ``region`` are offsets in it,
+    in Unicode code points. ``region`` is the editable region the client proposes (the server
+    widens it to whole lines); without it the model's format decides. ``version`` is the client's
+    document version: the reply carries it back, so an answer to an older text is never applied.
+    """
+
+    type: Literal["edit_prediction"] = "edit_prediction"
+    number: Annotated[int, Field(ge=0, strict=True)]
+    version: Annotated[int, Field(ge=0, strict=True)] = 0
+    path: str | None = None
+    language: str | None = None
+    mime: str | None = None
+    cell_id: str | None = None
+    text: Annotated[str, Field(max_length=MAX_TEXT)]
+    cursor: Annotated[int, Field(ge=0, strict=True)]
+    region: EditRegion | None = None
+    recent_edits: Annotated[list[RecentEdit], Field(max_length=MAX_RECENT_EDITS)] = Field(
+        default_factory=list
+    )
+    trigger: Literal["auto", "manual"] = "manual"
+    cells_above: list[ContextCell] = Field(default_factory=list)
+    cells_below: list[ContextCell] = Field(default_factory=list)
+    files: list[ContextFile] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _in_document(self) -> EditPredictionRequest:
+        n = len(self.text)
+        if self.cursor > n:
+            raise ValueError(f"cursor {self.cursor} lies past the end of the text ({n} characters)")
+        r = self.region
+        if r is not None and not r.start <= self.cursor <= r.end <= n:
+            raise ValueError(
+                f"region [{r.start}, {r.end}) must lie in the text (0..{n}) and hold the cursor "
+                f"({self.cursor})"
+            )
+        return self
+
+
 class CancelRequest(_Strict):
     """Stop the request with this number (its upstream stream is closed)."""
 
@@ -192,11 +256,20 @@ class ClientHello(_Strict):
     protocol: Annotated[int, Field(ge=1, strict=True)]
 
 
+class WarmRequest(InlineCompletionRequest):
+    """Protocol 3: the context the next suggestion will be asked for, sent ahead (a notebook or
+    file opened, a cell focused, the user paused) so that the model server has it in its cache.
+    The server answers with a :class:`WarmReply`; no suggestion is made."""
+
+    type: Literal["warm"] = "warm"  # type: ignore[assignment]  # the discriminator of this message
+
+
 ClientMessage = Annotated[
-    InlineCompletionRequest | CancelRequest | ClientHello | UsageMessage, Field(discriminator="type")
+    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest | UsageMessage,
+    Field(discriminator="type"),
 ]
 client_message_adapter: TypeAdapter[
-    InlineCompletionRequest | CancelRequest | ClientHello | UsageMessage
+    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest | UsageMessage
 ] = TypeAdapter(ClientMessage)
 
 
@@ -229,6 +302,12 @@ class ServingModel(BaseModel):
     reported: str | None = None
     style: str | None = None
     demo: bool = False
+    # Why this model serves, when the user should know (a local server was found but could not
+    # fill in the middle, so the demo model serves); None: nothing to say.
+    notice: str | None = None
+    # Why the model is not ready (its server did not answer the start-up check, or the last
+    # request could not reach it); None: it answered (or was not checked yet).
+    problem: str | None = None
 
 
 class InlineCompletionReply(BaseModel):
@@ -255,12 +334,47 @@ class InlineCompletionStreamChunk(BaseModel):
     error: ErrorInfo | None = None
 
 
+class TextEdit(BaseModel):
+    """Replace ``[start, end)`` of the request's text with ``text`` (offsets in code points)."""
+
+    start: int
+    end: int
+    text: str
+
+
+class EditPredictionReply(BaseModel):
+    """The answer to an :class:`EditPredictionRequest`: the edits, sorted and not overlapping, all
+    within the editable region (none: nothing to suggest). ``version`` is the request's: a client
+    whose document has changed since drops the reply. ``region`` is the span the model rewrote."""
+
+    type: Literal["edit_prediction"] = "edit_prediction"
+    reply_to: int
+    version: int = 0
+    edits: list[TextEdit] = Field(default_factory=list)
+    region: EditRegion | None = None
+    model: ServingModel | None = None
+    notes: list[str] = Field(default_factory=list)
+    error: ErrorInfo | None = None
+
+
 class ErrorReply(BaseModel):
     """A request that could not be served; ``reply_to`` is -1 when its number is unknown."""
 
     type: Literal["error"] = "error"
     reply_to: int
     error: ErrorInfo
+
+
+class WarmReply(BaseModel):
+    """The answer to a :class:`WarmRequest`: ``warmed`` when the model server evaluated the prompt;
+    else ``reason``: ``off`` (not for this model: c.CodeCompleteApp.warm_up), ``busy`` (a suggestion
+    streams), ``superseded`` (a newer warm-up or a completion request came), ``failed``."""
+
+    type: Literal["warm"] = "warm"
+    reply_to: int
+    warmed: bool
+    reason: Literal["off", "busy", "superseded", "failed", "protocol"] | None = None
+    ms: float | None = None
 
 
 class HelloMessage(BaseModel):
@@ -274,6 +388,11 @@ class HelloMessage(BaseModel):
     protocols: list[int] = Field(default_factory=lambda: list(PROTOCOL_VERSIONS))
     model: ServingModel | None = None
     max_message_bytes: int
+    # what this server offers besides inline completions (``edit_prediction``: it answers
+    # :class:`EditPredictionRequest`); a client sends only what is listed here
+    features: list[str] = Field(default_factory=list)
+    # protocol 3: whether the server warms the default model's cache (``warm`` messages)
+    warm: bool = False
     # whether this server records usage events (c.CodeCompleteApp.record_usage): the client sends
     # :class:`UsageMessage` only when it does
     usage: bool = False
@@ -310,7 +429,23 @@ class CompletionRequestBody(BaseModel):
     )
     max_tokens: Annotated[int, Field(ge=1, le=32768)] | None = None
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
-    stop: Annotated[
-        list[Annotated[str, Field(max_length=MAX_STOP_CHARS)]], Field(max_length=MAX_STOP)
-    ] | None = Field(None, description=f"Extra stop sequences (at most {MAX_STOP}).")
+    stop: (
+        Annotated[list[Annotated[str, Field(max_length=MAX_STOP_CHARS)]], Field(max_length=MAX_STOP)] | None
+    ) = Field(None, description=f"Extra stop sequences (at most {MAX_STOP}).")
     stream: bool = False
+    # The websocket's names for two fields (a request copied from the websocket works here too)
+    prefix: Annotated[str, Field(max_length=MAX_TEXT)] | None = Field(
+        None, description="The websocket's name for `prompt`: give one of the two."
+    )
+    path: str | None = Field(None, description="The websocket's name for `file_path`: give one of the two.")
+
+    @model_validator(mode="after")
+    def _websocket_names(self) -> CompletionRequestBody:
+        for ours, theirs in (("prompt", "prefix"), ("file_path", "path")):
+            given = getattr(self, theirs)
+            if given is None:
+                continue
+            if getattr(self, ours) and getattr(self, ours) != given:
+                raise ValueError(f"give `{ours}` or `{theirs}` (the websocket's name for it), not both")
+            setattr(self, ours, given)
+        return self

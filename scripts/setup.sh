@@ -33,26 +33,50 @@ step() {
     return 0
   fi
   echo "setup: $name" >&2
+  PART_START=0
   "$@"
   echo "$sum" >"$STAMPS/$name"
 }
 
 LABEXT_LINK=.venv/share/jupyter/labextensions/jupyter-codecomplete
 
+# One line per part of a step, with the seconds the part before took (a first run takes minutes).
+PART_START=0
+part() {
+  local now
+  now=$(date +%s)
+  if [ "$PART_START" != 0 ]; then echo "setup:   (done in $((now - PART_START)) s)" >&2; fi
+  PART_START=$now
+  [ -n "${1:-}" ] && echo "setup:   $1" >&2
+  return 0
+}
+
 python_deps() {
+  part "pip"
   python -m pip install -q -U pip
   # llama.cpp is compiled from source by llama-cpp-python: portable flags, pip's wheel cache reused.
   export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
+  part "JupyterLab, Notebook 7 and the build tools"
   python -m pip install -q "jupyterlab>=4.6,<5" "notebook>=7.6,<8" "jupyter-builder>=1.2,<2" \
     "hatchling>=1.5" "hatch-jupyter-builder>=0.5" "hatch-nodejs-version>=0.3.2" editables
+  if python -c "import llama_cpp" >/dev/null 2>&1; then
+    part "llama-cpp-python (installed already)"
+  elif python -m pip cache list "llama_cpp_python*" 2>/dev/null | grep -q "llama_cpp_python"; then
+    part "llama-cpp-python (the embedded demo model's runtime, from pip's wheel cache)"
+  else
+    part "llama-cpp-python: compiling llama.cpp from source, once (about 10-15 minutes on 2 cores;
+setup:   later setups reuse the wheel from pip's cache)"
+  fi
   python -m pip install -q "llama-cpp-python[server]>=0.3.9"
   # The development link (below) points the installed labextension folder at the package's
   # build folder. pip must not write through it: it would put install.json into the package
   # (and the next wheel would hold it twice) and uninstall the build outputs. Unlink first.
   if [ -L "$LABEXT_LINK" ]; then rm "$LABEXT_LINK"; fi
   rm -f jupyter_codecomplete/labextension/install.json
+  part "jupyter_codecomplete (editable, with its test and docs tools; builds the JupyterLab extension)"
   python -m pip install -q --no-build-isolation -e ".[test,local,docs]"
   jupyter server extension enable jupyter_codecomplete --sys-prefix >/dev/null
+  part ""
   PYTHON_STEP_RAN=1  # the editable install has just built the extension
 }
 
@@ -61,8 +85,11 @@ frontend() {
   if [ $PYTHON_STEP_RAN = 1 ] && [ -f jupyter_codecomplete/labextension/package.json ]; then
     return 0
   fi
+  part "JavaScript packages (jlpm install)"
   jlpm install --immutable >/dev/null 2>&1 || jlpm install
+  part "the JupyterLab extension (jlpm build)"
   jlpm build
+  part ""
 }
 
 link_labextension() {

@@ -11,6 +11,7 @@
  * - `jupyter-codecomplete:commands`, `jupyter-codecomplete:dismiss`: commands, Escape
  * - `jupyter-codecomplete:fresh-line`: suggestions after Enter
  * - `jupyter-codecomplete:model-dialog`: "Choose Model…"
+ * - `jupyter-codecomplete:edit-prediction`: edit predictions (the diff view, Tab / Escape)
  * - `jupyter-codecomplete:usage`: what becomes of each suggestion (recorded on the server)
  * - `jupyter-codecomplete:statistics`: "Code Suggestions — Statistics"
  * - `jupyter-codecomplete:restraint`: adaptive debounce and the learned gate
@@ -20,8 +21,10 @@ import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { commandsPlugin } from './plugins/commands';
 import { connectionPlugin } from './plugins/connection';
 import { dismissPlugin } from './plugins/dismiss';
+import { editPredictionPlugin } from './plugins/editprediction';
 import { errorsPlugin } from './plugins/errors';
 import { freshLinePlugin } from './plugins/freshline';
+import { warmPlugin } from './plugins/warm';
 import { languagesPlugin } from './plugins/languages';
 import { modelDialogPlugin } from './plugins/modeldialog';
 import { providerPlugin } from './plugins/provider';
@@ -46,7 +49,9 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   commandsPlugin,
   dismissPlugin,
   freshLinePlugin,
+  warmPlugin,
   modelDialogPlugin,
+  editPredictionPlugin,
   usagePlugin,
   statisticsPlugin,
   restraintPlugin

@@ -261,13 +261,7 @@ export class KernelCompleter {
     state.quietUntil = this._now() + this._cooldownMs;
     void (async () => {
       try {
-        const info = kernel.info ? await kernel.info : null;
-        const raw = info?.language_info?.name;
-        const name = raw ? languageId(raw) : null;
-        if (name) {
-          state.language = name;
-        }
-        if (name && name !== language) {
+        if (!(await this._speaks(kernel, state, language))) {
           return;
         }
         await kernel.requestComplete({ code: '', cursor_pos: 0 });
@@ -285,13 +279,7 @@ export class KernelCompleter {
     expression: string,
     language: string | null
   ): Promise<IKernelCandidate[] | null> {
-    const info = kernel.info ? await kernel.info : null;
-    const raw = info?.language_info?.name;
-    const name = raw ? languageId(raw) : null;
-    if (name) {
-      state.language = name;
-    }
-    if (name && name !== language) {
+    if (!(await this._speaks(kernel, state, language))) {
       return null; // a kernel of another language: never asked again
     }
     const reply = await kernel.requestComplete({ code, cursor_pos: codePoints(code) });
@@ -299,6 +287,23 @@ export class KernelCompleter {
     state.cache.set(code, items);
     state.quietUntil = 0;
     return items;
+  }
+
+  /**
+   * Whether the kernel speaks the cell's language (learned from its info once, remembered).
+   */
+  private async _speaks(
+    kernel: IKernelLike,
+    state: Private.IKernelState,
+    language: string | null
+  ): Promise<boolean> {
+    const info = kernel.info ? await kernel.info : null;
+    const raw = info?.language_info?.name;
+    const name = raw ? languageId(raw) : null;
+    if (name) {
+      state.language = name;
+    }
+    return !name || name === language;
   }
 
   private _within<T>(promise: Promise<T>): Promise<T | typeof Private.TIMEOUT> {

@@ -128,7 +128,18 @@ export class ModelChooser extends Widget {
     text.className = 'jp-CodeComplete-modelText';
     const name = document.createElement('div');
     name.className = 'jp-CodeComplete-modelName';
-    name.textContent = entry.name + (entry.active ? ' ' + trans.__('(in use)') : '');
+    // the saved choice differs from what serves when it was changed elsewhere (a terminal's
+    // `jupyter codecomplete models use`): say when it applies
+    const saved = this._listing?.saved;
+    const savedHere =
+      !entry.active && !!saved && saved === entry.id && saved !== this._listing?.active;
+    name.textContent =
+      entry.name +
+      (entry.active
+        ? ' ' + trans.__('(in use)')
+        : savedHere
+          ? ' ' + trans.__('(saved choice: applies at the next start)')
+          : '');
     const meta = document.createElement('div');
     meta.className = 'jp-CodeComplete-modelMeta';
     meta.textContent = this._meta(entry);
@@ -200,6 +211,9 @@ export class ModelChooser extends Widget {
     const trans = this._trans;
     if (!report.ok) {
       return trans.__('Failed: %1', report.error ?? '');
+    }
+    if (report.warning) {
+      return trans.__('Warning: %1', report.warning);
     }
     const ttft =
       report.first_token_s !== null && report.first_token_s !== undefined

@@ -58,7 +58,15 @@ export interface IDownload {
  */
 export interface IModelListing {
   entries: IModelEntry[];
+  /**
+   * The entry that serves now (in a running server; the saved choice otherwise).
+   */
   active: string | null;
+  /**
+   * The saved choice: applies at the next start (it differs from `active` when it was
+   * changed elsewhere, e.g. by `jupyter codecomplete models use` in a terminal).
+   */
+  saved?: string | null;
   serving: IServingModel | null;
   policy: {
     allow_user_choice: boolean;
@@ -83,6 +91,10 @@ export interface IModelListing {
 export interface IProbeReport {
   ok: boolean;
   error?: string;
+  /**
+   * It answered, but not well enough to call it OK (e.g. it wrote nothing for the sample).
+   */
+  warning?: string;
   serves?: string | null;
   style?: string;
   fim_supported?: boolean;

@@ -30,6 +30,10 @@ export function registerPartialAccept(options: {
   manager: ICompletionProviderManager;
   provider: CodeCompleteProvider;
   trans: TranslationBundle;
+  /**
+   * Whether accepting all of the suggestion asks for the next one at once (issue 29).
+   */
+  suggestAfterAccept?: () => boolean;
 }): IDisposable {
   const { app, manager, provider, trans } = options;
 
@@ -62,7 +66,8 @@ export function registerPartialAccept(options: {
       editor.setCursorPosition(position);
     }
     provider.notePartialAccept(kind, part);
-    if (part.length < rest.length) {
+    // the rest of the suggestion, or (all of it taken) what follows it: at once, no debounce
+    if (part.length < rest.length || (options.suggestAfterAccept?.() ?? false)) {
       reshow();
     }
   };

@@ -15,6 +15,16 @@ export interface IServingModel {
   reported?: string | null;
   style?: string | null;
   demo?: boolean;
+  /**
+   * Why this model serves, when the user should know (a local server was found but
+   * could not fill in the middle, so the demo model serves); null: nothing to say.
+   */
+  notice?: string | null;
+  /**
+   * Why the model is not ready (its server did not answer the start-up check, or the
+   * last request could not reach it); null: it answered or was not checked yet.
+   */
+  problem?: string | null;
 }
 
 /**
@@ -102,6 +112,108 @@ export interface IInlineCompletionRequest {
 export type IRequestBody = Omit<IInlineCompletionRequest, 'type' | 'number'>;
 
 /**
+ * One of the user's recent edits: a unified diff (file headers optional).
+ */
+export interface IRecentEdit {
+  path: string | null;
+  diff: string;
+}
+
+/**
+ * A span `[start, end)` of a document, in Unicode code points (not UTF-16 units).
+ */
+export interface IEditRegion {
+  start: number;
+  end: number;
+}
+
+/**
+ * A numbered request for an edit prediction: the next change around the cursor (client to
+ * server; only when the hello lists the `edit_prediction` feature). Offsets are code points.
+ */
+export interface IEditPredictionRequest {
+  type: 'edit_prediction';
+  number: number;
+  /**
+   * The document's version: the reply carries it back, so an answer to older text is dropped.
+   */
+  version: number;
+  path: string | null;
+  language: string | null;
+  mime: string | null;
+  cell_id: string | null;
+  text: string;
+  cursor: number;
+  region: IEditRegion | null;
+  recent_edits: IRecentEdit[];
+  trigger: Trigger;
+  cells_above: IContextCell[];
+  cells_below: IContextCell[];
+  files: IContextFile[];
+}
+
+/**
+ * The body of an edit prediction request: everything but the type and the number.
+ */
+export type IEditRequestBody = Omit<IEditPredictionRequest, 'type' | 'number'>;
+
+/**
+ * Replace `[start, end)` of the request's text with `text`.
+ */
+export interface ITextEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The answer to an edit prediction: edits sorted and not overlapping, within `region`.
+ */
+export interface IEditPredictionReply {
+  type: 'edit_prediction';
+  reply_to: number;
+  version: number;
+  edits: ITextEdit[];
+  region?: IEditRegion | null;
+  model?: IServingModel | null;
+  notes?: string[];
+  error?: IErrorInfo | null;
+}
+
+/**
+ * Protocol 3: the context the next suggestion will be asked for, sent ahead so the model server
+ * has the prompt in its cache (a notebook opened, a cell focused, a pause). No suggestion comes.
+ */
+export interface IWarmRequest {
+  type: 'warm';
+  number: number;
+  path: string | null;
+  language: string | null;
+  mime: string | null;
+  prefix: string;
+  suffix: string;
+  stream: boolean;
+  cell_id: string | null;
+  trigger: Trigger;
+  cells_above: IContextCell[];
+  cells_below: IContextCell[];
+  files: IContextFile[];
+  kernel_candidates?: IKernelCandidates;
+}
+
+/**
+ * The answer to a warm-up: `warmed`, or why not (`off`: not for this model; `busy`: a
+ * suggestion streams; `superseded`: a newer warm-up or a request came; `failed`; `protocol`).
+ */
+export interface IWarmReply {
+  type: 'warm';
+  reply_to: number;
+  warmed: boolean;
+  reason?: 'off' | 'busy' | 'superseded' | 'failed' | 'protocol' | null;
+  ms?: number | null;
+}
+
+/**
  * Stop the request with this number (client to server).
  */
 export interface ICancelRequest {
@@ -171,6 +283,14 @@ export interface IHelloMessage {
   model: IServingModel | null;
   max_message_bytes: number;
   /**
+   * What the server offers besides inline completions (`edit_prediction`); absent from older servers.
+   */
+  features?: string[];
+  /**
+   * Protocol 3: whether the server warms the default model's prompt cache (`warm` messages).
+   */
+  warm?: boolean;
+  /**
    * Whether the server records usage events (absent from older servers: no).
    */
   usage?: boolean;
@@ -179,7 +299,7 @@ export interface IHelloMessage {
 /**
  * The newest protocol version this client speaks: 2 streams deltas.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /**
  * The client's answer to the hello: the protocol version it wants (client to server).
@@ -235,7 +355,13 @@ export interface IUsageMessage {
 /**
  * Any message the server sends.
  */
-export type ServerMessage = IHelloMessage | IInlineCompletionReply | IStreamChunk | IErrorReply;
+export type ServerMessage =
+  | IHelloMessage
+  | IInlineCompletionReply
+  | IStreamChunk
+  | IEditPredictionReply
+  | IErrorReply
+  | IWarmReply;
 
 /**
  * Error types that are a normal part of typing and must never be shown to the user.

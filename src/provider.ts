@@ -26,6 +26,7 @@ import {
   languageFromMime
 } from './context';
 import { codeCompleteIcon } from './icon';
+import { Prefetcher, shouldPrefetch } from './prefetch';
 import {
   IContextFile,
   IErrorInfo,
@@ -62,7 +63,11 @@ export interface ICompletionClient {
     chunks: AsyncIterable<IStreamChunk> | null;
   };
   cancel(number: number): void;
-  readonly hello: { max_message_bytes: number } | null;
+  readonly hello: { max_message_bytes: number; warm?: boolean } | null;
+  /**
+   * Send a request's context ahead for the model server's cache (protocol 3); whether sent.
+   */
+  warm?(body: IRequestBody): boolean;
 }
 
 /**
@@ -82,6 +87,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._kernelCandidates = options.kernelCandidates ?? (() => null);
     this._restrain = options.restrain ?? null;
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
+    this._prefetchDelay = options.prefetchDelay ?? (() => DEFAULT_DEBOUNCE_MS);
   }
 
   get name(): string {
@@ -199,6 +205,29 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   }
 
   /**
+   * Send the context a request at this cursor would carry ahead, so the model server has its
+   * prompt cached (issue 29); whether it was sent (automatic suggestions on, the language on).
+   */
+  warm(request: CompletionHandler.IRequest, context: IInlineCompletionContext): boolean {
+    const settings = this._getSettings();
+    const language = this._resolveLanguage(request.mimeType ?? null, context);
+    if (
+      !this._client.warm ||
+      !settings.enabled ||
+      !settings.warmModel ||
+      settings.trigger !== 'auto' ||
+      !isLanguageEnabled(settings, language)
+    ) {
+      return false;
+    }
+    const body = fitToLimit(
+      this.buildRequest(request, context, { language, stream: true, manual: false }, settings),
+      this._client.hello?.max_message_bytes ?? null
+    );
+    return this._client.warm(body);
+  }
+
+  /**
    * Stop the latest request (the user dismissed its suggestion).
    */
   cancelLatest(): void {
@@ -210,6 +239,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     // A dismissed suggestion must not come back while the user types on.
     this._generation++;
     this._recent.clear();
+    this._prefetch.clear();
   }
 
   async fetch(
@@ -242,6 +272,11 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     }
     const generation = ++this._generation;
     const state = this._requestState(request, context);
+    // Right after accepting a suggestion: what was asked for while it was shown (issue 29).
+    const prefetched = manual ? null : this._prefetch.take(state);
+    if (prefetched) {
+      this._recent.add(prefetched);
+    }
     // An explicit request (Alt+\) always asks the model: the user wants a new answer.
     const found = manual ? null : this._recent.find(state);
     if (found) {
@@ -279,6 +314,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       this.buildRequest(request, context, { language, stream, manual, kernel }, settings),
       this._client.hello?.max_message_bytes ?? null
     );
+    this._prefetch.clear(false); // the server supersedes a prefetch with this request
     const pending = this._client.request(body);
     const number = pending.number;
     this._latest = number;
@@ -304,8 +340,13 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     if (stream && streamed && pending.chunks) {
       suggestion.text = streamed.insertText;
       this._recent.add(suggestion);
-      void this._pump(suggestion, pending.chunks, language);
+      void this._pump(suggestion, pending.chunks, language).then(() =>
+        this._afterShown(suggestion, request, context, language)
+      );
     } else {
+      if (items.some(item => item.insertText)) {
+        this._emit({ kind: 'shown', number, language });
+      }
       this._emit({ kind: 'succeeded', number, language });
       const texts = items.filter(item => item.insertText);
       if (texts.length > 1) {
@@ -322,6 +363,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
         return { items: [] };
       }
       this._recent.add(suggestion);
+      this._afterShown(suggestion, request, context, language);
     }
     const rest = this._restFor(suggestion, context, state);
     if (rest === null) {
@@ -375,6 +417,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
    */
   forget(): void {
     this._recent.clear();
+    this._prefetch.clear();
   }
 
   /**
@@ -383,6 +426,58 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
    */
   rest(state: IEditorState): string | null {
     return this._recent.find(state)?.rest ?? null;
+  }
+
+  /**
+   * A suggestion of the latest request is complete: ask for what would follow accepting it.
+   */
+  private _afterShown(
+    suggestion: Suggestion,
+    request: CompletionHandler.IRequest,
+    context: IInlineCompletionContext,
+    language: string | null
+  ): void {
+    if (this._latest !== suggestion.number || !shouldPrefetch(suggestion, this._getSettings())) {
+      return;
+    }
+    // A prefetch is a model request the user may never use: only where the server says requests
+    // cost nothing but time (it warms this model: one on this machine or a private network, the
+    // embedded one; never a paid API), as for warm-ups.
+    if (this._client.hello?.warm !== true) {
+      return;
+    }
+    this._prefetchFor = { mimeType: request.mimeType, context, language };
+    this._prefetch.start(suggestion);
+  }
+
+  /**
+   * Send the request of a prefetch (no activity reported: the user asked for nothing yet).
+   */
+  private _sendPrefetch(state: IEditorState): Suggestion | null {
+    const from = this._prefetchFor;
+    if (!from) {
+      return null;
+    }
+    const settings = this._getSettings();
+    const request = {
+      text: state.text,
+      offset: Text.jsIndexToCharIndex(state.offset, state.text),
+      mimeType: from.mimeType
+    };
+    const stream = settings.streaming === 'always';
+    const body = fitToLimit(
+      this.buildRequest(request, from.context, { language: from.language, stream, manual: false }),
+      this._client.hello?.max_message_bytes ?? null
+    );
+    const pending = this._client.request(body);
+    const suggestion = new Suggestion({
+      key: state.key,
+      before: state.text.slice(0, state.offset),
+      after: state.text.slice(state.offset),
+      number: pending.number
+    });
+    void Private.fill(suggestion, pending, stream);
+    return suggestion;
   }
 
   /**
@@ -416,6 +511,9 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const number = suggestion.number;
     try {
       for await (const chunk of chunks) {
+        if (!suggestion.text && chunk.response.insertText) {
+          this._emit({ kind: 'shown', number, language });
+        }
         suggestion.update(chunk.response.insertText, chunk.done);
         if (chunk.done) {
           break;
@@ -513,6 +611,17 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   private _latest: number | null = null;
   private _freshLine: { text: string; until: number } | null = null;
   private _recent = new RecentSuggestions();
+  private _prefetch = new Prefetcher({
+    send: state => this._sendPrefetch(state),
+    cancel: number => this._client.cancel(number),
+    delay: () => this._prefetchDelay()
+  });
+  private _prefetchDelay: () => number;
+  private _prefetchFor: {
+    mimeType: string | undefined;
+    context: IInlineCompletionContext;
+    language: string | null;
+  } | null = null;
   private _settingsSeen: ISettings | null = null;
   private _generation = 0;
   private _tokens = 0;
@@ -593,6 +702,11 @@ export namespace CodeCompleteProvider {
       language: string | null;
     }) => string | null | Promise<string | null>;
     translator?: ITranslator;
+    /**
+     * How long (ms) a finished suggestion stays shown, untouched, before what follows accepting
+     * it is asked for (default: the debounce).
+     */
+    prefetchDelay?: () => number;
   }
 
   /**
@@ -621,9 +735,10 @@ export namespace CodeCompleteProvider {
    */
   export interface IActivity {
     /**
-     * `reused`: answered from a suggestion already seen (typing through it), no request.
+     * `reused`: answered from a suggestion already seen (typing through it), no request;
+     * `shown`: the request's first text arrived (its time to show ends here).
      */
-    kind: 'started' | 'succeeded' | 'failed' | 'cancelled' | 'skipped' | 'reused';
+    kind: 'started' | 'shown' | 'succeeded' | 'failed' | 'cancelled' | 'skipped' | 'reused';
     number: number;
     language: string | null;
     error?: IErrorInfo;
@@ -640,6 +755,33 @@ export namespace CodeCompleteProvider {
 }
 
 namespace Private {
+  /**
+   * Fill a (prefetched) suggestion from its request; any failure (a superseded prefetch
+   * included) marks it failed, so it is never shown.
+   */
+  export async function fill(
+    suggestion: Suggestion,
+    pending: ReturnType<ICompletionClient['request']>,
+    stream: boolean
+  ): Promise<void> {
+    try {
+      const reply = await pending.reply;
+      const items = reply.list.items;
+      const streamed = items.find(item => item.isIncomplete && item.token);
+      if (stream && streamed && pending.chunks) {
+        for await (const chunk of pending.chunks) {
+          suggestion.update(chunk.response.insertText, chunk.done);
+          if (chunk.done) {
+            break;
+          }
+        }
+      }
+      suggestion.update(stream ? suggestion.text : (items[0]?.insertText ?? ''), true);
+    } catch (reason) {
+      suggestion.update(suggestion.text, true, String(reason));
+    }
+  }
+
   /**
    * The path of the document being edited.
    */

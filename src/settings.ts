@@ -19,6 +19,12 @@ export type TriggerMode = 'auto' | 'manual';
 export type RestraintMode = 'off' | 'on' | 'more' | 'less';
 
 /**
+ * When to ask for edit predictions: never, on request (a shortcut), or after edits that make a
+ * follow-up likely.
+ */
+export type EditPredictionMode = 'off' | 'manual' | 'auto';
+
+/**
  * Which other cells of a notebook to send.
  */
 export type CellContextMode = 'above-and-below' | 'above' | 'below' | 'none';
@@ -30,6 +36,8 @@ export interface ISettings {
   enabled: boolean;
   trigger: TriggerMode;
   freshLineSuggestions: boolean;
+  suggestAfterAccept: boolean;
+  warmModel: boolean;
   streaming: StreamingMode;
   disabledLanguages: string[];
   maxPrefixChars: number;
@@ -43,6 +51,7 @@ export interface ISettings {
   notifyErrors: boolean;
   cellOutputs: boolean;
   kernelCandidates: boolean;
+  editPredictions: EditPredictionMode;
   recordUsage: boolean;
   usageSamples: boolean;
   usageKeptWindows: [number, number];
@@ -56,6 +65,8 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   enabled: true,
   trigger: 'auto',
   freshLineSuggestions: true,
+  suggestAfterAccept: true,
+  warmModel: true,
   streaming: 'always',
   disabledLanguages: ['markdown'],
   maxPrefixChars: 8000,
@@ -69,6 +80,7 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   notifyErrors: true,
   cellOutputs: true,
   kernelCandidates: true,
+  editPredictions: 'off',
   recordUsage: true,
   usageSamples: false,
   usageKeptWindows: [30, 300],
@@ -104,6 +116,9 @@ export function normalizeSettings(raw: unknown): ISettings {
     trigger: pick(s.trigger, ['auto', 'manual'], d.trigger),
     freshLineSuggestions:
       typeof s.freshLineSuggestions === 'boolean' ? s.freshLineSuggestions : d.freshLineSuggestions,
+    suggestAfterAccept:
+      typeof s.suggestAfterAccept === 'boolean' ? s.suggestAfterAccept : d.suggestAfterAccept,
+    warmModel: typeof s.warmModel === 'boolean' ? s.warmModel : d.warmModel,
     streaming: pick(s.streaming, ['always', 'manual', 'never'], d.streaming),
     disabledLanguages: Array.isArray(s.disabledLanguages)
       ? s.disabledLanguages
@@ -122,6 +137,7 @@ export function normalizeSettings(raw: unknown): ISettings {
     cellOutputs: typeof s.cellOutputs === 'boolean' ? s.cellOutputs : d.cellOutputs,
     kernelCandidates:
       typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates,
+    editPredictions: pick(s.editPredictions, ['off', 'manual', 'auto'], d.editPredictions),
     recordUsage: typeof s.recordUsage === 'boolean' ? s.recordUsage : d.recordUsage,
     usageSamples: typeof s.usageSamples === 'boolean' ? s.usageSamples : d.usageSamples,
     usageKeptWindows: windows(s.usageKeptWindows, d.usageKeptWindows),

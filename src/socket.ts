@@ -9,6 +9,8 @@ import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import {
+  IEditPredictionReply,
+  IEditRequestBody,
   IErrorInfo,
   IHelloMessage,
   IInlineCompletionReply,
@@ -262,6 +264,23 @@ export class CompletionSocket implements IDisposable {
    * or cancelled request, or a lost connection. For a streamed request `chunks` yields
    * the stream chunks until one is `done`.
    */
+  /**
+   * Send the context the next request will carry ahead, so the model server caches its prompt
+   * (protocol 3, only when the server's hello offers it). Nothing waits for the answer. Returns
+   * whether it was sent.
+   */
+  warm(body: IRequestBody): boolean {
+    if (this._state !== 'connected' || !this._ws || this._protocol < 3 || !this._hello?.warm) {
+      return false;
+    }
+    try {
+      this._ws.send(JSON.stringify({ ...body, type: 'warm', number: this._counter++ }));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   request(body: IRequestBody): CompletionSocket.IPendingRequest {
     const number = this._counter++;
     const reply = new PromiseDelegate<IInlineCompletionReply>();
@@ -320,9 +339,51 @@ export class CompletionSocket implements IDisposable {
   }
 
   /**
+   * Send an edit prediction request (only when the hello lists the `edit_prediction` feature);
+   * the reply rejects with a `CompletionError` as `request`'s does.
+   */
+  requestEdit(body: IEditRequestBody): CompletionSocket.IPendingEdit {
+    const number = this._counter++;
+    const reply = new PromiseDelegate<IEditPredictionReply>();
+    reply.promise.catch(() => undefined);
+    const features = this._hello?.features ?? [];
+    const fail = (type: string, title: string, message: string): void =>
+      reply.reject(new CompletionError({ type, title, message }, number));
+    if (this._state !== 'connected' || !this._ws) {
+      fail('disconnected', 'Not connected', Private.disconnectedMessage(this._reconnectDelay));
+    } else if (!features.includes('edit_prediction')) {
+      fail('not_supported', 'No edit predictions', 'The server does not offer edit predictions.');
+    } else {
+      this._edits.set(number, reply);
+      try {
+        this._ws.send(JSON.stringify({ type: 'edit_prediction', number, ...body }));
+      } catch (reason) {
+        this._edits.delete(number);
+        fail('disconnected', 'Not connected', String(reason));
+      }
+    }
+    return { number, reply: reply.promise };
+  }
+
+  /**
    * Ask the server to stop a request; its waiters end with a `cancelled` error.
    */
   cancel(number: number): void {
+    const edit = this._edits.get(number);
+    if (edit) {
+      this._edits.delete(number);
+      if (this._ws && this._state === 'connected') {
+        try {
+          this._ws.send(JSON.stringify({ type: 'cancel', number }));
+        } catch {
+          // The close handler fails the request.
+        }
+      }
+      edit.reject(
+        new CompletionError({ type: 'cancelled', title: 'Cancelled', message: '' }, number)
+      );
+      return;
+    }
     const entry = this._pending.get(number);
     if (!entry) {
       return;
@@ -388,9 +449,14 @@ export class CompletionSocket implements IDisposable {
       case 'stream':
         this._onChunk(message);
         break;
+      case 'edit_prediction':
+        this._onEditReply(message);
+        break;
       case 'error':
         this._onError(message.reply_to, message.error);
         break;
+      case 'warm':
+        break; // nothing waits for a warm-up's answer
       default:
         break;
     }
@@ -472,7 +538,26 @@ export class CompletionSocket implements IDisposable {
     }
   }
 
+  private _onEditReply(message: IEditPredictionReply): void {
+    const reply = this._edits.get(message.reply_to);
+    if (!reply) {
+      return;
+    }
+    this._edits.delete(message.reply_to);
+    if (message.error) {
+      reply.reject(new CompletionError(message.error, message.reply_to));
+    } else {
+      reply.resolve(message);
+    }
+  }
+
   private _onError(replyTo: number, info: IErrorInfo): void {
+    const edit = this._edits.get(replyTo);
+    if (edit) {
+      this._edits.delete(replyTo);
+      edit.reject(new CompletionError(info, replyTo));
+      return;
+    }
     const entry = this._pending.get(replyTo);
     if (!entry) {
       // A late answer to a request already given up here (a cancel that crossed its
@@ -498,6 +583,11 @@ export class CompletionSocket implements IDisposable {
   private _failAll(info: IErrorInfo): void {
     for (const entry of [...this._pending.values()]) {
       this._fail(entry, info);
+    }
+    const edits = [...this._edits.entries()];
+    this._edits.clear();
+    for (const [number, reply] of edits) {
+      reply.reject(new CompletionError(info, number));
     }
   }
 
@@ -560,6 +650,7 @@ export class CompletionSocket implements IDisposable {
   private _reconnectDelay: number | null = null;
   private _reconnectTimer: any = null;
   private _pending = new Map<number, Private.IEntry>();
+  private _edits = new Map<number, PromiseDelegate<IEditPredictionReply>>();
   private _hello: IHelloMessage | null = null;
   private _protocol = 1;
   private _model: IServingModel | null = null;
@@ -619,6 +710,20 @@ export namespace CompletionSocket {
   /**
    * A request in flight.
    */
+  /**
+   * An edit prediction request in flight.
+   */
+  export interface IPendingEdit {
+    /**
+     * The request's number on this socket.
+     */
+    number: number;
+    /**
+     * The server's reply.
+     */
+    reply: Promise<IEditPredictionReply>;
+  }
+
   export interface IPendingRequest {
     /**
      * The request's number on this socket.

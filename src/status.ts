@@ -9,6 +9,7 @@ import { Menu, Widget } from '@lumino/widgets';
 
 import { codeCompleteIcon } from './icon';
 import { IErrorInfo, IServingModel, isQuietError } from './protocol';
+import { SlowModelWatch } from './slowness';
 import { CompletionSocket } from './socket';
 
 /**
@@ -41,7 +42,7 @@ export class StatusModel {
     if (this._connection === 'disconnected') {
       return 'offline';
     }
-    if (this._lastError) {
+    if (this._lastError || this._model?.problem) {
       return 'error';
     }
     if (this._active.size > 0) {
@@ -54,25 +55,31 @@ export class StatusModel {
    * The serving model's name (the part of the status item that may be shortened).
    */
   get name(): string {
-    if (!this._model) {
-      return this._trans.__('Code Completion');
-    }
-    return this._model.demo ? this._trans.__('%1 (demo)', this._model.name) : this._model.name;
+    return this._model ? this._model.name : this._trans.__('Code Completion');
   }
 
   /**
-   * What the item must always show in full beside the name, or '' (completions off for the
-   * editor's language, off everywhere).
+   * What the item must always show in full after the name, or '': that the demo model serves,
+   * that completions are off for the editor's language or everywhere.
    */
   get note(): string {
+    const parts: string[] = [];
+    if (this._model?.demo) {
+      parts.push(this._trans.__('(demo)'));
+    }
     switch (this.state) {
       case 'language-off':
-        return this._trans.__('off for %1', this._languageOff!);
+        parts.push(this._trans.__('· off for %1', this._languageOff!));
+        break;
       case 'disabled':
-        return this._trans.__('off');
+        parts.push(this._trans.__('· off'));
+        break;
       default:
-        return '';
+        if (this._slowShown) {
+          parts.push(this._trans.__('· slow'));
+        }
     }
+    return parts.join(' ');
   }
 
   /**
@@ -80,7 +87,7 @@ export class StatusModel {
    */
   get label(): string {
     const note = this.note;
-    return note ? this._trans.__('%1 · %2', this.name, note) : this.name;
+    return note ? `${this.name} ${note}` : this.name;
   }
 
   /**
@@ -95,6 +102,18 @@ export class StatusModel {
     }
     if (this._model?.style) {
       model += '\n' + this._trans.__('Prompt style: %1', this._model.style);
+    }
+    if (this._model?.notice) {
+      model += '\n' + this._model.notice;
+    }
+    const slow = this._slow.slowMedian;
+    if (slow !== null) {
+      model +=
+        '\n' +
+        this._trans.__(
+          "Suggestions take %1 s to appear (median of the last ones). What helps: a smaller model (Qwen2.5-Coder 0.5B or 1.5B), offloading it to the GPU (the model server's GPU layers setting), a warm model server (Settings → Code Completion → Warm the model server), or llama.cpp with a small draft model for speculative decoding (see Performance in the documentation).",
+          (slow / 1000).toFixed(1)
+        );
     }
     if (this._model?.demo) {
       model +=
@@ -119,7 +138,11 @@ export class StatusModel {
           .__('The completion server is not reachable; reconnecting. %1', this._offlineDetail)
           .trim();
       case 'error': {
-        const e = this._lastError!;
+        const e = this._lastError;
+        if (!e) {
+          // the server's own check: the model's server did not answer
+          return this._trans.__('Not ready: %1\n%2', this._model!.problem!, model);
+        }
         return this._trans.__('Completion error: %1 — %2\n%3', e.title, e.message, model);
       }
       case 'working':
@@ -156,8 +179,21 @@ export class StatusModel {
     return this._model;
   }
   set model(value: IServingModel | null) {
+    if (value?.name !== this._model?.name || value?.backend !== this._model?.backend) {
+      this._slow = new SlowModelWatch(); // another model: judged afresh
+      this._slowShown = false;
+    }
     this._model = value;
     this._changed.emit();
+  }
+
+  /**
+   * The user switched models (Choose Model… → Use): the new model's state replaces the old
+   * one's error at once, not at the next completion.
+   */
+  switched(model: IServingModel): void {
+    this._lastError = null;
+    this.model = model;
   }
 
   get lastError(): IErrorInfo | null {
@@ -189,7 +225,26 @@ export class StatusModel {
   started(number: number): void {
     this._requests += 1;
     this._active.add(number);
+    this._startedAt.set(number, Date.now());
+    if (this._startedAt.size > 64) {
+      this._startedAt.delete(this._startedAt.keys().next().value!);
+    }
     this._changed.emit();
+  }
+
+  /**
+   * The first text of request `number` is shown: its time to show counts towards "too slow".
+   */
+  shown(number: number): void {
+    const start = this._startedAt.get(number);
+    this._startedAt.delete(number);
+    if (start === undefined) {
+      return;
+    }
+    if (this._slow.record(Date.now() - start)) {
+      this._slowShown = true; // said once: the label until the next change of model
+      this._changed.emit();
+    }
   }
 
   /**
@@ -235,6 +290,9 @@ export class StatusModel {
   private _connection: CompletionSocket.State = 'connecting';
   private _offlineDetail = '';
   private _active = new Set<number>();
+  private _startedAt = new Map<number, number>();
+  private _slow = new SlowModelWatch();
+  private _slowShown = false;
   private _requests = 0;
   private _skipped = 0;
   private _changed = new Signal<this, void>(this);
@@ -320,18 +378,18 @@ export class StatusWidget extends Widget {
     const previous = document.activeElement as HTMLElement | null;
     const rect = this.node.getBoundingClientRect();
     menu.aboutToClose.connect(() => {
-      setTimeout(() => {
-        menu.dispose();
-        const now = document.activeElement;
-        if (
-          previous &&
-          previous !== document.body &&
-          previous.isConnected &&
-          (now === null || now === document.body || menu.node.contains(now))
-        ) {
-          previous.focus();
-        }
-      }, 0);
+      // now, before the menu leaves the page (a key pressed right after must reach the editor);
+      // a command the menu runs comes after this and may move the focus on
+      const now = document.activeElement;
+      if (
+        previous &&
+        previous !== document.body &&
+        previous.isConnected &&
+        (now === null || now === document.body || menu.node.contains(now))
+      ) {
+        previous.focus();
+      }
+      setTimeout(() => menu.dispose(), 0);
     });
     menu.open(rect.left, rect.bottom);
   }
@@ -365,7 +423,7 @@ export class StatusWidget extends Widget {
     this.node.dataset.skipped = String(counts.skipped);
     this._label.textContent = this._model.name;
     const note = this._model.note;
-    this._note.textContent = note ? `· ${note}` : '';
+    this._note.textContent = note;
     this._note.hidden = !note;
     this.node.title = this._model.message;
     this.node.setAttribute('aria-label', this._model.message);

@@ -32,6 +32,7 @@ export namespace CommandIDs {
   export const dismiss = 'codecomplete:dismiss';
   export const chooseModel = 'codecomplete:choose-model';
   export const openStatistics = 'codecomplete:open-statistics';
+  export const predictEdit = 'codecomplete:predict-edit';
 }
 
 /**

@@ -22,7 +22,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 RULES: list[dict[str, Any]] = [
     {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},
     {"contains": "import num", "completion": "py as np\n"},
-    {"contains": "SLOW", "completion": " ".join(["word"] * 400), "token_s": 0.02},
+    # distinct words: a long stream that is not a runaway (one word repeated is cut by the cleaning)
+    {"contains": "SLOW", "completion": " ".join(f"word{i}" for i in range(400)), "token_s": 0.02},
     {"contains": "HANG", "hang": True},
     {"contains": "FAIL500", "status": 500, "body": {"error": {"message": "boom"}}},
 ]

@@ -38,7 +38,7 @@ RULES: list[dict[str, Any]] = [
         "piece_chars": 5,
     },
     {"contains": "BADJSON", "completion": "never shown", "invalid_json": True},
-    {"contains": "SLOW", "completion": "word " * 400, "token_s": 0.02},
+    {"contains": "SLOW", "completion": " ".join(f"word{i}" for i in range(400)), "token_s": 0.02},
     {"contains": "HANG", "hang": True},
     {"contains": "import num", "completion": "py as np\n"},
 ]

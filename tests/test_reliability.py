@@ -185,7 +185,8 @@ async def test_invalid_utf8_closes_only_that_socket(jp_ws_fetch: Any) -> None:
 
 
 async def test_disconnect_mid_stream_cancels_upstream(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
-    upstream.set_rules([{"contains": "SLOW", "completion": "word " * 400, "token_s": 0.02}])
+    long = " ".join(f"word{i}" for i in range(400))  # not a runaway: the cleaning would end that
+    upstream.set_rules([{"contains": "SLOW", "completion": long, "token_s": 0.02}])
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "SLOW", stream=True))
     while (await socket.recv())["type"] != "stream":

@@ -47,6 +47,18 @@ async def test_prompt_infill_qwen(jp_fetch: Any) -> None:
     assert out["model"]["name"] == "qwen2.5-coder-1.5b"
 
 
+async def test_prompt_takes_the_websockets_field_names(jp_fetch: Any) -> None:
+    ours = {"prompt": "def f(x):\n    return ", "suffix": "\n", "file_path": "src/f.py"}
+    theirs = {"prefix": "def f(x):\n    return ", "suffix": "\n", "path": "src/f.py", "language": "python"}
+    a, b = await post(jp_fetch, "prompt", ours), await post(jp_fetch, "prompt", theirs)
+    assert (a.code, b.code) == (200, 200), b.body
+    assert json.loads(a.body)["prompt"] == json.loads(b.body)["prompt"]
+    r = await post(jp_fetch, "prompt", {"prompt": "a", "prefix": "b"})
+    assert r.code == 400
+    message = json.loads(r.body)["error"]["message"]
+    assert "`prompt` or `prefix`" in message, message
+
+
 async def test_prompt_completion_for_named_model(jp_fetch: Any) -> None:
     r = await post(jp_fetch, "prompt", {"model": "plain", "mode": "completion", "prompt": "import num"})
     assert r.code == 200
@@ -75,7 +87,7 @@ async def test_completions_sse(jp_fetch: Any) -> None:
     chunks = [json.loads(e) for e in events[:-1]]
     assert len(chunks) >= 3
     text = "".join(c["choices"][0]["text"] for c in chunks)
-    assert text.startswith("word word")
+    assert text.startswith("word0 word1")
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
 
 
@@ -132,6 +144,8 @@ async def test_openapi_document(jp_fetch: Any) -> None:
         "temperature",
         "stop",
         "stream",
+        "prefix",
+        "path",
     } <= set(props)
 
 

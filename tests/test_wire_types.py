@@ -51,6 +51,11 @@ MIRRORED: dict[tuple[str, str], tuple[str, Direction]] = {
     ("src/protocol.ts", "IContextFile"): ("ContextFile", "to_server"),
     ("src/protocol.ts", "IInlineCompletionRequest"): ("InlineCompletionRequest", "to_server"),
     ("src/protocol.ts", "ICancelRequest"): ("CancelRequest", "to_server"),
+    ("src/protocol.ts", "IRecentEdit"): ("RecentEdit", "to_server"),
+    ("src/protocol.ts", "IEditRegion"): ("EditRegion", "to_server"),
+    ("src/protocol.ts", "IEditPredictionRequest"): ("EditPredictionRequest", "to_server"),
+    ("src/protocol.ts", "ITextEdit"): ("TextEdit", "to_browser"),
+    ("src/protocol.ts", "IEditPredictionReply"): ("EditPredictionReply", "to_browser"),
     ("src/protocol.ts", "IClientHello"): ("ClientHello", "to_server"),
     ("src/protocol.ts", "ICompletionItem"): ("InlineCompletionItem", "to_browser"),
     ("src/protocol.ts", "IInlineCompletionReply"): ("InlineCompletionReply", "to_browser"),
@@ -59,6 +64,8 @@ MIRRORED: dict[tuple[str, str], tuple[str, Direction]] = {
     ("src/protocol.ts", "IHelloMessage"): ("HelloMessage", "to_browser"),
     ("src/protocol.ts", "IUsageEvent"): ("UsageEvent", "to_server"),
     ("src/protocol.ts", "IUsageMessage"): ("UsageMessage", "to_server"),
+    ("src/protocol.ts", "IWarmRequest"): ("WarmRequest", "to_server"),
+    ("src/protocol.ts", "IWarmReply"): ("WarmReply", "to_browser"),
     ("src/models.ts", "IModelEntry"): ("ModelEntry", "to_browser"),
     ("src/models.ts", "ICustomEndpoint"): ("CustomEndpoint", "to_server"),
 }
@@ -75,6 +82,7 @@ TYPESCRIPT_ONLY = {
     "UsageTrigger": "alias of a Literal, compared where it is used",
     "LineKind": "alias of a Literal, compared where it is used",
     "IRequestBody": "IInlineCompletionRequest without type and number",
+    "IEditRequestBody": "IEditPredictionRequest without type and number",
     "ServerMessage": "union of the server's messages",
 }
 

@@ -51,6 +51,14 @@ RULES = [
     {"contains": "# Shopping", "completion": " list\n\n- apples\n"},
     # The kernel's candidates reached the prompt (tests/kernel.spec.ts, the user guide's screenshot).
     {"contains": "# The kernel completes df[ with:", "completion": "'price'] * df['qty']\n"},
+    # Edit predictions (tests/editprediction.spec.ts): the generic chat format's prompt, after
+    # the user renamed `items` to `prices` on the first line; the rename follows on three lines.
+    {
+        "contains": "<|editable_region_start|>\ndef total(prices<|cursor|>):",
+        "completion": "<REWRITE>\ndef total(prices):\n    s = 0\n    for p in prices:\n        s += p\n"
+        "    print(len(prices))\n    return s / len(prices)\n</REWRITE>",
+        "token_s": 0.002,  # the answer comes whole, not streamed
+    },
 ]
 
 _rules_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
@@ -97,6 +105,14 @@ c.CodeCompleteApp.completion_model = {  # noqa: F821
     "base_url": f"http://127.0.0.1:{UPSTREAM_PORT}/v1",
     "model": "test-coder",
     "style": "raw",
+}
+
+# Edit predictions: the same upstream as a chat model, in the generic next-edit format.
+c.CodeCompleteApp.edit_model = {  # noqa: F821
+    "backend": "openai-chat",
+    "base_url": f"http://127.0.0.1:{UPSTREAM_PORT}/v1",
+    "model": "test-chat",
+    "style": "edit-chat",
 }
 
 # The embedded demo model (in-process llama.cpp, no model server) serves R files, so one UI test

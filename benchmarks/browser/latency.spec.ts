@@ -1,8 +1,9 @@
 /**
  * Browser benchmark (issue 17): keystroke → first ghost text in JupyterLab, against the scripted
  * upstream (50 ms to the first token), for the three triggers (automatic, fresh line, manual) and
- * for several debounce delays; and model requests per minute while typing real code at a human
- * rate. Not a test: it records numbers (`CODECOMPLETE_BENCH_OUT`), `bench_browser.py` prints them.
+ * for several debounce delays; model requests per minute while typing real code at a human
+ * rate; and (issue 29) Tab → the next ghost text, with the suggestion after an accept asked for
+ * while the accepted one was shown (`suggestAfterAccept`) and without. Not a test: it records numbers (`CODECOMPLETE_BENCH_OUT`), `bench_browser.py` prints them.
  *
  * Clock: the page's (`performance.now()`, the keydown event's `timeStamp`). Per trial:
  *   key   the keydown of the last key (the one that asks: the last character, Enter, Alt+\)
@@ -426,3 +427,49 @@ test.describe('manual trigger', () => {
     write('manual', { manual, failed });
   });
 });
+
+const ACCEPT_PAUSE_MS = Number(process.env.CODECOMPLETE_BENCH_ACCEPT_PAUSE_MS ?? '500');
+
+for (const prefetch of [true, false]) {
+  test.describe(`accept with Tab, suggestAfterAccept ${prefetch}`, () => {
+    const debounce = DEBOUNCES.includes(150) ? 150 : DEBOUNCES[0];
+    test.use({
+      mockSettings: {
+        ...settingsFor(debounce, 'auto'),
+        [PLUGIN]: { trigger: 'auto', suggestAfterAccept: prefetch }
+      }
+    });
+
+    test(`Tab → next ghost text, suggestAfterAccept ${prefetch}`, async ({ page }) => {
+      await instrument(page);
+      await page.goto();
+      await page.notebook.createNew(`bench-accept-${prefetch}.ipynb`);
+      await kernelIdle(page);
+      await page.notebook.enterCellEditingMode(0);
+      const tab = async (name: string): Promise<ISample | null> => {
+        await clearCell(page, debounce);
+        const shown = await trial(page, () => page.keyboard.type(`${name} = `));
+        if (!shown) {
+          return null;
+        }
+        // the user reads the suggestion (longer than the model's time to first token), then Tab
+        await page.waitForTimeout(ACCEPT_PAUSE_MS);
+        return trial(page, () => page.keyboard.press('Tab'));
+      };
+      for (let i = 0; i < 2; i++) {
+        await tab(`warm_${prefetch}_${i}`);
+      }
+      const accept: ISample[] = [];
+      let failed = 0;
+      for (let i = 0; i < TRIALS; i++) {
+        const sample = await tab(`total_${prefetch ? 'p' : 'n'}_${i}`);
+        sample ? accept.push(sample) : failed++;
+      }
+      write(`accept-${prefetch ? 'prefetch' : 'plain'}`, {
+        accept,
+        failed,
+        pause: ACCEPT_PAUSE_MS
+      });
+    });
+  });
+}

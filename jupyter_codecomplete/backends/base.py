@@ -122,6 +122,9 @@ class ModelConfig(BaseModel):
     server: str | None = None
     # Overrides of the quirks record, e.g. {"literal_newlines": false, "unsupported_fields": ["stop"]}.
     quirks: dict[str, Any] = Field(default_factory=dict)
+    # Why this model serves, for the user (the status bar and the log): e.g. the local server that
+    # was found but could not fill in the middle, so the demo model serves instead.
+    notice: str | None = None
     # a GGUF file for the in-process ("embedded") backend; None: the bundled demo model
     model_path: str | None = None
     # backend-specific extras (e.g. the import path and kwargs of a LangChain class)

@@ -3,9 +3,16 @@
 :func:`discover_local_models` probes the default loopback ports of Ollama (11434), the llama.cpp
 server (8080; or llama-cpp-python's server, which has no ``/props``) and LM Studio (1234) with short
 timeouts, all at once, and returns a :class:`ModelConfig` for the best model found: one with
-fill-in-the-middle support (Ollama's ``insert`` capability, a working llama.cpp ``/infill``, or a
-model name whose prompt style has FIM tokens), a code model before a general one. ``None`` when
-nothing suitable answers (the caller then falls back to the embedded model).
+fill-in-the-middle support (Ollama's ``insert`` capability, a working llama.cpp ``/infill``, a model
+whose vocabulary has a family's FIM tokens, or a model name whose prompt style has FIM tokens), a
+code model before a general one. ``None`` when nothing suitable answers (the caller then falls back
+to the embedded model; :func:`probe_local_servers` says why each server found was not chosen).
+
+A GGUF's file name need not name its family: the servers that run GGUF files tokenize on request
+(llama.cpp ``POST /tokenize`` with ``with_pieces``, llama-cpp-python ``POST /extras/tokenize``), so
+the special tokens every prompt style declares (:meth:`StyleRegistry.vocabulary_tokens`) are
+tokenized and the family whose FIM tokens are single tokens there is the model's
+(:meth:`StyleRegistry.for_vocabulary`, :func:`identify_style`).
 """
 
 from __future__ import annotations
@@ -13,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from ..prompting import PromptStyle, StyleRegistry
 from .base import ModelConfig
 
 DEFAULT_SERVERS: tuple[tuple[str, int], ...] = (("ollama", 11434), ("llamacpp", 8080), ("lmstudio", 1234))
@@ -33,14 +41,20 @@ class Candidate:
     order: int
     notes: list[str] = field(default_factory=list)
 
+    def describe(self) -> str:
+        """The model and what was learned about it, for the start-up log and the dialog."""
+        name = self.config.model or "?"
+        if self.fim:
+            return f"{name}: style {self.config.style}" if self.config.style else name
+        why = "; ".join(self.notes) or "its name names no fill-in-the-middle model family"
+        return f"{name}: no fill-in-the-middle ({why})"
+
     @property
     def rank(self) -> tuple[int, int, int]:
         return (int(self.fim), int(self.code), -self.order)
 
 
 def _style_has_fim(name: str) -> bool:
-    from ..prompting import StyleRegistry
-
     try:
         style = StyleRegistry().for_model(name)
     except Exception:
@@ -79,6 +93,52 @@ async def _probe_ollama(client: httpx.AsyncClient, root: str, order: int) -> lis
     return out
 
 
+# How many tokenize requests one server gets at a time while its vocabulary is looked at.
+_TOKENIZE_CONCURRENCY = 8
+
+
+async def identify_style(
+    client: httpx.AsyncClient,
+    root: str,
+    server: str,
+    model: str = "",
+    registry: StyleRegistry | None = None,
+) -> PromptStyle | None:
+    """The FIM prompt style of the model a GGUF server serves, from its vocabulary (see the module
+    docstring): ``server`` is ``"llamacpp"`` (llama.cpp's ``/tokenize``) or ``"llama-cpp-python"``
+    (``/extras/tokenize``); ``root`` the server's address without ``/v1``. None when no family's
+    FIM tokens are all single tokens there; raises the HTTP error when the server cannot tokenize."""
+    registry = registry or StyleRegistry()
+    tokens = registry.vocabulary_tokens()
+    gate = asyncio.Semaphore(_TOKENIZE_CONCURRENCY)
+    single: Callable[[str], Awaitable[bool]]
+    if server == "llamacpp":
+
+        async def single(text: str) -> bool:
+            body = {"content": text, "add_special": False, "parse_special": True, "with_pieces": True}
+            async with gate:
+                found = (await _json(client, "POST", root + "/tokenize", body)).get("tokens") or []
+            return len(found) == 1 and isinstance(found[0], dict) and found[0].get("piece") == text
+
+    else:
+        extra = {"model": model} if model else {}
+
+        async def ids(text: str) -> list[Any]:
+            async with gate:
+                found = await _json(client, "POST", root + "/extras/tokenize", {"input": text, **extra})
+            return list(found.get("tokens") or [])
+
+        empty = await ids("")  # a BOS the server adds to every text, if any
+
+        async def single(text: str) -> bool:
+            found = await ids(text)
+            return len(found) == len(empty) + 1 and found[: len(empty)] == empty
+
+    answers = await asyncio.gather(*(single(t) for t in tokens))
+    present = {t for t, yes in zip(tokens, answers, strict=True) if yes}
+    return registry.for_vocabulary(present, model)
+
+
 async def _probe_llamacpp(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
     try:
         props = await _json(client, "GET", root + "/props")
@@ -87,19 +147,57 @@ async def _probe_llamacpp(client: httpx.AsyncClient, root: str, order: int) -> l
     models = await _json(client, "GET", root + "/v1/models")
     ids = [str(m.get("id")) for m in (models or {}).get("data") or [] if isinstance(m, dict)]
     if not isinstance(props, dict):  # llama-cpp-python's server: OpenAI routes only, `suffix` broken
-        return _openai_candidates(ids, root, "llama-cpp-python", order)
+        return await _llama_cpp_python_candidates(client, ids, root, order)
     name = str(props.get("model_alias") or props.get("model_path") or (ids[0] if ids else "")).rsplit("/", 1)[
         -1
     ]
     fim = False
+    notes: list[str] = []
     with contextlib.suppress(Exception):
         r = await client.post(
             root + "/infill",
             json={"input_prefix": "def f(", "input_suffix": ")\n", "n_predict": 1, "stream": False},
         )
         fim = r.status_code == 200
-    cfg = ModelConfig(backend="llamacpp", base_url=root, model=name)
-    return [Candidate(cfg, fim, _is_code(name), order)]
+        if not fim:
+            notes.clear()
+            notes.append(f"its /infill answered HTTP {r.status_code} (the model has no FIM tokens)")
+    style = None
+    try:
+        style = await identify_style(client, root, "llamacpp", name)
+    except Exception as exc:
+        if not fim:
+            notes.append(f"it could not tokenize ({type(exc).__name__})")
+    cfg = ModelConfig(backend="llamacpp", base_url=root, model=name, style=style.name if style else None)
+    return [Candidate(cfg, fim, _is_code(name) or style is not None, order, notes)]
+
+
+async def _llama_cpp_python_candidates(
+    client: httpx.AsyncClient, ids: list[str], root: str, order: int
+) -> list[Candidate]:
+    """llama-cpp-python's server: its ``/v1/models`` names only the file (or ``--model_alias``), so
+    each model's family comes from its vocabulary (:func:`identify_style`), else from its name."""
+    out = []
+    for model_id in ids[:4]:
+        name = model_id.rsplit("/", 1)[-1]
+        notes: list[str] = []
+        style = None
+        try:
+            style = await identify_style(client, root, "llama-cpp-python", model_id)
+        except Exception as exc:
+            notes.append(f"it could not tokenize ({type(exc).__name__})")
+        if style is None and not notes:
+            notes.append("its vocabulary has the fill-in-the-middle tokens of no known prompt style")
+        fim = style is not None or _style_has_fim(name)
+        cfg = ModelConfig(
+            backend="openai",
+            base_url=root + "/v1",
+            model=model_id,
+            server="llama-cpp-python",
+            style=style.name if style is not None else None,
+        )
+        out.append(Candidate(cfg, fim, _is_code(name) or style is not None, order, [] if fim else notes))
+    return out
 
 
 async def _probe_lmstudio(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
@@ -148,7 +246,7 @@ async def probe_local_servers(
             except Exception as exc:
                 outcomes[order] = f"{where}: unusable answer ({type(exc).__name__})"
                 return []
-            names = ", ".join(c.config.model or "?" for c in found[:4]) + (" …" if len(found) > 4 else "")
+            names = ", ".join(c.describe() for c in found[:4]) + (" …" if len(found) > 4 else "")
             outcomes[order] = f"{where}: {len(found)} model(s){' (' + names + ')' if found else ''}"
             return found
 
@@ -166,11 +264,17 @@ async def adiscover_local_models(
     timeout: float = 0.5,
     require_fim: bool = True,
     report: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> ModelConfig | None:
+    """:func:`discover_local_models` on the running loop."""
     found = await probe_local_servers(servers, host, timeout, report)
     for cand in found:
         if cand.fim or not require_fim:
             return cand.config
+    if skipped is not None:
+        skipped.extend(
+            f"{c.config.server or c.config.backend} at {c.config.base_url}, {c.describe()}" for c in found
+        )
     return None
 
 
@@ -180,14 +284,16 @@ def discover_local_models(
     timeout: float = 0.5,
     require_fim: bool = True,
     report: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> ModelConfig | None:
     """The best local model with FIM support, or None. Safe to call with or without a running loop
     (the probes run on a private loop in a thread); takes at most about ``timeout`` per request.
-    ``report`` receives one line per server probed (see :func:`probe_local_servers`)."""
+    ``report`` receives one line per server probed (see :func:`probe_local_servers`); ``skipped``,
+    when nothing is chosen, one line per model found and why it was not (for the user)."""
     result: list[ModelConfig | None] = [None]
 
     def run() -> None:
-        result[0] = asyncio.run(adiscover_local_models(servers, host, timeout, require_fim, report))
+        result[0] = asyncio.run(adiscover_local_models(servers, host, timeout, require_fim, report, skipped))
 
     thread = threading.Thread(target=run, name="codecomplete-discovery", daemon=True)
     thread.start()

@@ -172,7 +172,9 @@ class HttpTransport(QuirkState):
         except httpx.TransportError as exc:
             raise errors.unreachable(self.url(path), exc, self.all_secrets()) from exc
         if resp.status_code >= 400:
-            raise errors.from_response(resp.status_code, resp.headers, resp.content, self.all_secrets())
+            raise errors.from_response(
+                resp.status_code, resp.headers, resp.content, self.all_secrets(), url=self.url(path)
+            )
         if resp.is_redirect or 300 <= resp.status_code < 400:
             raise errors.redirected(resp.status_code, resp.headers.get("location"), self.all_secrets())
         try:
@@ -196,7 +198,11 @@ class HttpTransport(QuirkState):
                                 body = self.memory.apply(body)
                                 continue
                         raise errors.from_status(
-                            resp.status_code, msg, resp.headers.get("retry-after"), self.all_secrets()
+                            resp.status_code,
+                            msg,
+                            resp.headers.get("retry-after"),
+                            self.all_secrets(),
+                            url=self.url(call.path),
                         )
                     if 300 <= resp.status_code < 400:
                         raise errors.redirected(

@@ -140,7 +140,8 @@ def _describe(llm: HttpTransport, config: ModelConfig) -> Describe:
             except httpx.TransportError as exc:
                 raise errors.unreachable(base + "/models", exc, config.secrets()) from exc
         if r.status_code >= 400:
-            raise errors.from_response(r.status_code, r.headers, r.content, config.secrets())
+            secrets = config.secrets()
+            raise errors.from_response(r.status_code, r.headers, r.content, secrets, base + "/models")
         data = r.json().get("data") or []
         ids = [str(m.get("id")) for m in data if isinstance(m, dict)]
         want = config.api_model or config.model

@@ -24,6 +24,8 @@ from typing import Any
 from ..errors import CompletionError as CompletionError  # re-exported: handlers raise it
 from ..errors import StreamScrubber, as_error, clip, scrub
 from ..protocol import (
+    EditPredictionReply,
+    EditPredictionRequest,
     ErrorInfo,
     InlineCompletionItem,
     InlineCompletionList,
@@ -242,8 +244,31 @@ class BaseInlineCompletionHandler:
         """Secret strings to scrub from every error message (API keys, auth headers)."""
         return []
 
+    def warms(self, request: InlineCompletionRequest | None = None) -> bool:
+        """Whether :meth:`warm` reaches the model for ``request`` (None: the default model)."""
+        return False
+
+    async def warm(self, request: InlineCompletionRequest) -> None:
+        """Have the model evaluate ``request``'s prompt ahead, for its prompt cache (only called
+        when :meth:`warms` says so; cancelled when a completion request comes)."""
+
     async def close(self) -> None:
         """Release resources (HTTP clients, models) when the server stops."""
+
+    # Edit predictions (optional): a handler that serves them says so and overrides the method.
+    supports_edits = False
+
+    async def handle_edit_request(self, request: EditPredictionRequest) -> EditPredictionReply:
+        """Answer an edit prediction: a reply with the edits, or one with an error."""
+        return EditPredictionReply(
+            reply_to=request.number,
+            version=request.version,
+            error=ErrorInfo(
+                type="not_supported",
+                title="No edit predictions",
+                message=f"The completion handler {type(self).__name__} does not serve edit predictions.",
+            ),
+        )
 
     # -- provided -------------------------------------------------------------------------------
     def error_info(self, exc: BaseException) -> ErrorInfo:
@@ -333,7 +358,7 @@ class BaseInlineCompletionHandler:
             response=InlineCompletionItem(insertText="" if delta else text, isIncomplete=False),
             done=True,
             delta=delta,
-            model=model,
+            model=self.model_info(request) or model,  # the model that wrote it, when known now
             notes=notes,
             error=error,
         )

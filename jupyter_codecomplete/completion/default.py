@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import ipaddress
 import os
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from langchain_core.callbacks import AsyncCallbackManager
@@ -41,8 +46,9 @@ from ..backends.http import HttpStreamingChat, HttpStreamingLLM
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
 from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
-from ..protocol import InlineCompletionRequest, ServingModel
+from ..protocol import EditPredictionReply, EditPredictionRequest, InlineCompletionRequest, ServingModel
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
+from .edits import handle_edit_request
 from .recent import RecentCompletions, fingerprint
 from .settings import EngineSettings, Overrides
 
@@ -53,6 +59,13 @@ REPORTED_WAIT = 1.0
 # Requests with more text than this are prepared (prompt, cursor analysis) on a worker thread, so
 # the event loop is never held by one large request.
 OFF_LOOP_CHARS = 256_000
+
+# Failures that say a model is not ready (its server is down or not answering), not that one
+# request went wrong: the status shows them until the model answers again.
+NOT_READY_ERRORS = frozenset({"backend_unreachable", "backend_unavailable"})
+
+# How many requests' serving models are remembered for their replies (the oldest go first).
+SERVED_RECORDS = 1024
 
 
 def request_size(request: InlineCompletionRequest) -> int:
@@ -136,7 +149,17 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._described: dict[str, Description] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.recent = RecentCompletions(engine.recent_completions)
-        self._fingerprints: dict[str, str] = {}
+        self.warm_up = engine.warm_up
+        # route key -> (the config it was made from, the fingerprint of its settings)
+        self._fingerprints: dict[str, tuple[ModelConfig, str]] = {}
+        # what served each request lately (request id -> (request, model)): a reply names the model
+        # that produced its text, also when the model was switched while it ran
+        # (weak references: a large request is never kept alive by this)
+        self._served: OrderedDict[int, tuple[weakref.ref[InlineCompletionRequest], ServingModel]] = (
+            OrderedDict()
+        )
+        # route key -> why its model is not ready (start-up check, or the last request's failure)
+        self._problems: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None  # the sync methods' private loop
         self._thread: threading.Thread | None = None  # and the thread that runs it
         self._sync_lock = threading.Lock()
@@ -167,14 +190,20 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             self._backends[key] = make_backend(self.models[key])
         return self._backends[key]
 
-    def replace_model(self, key: str, config: ModelConfig) -> Backend | None:
+    def replace_model(self, key: str, config: ModelConfig, reported: str | None = None) -> Backend | None:
         """Serve ``key`` with ``config`` from the next request on; the old backend is returned, not closed:
-        requests in flight hold it (``Prepared.backend``) and finish on it."""
+        requests in flight hold it (``Prepared.backend``) and finish on it. ``reported``: what the
+        new model's server said it serves, when the caller has just asked it (the switch's check)."""
         old = self._backends.pop(key, None)
         self.models[key] = config
         self._warm.discard(key)
         self._reported.pop(key, None)
+        if reported:
+            self._reported[key] = reported
         self._described.pop(key, None)
+        self._fingerprints.pop(key, None)
+        self._problems.pop(key, None)  # the switch checked the new model: it answers
+        self.recent.forget(key)  # the old model's suggestions never answer for the new one
         return old
 
     def style_for(self, backend: Backend) -> PromptStyle:
@@ -197,20 +226,79 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             out.extend(cfg.secrets())
         return out
 
+    def warms(self, request: InlineCompletionRequest | None = None) -> bool:
+        """Whether a warm-up for ``request`` (None: the default model) reaches its model
+        (``warm_up``: ``auto`` warms a model on this machine or a private network, and the
+        embedded one, never a paid API)."""
+        if self.warm_up in ("on", "off"):
+            return self.warm_up == "on"
+        try:
+            backend = self.backend(self.route(request))
+        except Exception:
+            return False
+        base_url = backend.config.base_url
+        if not base_url:
+            return not isinstance(backend.llm, (HttpStreamingLLM, HttpStreamingChat))  # in-process
+        host = urlsplit(base_url).hostname or ""
+        if host == "localhost" or host.endswith(".localhost"):
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return address.is_loopback or address.is_private
+
+    async def warm(self, request: InlineCompletionRequest) -> None:
+        """Have the model evaluate the prompt ``request`` would make, for its prompt cache: the
+        same prompt (the same budget) with a one-token answer, read to its end and dropped."""
+        await self.learn_reported(self.route(request))
+        prepared, _ = await self.prepare_async(request)
+        one = dataclasses.replace(prepared, max_tokens=1)
+        source = with_deadlines(self.raw_stream(one), one.first_timeout, one.total_timeout, max_chars=64)
+        async with contextlib.aclosing(source):  # type: ignore[type-var]  # an async generator
+            async for _ in source:
+                pass
+        self._warm.add(prepared.key)
+
     def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None:
+        if request is not None:
+            served = self._served.get(id(request))
+            if served is not None and served[0]() is request:
+                return served[1]  # the model that served it, even if another serves by now
         try:
             key = self.route(request)
             backend = self.backend(key)
             style = self.style_for(backend)
         except Exception:
             return None
+        return self._serving(key, backend, style)
+
+    def _serving(self, key: str, backend: Backend, style: PromptStyle) -> ServingModel:
+        reported = self._reported.get(key)
         return ServingModel(
-            name=backend.name,
+            # a model left empty (the server's default): the one the server reports
+            name=backend.config.model or reported or backend.name,
             backend=backend.kind,
-            reported=self._reported.get(key),
+            reported=reported,
             style=style.name,
             demo=backend.demo,
+            notice=backend.config.notice,
+            problem=self._problems.get(key),
         )
+
+    def _record_served(self, request: InlineCompletionRequest, prepared: Prepared) -> None:
+        serving = self._serving(prepared.key, prepared.backend, prepared.style)
+        self._served[id(request)] = (weakref.ref(request), serving)
+        self._served.move_to_end(id(request))
+        while len(self._served) > SERVED_RECORDS:
+            self._served.popitem(last=False)
+
+    def set_problem(self, key: str, problem: str | None) -> None:
+        """Say why model ``key`` is not ready (None: it is); :meth:`model_info` carries it."""
+        if problem is None:
+            self._problems.pop(key, None)
+        else:
+            self._problems[key] = problem
 
     async def reported_model(self, key: str) -> str | None:
         """What the backend says it serves (``/v1/models`` for OpenAI-compatible servers)."""
@@ -220,10 +308,16 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         reported: str | None = None
         describe = backend.describe
         if describe is not None:
-            with contextlib.suppress(Exception):
+            try:
                 described = await describe()
                 self._described[key] = described
                 reported = described.model
+                if self.models.get(key) is backend.config:
+                    self.set_problem(key, None)
+            except Exception as exc:
+                info = self.error_info(exc)
+                if info.type in NOT_READY_ERRORS | {"timeout"} and self.models.get(key) is backend.config:
+                    self.set_problem(key, info.message)
         elif backend.config.base_url:
             headers = dict(backend.config.headers)
             api_key = backend.config.resolved_api_key()
@@ -238,6 +332,16 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                     reported = want if want in ids else (ids[0] if ids else None)
         self._reported[key] = reported
         return reported
+
+    async def check_ready(self, key: str = "completion") -> ServingModel | None:
+        """Ask model ``key``'s server what it serves now (at start-up, off the request path): a
+        server that does not answer is reported through :meth:`model_info` (``problem``) until it
+        answers a completion. Bounded by the backend's own description timeout."""
+        if key not in self.models:
+            return None
+        self._reported.pop(key, None)
+        await self.reported_model(key)
+        return self.model_info(None) if key == self.route(None) else None
 
     async def learn_reported(self, key: str, wait: float = REPORTED_WAIT) -> None:
         """Ask the server what it serves (:meth:`reported_model`) before the first completion on
@@ -337,6 +441,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             # itself (one line, unless that line opens a block)
             multiline=False if backend.demo or (single and not cursor.eol) else None,
             reject_degenerate=backend.demo,
+            max_tokens=max_tokens,
         )
         bind: dict[str, Any] = {}
         if over.temperature is not None:
@@ -471,9 +576,14 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     def recent_key(self, request: InlineCompletionRequest, prepared: Prepared) -> tuple[str, str]:
         """The key of a request in the recent completions: model, settings, what is sent."""
         key = prepared.key
-        settings = self._fingerprints.get(key)
-        if settings is None:
-            settings = self._fingerprints[key] = fingerprint(prepared.backend.config.model_dump(mode="json"))
+        config = prepared.backend.config
+        known = self._fingerprints.get(key)
+        if known is not None and known[0] is config:
+            settings = known[1]
+        else:  # the model of this request, also when it was switched since (never the new one's)
+            settings = fingerprint(config.model_dump(mode="json"))
+            if self.models.get(key) is config:
+                self._fingerprints[key] = (config, settings)
         built = prepared.built
         return RecentCompletions.key(
             key,
@@ -539,7 +649,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                     break
         finally:
             await source.aclose()  # type: ignore[attr-defined]  # an async generator has aclose
-        tail = pipeline.finish()
+        # the model used its whole token limit: a last line it was still writing is dropped
+        tail = pipeline.finish(truncated=pipeline.budget_spent)
         if tail:
             yield tail
 
@@ -549,6 +660,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         # before the first model request (the answer also informs its prompt), not during it
         await self.learn_reported(self.route(request))
         prepared, pipeline = await self.prepare_async(request)
+        self._record_served(request, prepared)
         notes.extend(prepared.built.notes)
         recent = self.recent_key(request, prepared) if self.recent.size else None
         if recent is not None:
@@ -559,13 +671,29 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                     yield cached
                 return
         parts: list[str] = []
-        async with contextlib.aclosing(self.drive(prepared, pipeline, notes, config)) as deltas:
-            async for out in deltas:
-                parts.append(out)
-                yield out
+        try:
+            async with contextlib.aclosing(self.drive(prepared, pipeline, notes, config)) as deltas:
+                async for out in deltas:
+                    parts.append(out)
+                    yield out
+        except Exception as exc:
+            info = self.error_info(exc)
+            if info.type in NOT_READY_ERRORS and self.models.get(prepared.key) is prepared.backend.config:
+                self.set_problem(prepared.key, info.message)
+                self._record_served(request, prepared)  # the reply says so
+            raise
+        if self._problems.get(prepared.key) and self.models.get(prepared.key) is prepared.backend.config:
+            self.set_problem(prepared.key, None)  # it answered
+            self._record_served(request, prepared)
         if recent is not None:
             # Only reached when the suggestion ran to its end (not cancelled, no error).
             self.recent.put(recent, "".join(parts))
+
+    # -- edit predictions (completion/edits.py) ---------------------------------------------------
+    supports_edits = True
+
+    async def handle_edit_request(self, request: EditPredictionRequest) -> EditPredictionReply:
+        return await handle_edit_request(self, request)
 
     # -- Runnable ---------------------------------------------------------------------------------
     # The async methods are the engine's own path (prepare → drive, deadlines, bounds). The sync

@@ -32,7 +32,9 @@ class EngineSettings:
     type → model name; ``styles``: the prompt styles (built-in plus the user's); ``repo_name``:
     the repository name of repository-level prompts (None: the working directory's name);
     ``recent_completions``: how many finished suggestions are remembered (0: none);
-    ``max_suggestion_chars`` / ``max_suggestion_lines``: the bounds of one suggestion.
+    ``max_suggestion_chars`` / ``max_suggestion_lines``: the bounds of one suggestion;
+    ``warm_up``: whether ``warm`` messages reach the model (``auto``: for a model on this machine
+    or a private network, and the embedded one; never a paid API unless ``on``).
     """
 
     models: dict[str, ModelConfig] = field(default_factory=dict)
@@ -42,6 +44,7 @@ class EngineSettings:
     recent_completions: int = DEFAULT_RECENT_COMPLETIONS
     max_suggestion_chars: int = DEFAULT_MAX_SUGGESTION_CHARS
     max_suggestion_lines: int = DEFAULT_MAX_SUGGESTION_LINES
+    warm_up: str = "auto"
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any] | None) -> EngineSettings:
@@ -63,6 +66,7 @@ class EngineSettings:
             recent_completions=DEFAULT_RECENT_COMPLETIONS if recent is None else int(recent),
             max_suggestion_chars=int(data.get("max_suggestion_chars") or DEFAULT_MAX_SUGGESTION_CHARS),
             max_suggestion_lines=int(data.get("max_suggestion_lines") or DEFAULT_MAX_SUGGESTION_LINES),
+            warm_up=str(data.get("warm_up") or "auto"),
         )
 
     def as_mapping(self) -> dict[str, Any]:
@@ -75,6 +79,7 @@ class EngineSettings:
             "recent_completions": self.recent_completions,
             "max_suggestion_chars": self.max_suggestion_chars,
             "max_suggestion_lines": self.max_suggestion_lines,
+            "warm_up": self.warm_up,
         }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,8 @@ def run_command(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"jupyter codecomplete eval: {exc}", file=sys.stderr)
         return 2
+    if getattr(args, "edits", False):
+        return run_edits_command(args, configs)
     documents = find_documents(args.folder)
     tasks = sample_tasks(documents, args.samples, args.seed, kinds)
     if not tasks:
@@ -93,4 +96,38 @@ def run_command(args: argparse.Namespace) -> int:
     failed = any(
         r["summary"]["all"]["errors"] == r["summary"]["all"]["tasks"] for r in report["configurations"]
     )
+    return 1 if failed else 0
+
+
+def run_edits_command(args: argparse.Namespace, configs: list[EvalConfig]) -> int:
+    """``--edits``: edit predictions on the folder's git history (``evaluation/edits.py``)."""
+    from .edits import edit_tasks_from_git, format_edit_table, run_edit_eval
+
+    try:
+        tasks = edit_tasks_from_git(args.folder, args.samples, args.seed)
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"jupyter codecomplete eval --edits: {args.folder}: no git history: {exc}", file=sys.stderr)
+        return 2
+    if not tasks:
+        print(
+            f"jupyter codecomplete eval --edits: no commit in {args.folder} changes a Python file in "
+            "several places close together",
+            file=sys.stderr,
+        )
+        return 2
+
+    def progress(msg: str) -> None:
+        if not args.quiet:
+            print(msg, file=sys.stderr, flush=True)
+
+    report: dict[str, Any] = {
+        "folder": args.folder,
+        "seed": args.seed,
+        "samples": args.samples,
+        **asyncio.run(run_edit_eval(configs, tasks, progress=progress)),
+    }
+    print(format_edit_table(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    failed = any(r["summary"]["errors"] == r["summary"]["tasks"] for r in report["configurations"])
     return 1 if failed else 0

@@ -59,7 +59,7 @@ class ModelEntry(BaseModel):
     license: str | None = None
     memory_gb: float | None = None
     good_for: str | None = None
-    status: str = "available"  # available | downloaded | not downloaded | downloading | active
+    status: str = "available"  # available | downloaded | not downloaded | downloading | not answering
     path: str | None = None
     repo: str | None = None
     file: str | None = None
@@ -233,6 +233,8 @@ class ModelService(LoggingConfigurable):
         self._switch_lock = asyncio.Lock()
         self._custom_version = 0  # counts saves of the custom endpoint (a `use` keeps a later one)
         self._retired: list[Any] = []
+        self._detected: dict[str, ModelConfig] = {}  # detected entry id -> its config, last listing
+        self._serving_id: str | None = None  # the entry switched to in this server (use, or the start)
 
     # -- the catalogue and the policy ---------------------------------------------------------------
     def catalogue(self) -> dict[str, CatalogueEntry]:
@@ -376,16 +378,18 @@ class ModelService(LoggingConfigurable):
         for cand in found:
             cfg = cand.config
             root = cfg.base_url or ""
+            entry_id = f"detected:{cfg.backend}:{root}:{cfg.model}"
+            self._detected[entry_id] = cfg  # with what discovery learned (server kind, style)
             out.append(
                 ModelEntry(
-                    id=f"detected:{cfg.backend}:{root}:{cfg.model}",
+                    id=entry_id,
                     source="detected",
                     name=cfg.model,
                     backend=cfg.backend,
                     model=cfg.model,
                     base_url=cfg.base_url,
                     where=urlsplit(root).netloc or root,
-                    style=self._style_name(cfg.model),
+                    style=cfg.style or self._style_name(cfg.model),
                     fim=cand.fim,
                     good_for=(cfg.server or cfg.backend) + (" (code model)" if cand.code else ""),
                 )
@@ -533,19 +537,33 @@ class ModelService(LoggingConfigurable):
         if custom is not None:
             rows.append(custom)
         warnings = self.warnings()
-        active = self._active_id()
+        saved = self._active_id()
+        engine = self._engine()
+        serving = engine.model_info(None) if engine is not None else None
         for row in rows:
             if row.source in ("detected", "disk", "custom"):
                 with contextlib.suppress(ModelServiceError):
                     reason = self.lock_reason(self._row_config(row))
                     row.locked, row.locked_reason = reason is not None, reason
-            if active is not None and row.id == active:
-                row.active = True
-        engine = self._engine()
-        serving = engine.model_info(None) if engine is not None else None
+        # One truth: in a running server the entry "in use" is the one that serves now (a choice
+        # saved meanwhile by `jupyter codecomplete models use` applies at the next start), none
+        # while the administrator's model serves with nothing chosen; without a server (the CLI)
+        # it is the saved choice, which the next start serves.
+        current = self._serving_config(engine)
+        if current is None:
+            active = saved
+        elif self._serving_id is None and any(
+            self._same_model(c, current) for c in self._configured().values()
+        ):
+            active = None
+        else:
+            active = self._serving_row(rows, current, saved)
+        for row in rows:
+            row.active = active is not None and row.id == active
         return {
             "entries": [r.model_dump() for r in rows],
             "active": active,
+            "saved": saved,
             "serving": serving.model_dump() if serving is not None else None,
             "policy": {
                 "allow_user_choice": self.allow_user_choice,
@@ -559,6 +577,45 @@ class ModelService(LoggingConfigurable):
             "downloads": [j.snapshot() for j in self.downloader.jobs.values()],
             "warnings": warnings,
         }
+
+    @staticmethod
+    def _serving_config(engine: Any) -> ModelConfig | None:
+        models = getattr(engine, "models", None)
+        return models.get("completion") if isinstance(models, dict) else None
+
+    @staticmethod
+    def _same_model(a: ModelConfig, b: ModelConfig) -> bool:
+        def ident(c: ModelConfig) -> tuple[Any, ...]:
+            return (c.backend, (c.base_url or "").rstrip("/"), c.model, c.model_path)
+
+        return ident(a) == ident(b)
+
+    def _serving_row(self, rows: list[ModelEntry], current: ModelConfig, saved: str | None) -> str | None:
+        """The id of the row that serves now; a model that serves but is listed nowhere (its server
+        stopped answering, so discovery no longer finds it) gets a row of its own."""
+        if self._serving_id is not None and any(r.id == self._serving_id for r in rows):
+            return self._serving_id
+        candidates = [r for r in rows if r.source != "catalogue" or r.status == "downloaded"]
+        order = sorted(candidates, key=lambda r: (r.id != saved, r.id != self._serving_id))
+        for row in order:
+            with contextlib.suppress(ModelServiceError):
+                if self._same_model(self._row_config(row), current):
+                    return row.id
+        entry_id = self._serving_id or saved or "serving"
+        rows.append(
+            ModelEntry(
+                id=entry_id,
+                source="detected" if entry_id.startswith("detected:") else "configured",
+                name=current.model or current.backend,
+                backend=current.backend,
+                model=current.model,
+                base_url=current.base_url,
+                where=_host_of(current),
+                style=current.style,
+                status="not answering",
+            )
+        )
+        return entry_id
 
     def warnings(self) -> list[str]:
         """What is wrong with the user's store: an unusable file, a bad custom entry, a saved choice
@@ -580,6 +637,16 @@ class ModelService(LoggingConfigurable):
             return self._custom_config(None)
         if row.source == "disk":
             return ModelConfig(backend="embedded", model_path=None if row.id == "demo" else row.path)
+        if row.source == "configured":
+            configured = self._configured().get(row.id.split(":", 1)[1])
+            if configured is not None:
+                return configured
+        if row.source == "catalogue":
+            entry = self.catalogue().get(row.id)
+            if entry is not None:
+                return self._catalogue_config(entry, str(self.downloader.target_of(entry)))
+        if row.id in self._detected:
+            return self._detected[row.id]
         return ModelConfig(backend=row.backend, base_url=row.base_url, model=row.model)
 
     # -- resolving an id ----------------------------------------------------------------------------
@@ -735,7 +802,7 @@ class ModelService(LoggingConfigurable):
                     raise ModelServiceError(
                         "not_supported", f"{type(engine).__name__} cannot switch models while running."
                     )
-                old = replace("completion", cfg)
+                old = replace("completion", cfg, report.get("serves"))
                 if old is not None:
                     self._retire(old)
                 info = engine.model_info(None)
@@ -753,6 +820,8 @@ class ModelService(LoggingConfigurable):
                     if entry_id.startswith("configured:")
                     else {"id": entry_id, "config": self._stored(cfg)}
                 )
+            if engine is not None:
+                self._serving_id = entry_id
         if serving is None:
             serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": report.get("style")}
         return {"active": entry_id, "serving": serving, "report": report}
@@ -787,7 +856,7 @@ class ModelService(LoggingConfigurable):
     def startup_choice(self) -> ModelConfig | None:
         """The user's saved choice, if it is still allowed and valid (read at server start)."""
         try:
-            _, cfg, reason = self.saved_choice()
+            entry_id, cfg, reason = self.saved_choice()
         except Exception as exc:  # a bad store never stops the extension from loading
             self.log.warning(
                 "jupyter_codecomplete: the saved model choice cannot be read (%s)", type(exc).__name__
@@ -797,6 +866,8 @@ class ModelService(LoggingConfigurable):
             self.log.warning("jupyter_codecomplete: %s", self.store.problem)
         if cfg is None and reason:
             self.log.info("jupyter_codecomplete: the saved model choice is not used: %s", reason)
+        # the entry that serves from the start, for the list's "in use"
+        self._serving_id = entry_id if cfg is not None else None
         return cfg
 
     # -- downloads ----------------------------------------------------------------------------------

@@ -22,6 +22,9 @@ class Filter:
 
     def __init__(self) -> None:
         self.done = False
+        # ended for good: what the model wrote after the end is not wanted, even where the cut
+        # leaves the code unfinished (a runaway): the syntax guard does not extend through it
+        self.final = False
 
     def feed(self, text: str) -> str:  # pragma: no cover - interface
         raise NotImplementedError

@@ -289,9 +289,16 @@ class Scope(LineFilter):
 
 class SuffixLines(LineFilter):
     """Multi-line: end before a line the document already has below the cursor: the next line of
-    the suffix (exactly, or differing only in indentation or a trailing ``;``), a closing line the
-    next line already holds (``}`` before ``} else {``, at the same indentation), or the rest of the
-    cursor's line (an auto-closed ``}``) at the cursor line's indentation."""
+    the suffix (exactly, or differing only in indentation or a trailing ``;``; where indentation
+    matters, a different one only where it cannot be code of its own: deeper than the line before,
+    which opens no block), a closing line the next
+    line already holds (``}`` before ``} else {``, at the same indentation), a closing line that
+    closes the block the suffix is still in (``}`` before ``\n  console.log(x);\n}``: the suffix's
+    own ``}`` closes it), or the rest of the cursor's line (an auto-closed ``}``, ``};``) at the
+    cursor line's indentation."""
+
+    # how many suffix lines are looked at for the line that closes the next line's block
+    SUFFIX_LINES = 200
 
     def __init__(self, cursor: Cursor) -> None:
         super().__init__()
@@ -304,6 +311,35 @@ class SuffixLines(LineFilter):
         self.loose_indent = indent_width(cursor.line)
         self.indent_matters = cursor.rules.indent_matters
         self.closer_words = cursor.rules.closer_words
+        self.opener_re = cursor.rules.opener_re
+        self.block_closer_indent = self._suffix_block_closer(cursor.suffix)
+        self._previous = cursor.line  # the last complete line (the cursor's, at first)
+
+    def _suffix_block_closer(self, suffix: str) -> int | None:
+        """The indentation of the closing line (``}``) that ends the block the suffix's next line is
+        in, when the suffix has one before anything else leaves that block; else None."""
+        if not self.exact or self.exact.lstrip()[:1] in CLOSERS:
+            return None
+        lines = suffix.split("\n", self.SUFFIX_LINES + 1)[1 : self.SUFFIX_LINES + 1]
+        seen = False
+        for line in lines:
+            stripped = line.strip()
+            if not stripped:
+                continue
+            if not seen:
+                seen = line.rstrip() == self.exact
+                continue
+            width = indent_width(line)
+            if width < self.exact_indent:
+                return width if stripped[0] in CLOSERS else None
+        return None
+
+    def line_done(self, line: str, index: int) -> None:
+        self._previous = (self.cursor_line + line) if index == 0 else line
+
+    def _opens_block(self, line: str) -> bool:
+        code = line.strip()
+        return bool(self.opener_re and code and self.opener_re.search(code))
 
     def _repeats(self, r: str, s: str, index: int) -> bool:
         width = indent_width(r)
@@ -316,9 +352,19 @@ class SuffixLines(LineFilter):
                 # blocks: an inner block's ``}`` is not the suffix's)
                 if width == self.exact_indent and n and self.exact_norm.startswith(n):
                     return True
-            elif n == self.exact_norm and (width == self.exact_indent or not self.indent_matters):
-                return True
-        return bool(self.loose and index > 0 and _norm(s) == _norm(self.loose) and width == self.loose_indent)
+                # it closes the block the suffix goes on in (and closes itself further down)
+                if s[0] in CLOSERS and width == self.block_closer_indent and width < self.exact_indent:
+                    return True
+            elif n == self.exact_norm:
+                if width == self.exact_indent or not self.indent_matters:
+                    return True
+                previous = self._previous
+                if width > indent_width(previous) and not self._opens_block(previous):
+                    # deeper than the line before, which opens no block: not code of a block of
+                    # its own, but the suffix's line again, indented anew
+                    return True
+        first = index > 0 or self.blank_cursor
+        return bool(self.loose and first and _norm(s) == _norm(self.loose) and width == self.loose_indent)
 
     def judge(self, line: str, index: int, complete: bool) -> Verdict:
         if index == 0:
@@ -333,6 +379,7 @@ class SuffixLines(LineFilter):
             return Verdict.CUT if self._repeats(r, s, index) else Verdict.KEEP
         possible = bool(self.exact_norm) and self.exact_norm.startswith(_norm(s))
         possible = possible or (bool(self.loose) and self.loose.startswith(s))
+        possible = possible or (self.block_closer_indent is not None and s[0] in CLOSERS)
         return Verdict.WAIT if possible else Verdict.KEEP
 
 
@@ -361,6 +408,20 @@ def _seq_step(a: str, b: str) -> int | None:
     return None
 
 
+def _may_become(partial: str, first: str) -> bool:
+    """Can a token that starts with ``partial`` still be ``first`` or continue a sequence from it
+    (:func:`_seq_step`)? The same decisions as waiting for the whole token, without the wait."""
+    if first.startswith(partial):
+        return True
+    if len(first) == 1 and first.isalpha():
+        return len(partial) == 1 and partial.isalpha()
+    m = _NAME_NUMBER.fullmatch(first)
+    if m is None:
+        return False
+    name = m.group(1)
+    return name.startswith(partial) or (partial.startswith(name) and partial[len(name) :].isdigit())
+
+
 def near_step(a: str, b: str) -> tuple[tuple[int, int], ...] | None:
     """Lines ``a`` and ``b`` are the same but for one token that continues a sequence: its position
     and step; else None."""
@@ -377,11 +438,56 @@ def near_step(a: str, b: str) -> tuple[tuple[int, int], ...] | None:
     return tuple(diffs) or None
 
 
+_RUN_UNITS = (3, 24)
+# a piece followed by itself (the fast path of Repetition._scan matches it on reversed text)
+_TWO_COPIES = re.compile(rf"(.{{{_RUN_UNITS[0]},{_RUN_UNITS[1]}}}?)\1")
+
+
+def _piece(unit: str) -> bool:
+    """Can ``unit`` repeated be a runaway: not one character repeated, not only whitespace."""
+    return len(set(unit)) > 1 and bool(unit.strip())
+
+
+def tail_run(line: str, units: tuple[int, int] = _RUN_UNITS) -> tuple[int, int]:
+    """The longest run of one piece of text repeated at the end of ``line``: ``(start, copies)``.
+
+    A piece is ``units[0]..units[1]`` characters with something other than one character repeated
+    (``====`` and ``    `` are separators and indentation, not a run). ``(len(line), 0)`` when none.
+    Cost: O(units[1] * run length)."""
+    best = (len(line), 0)
+    n = len(line)
+    for size in range(units[0], min(units[1], n // 2) + 1):
+        unit = line[n - size :]
+        if not _piece(unit):
+            continue
+        copies = 1
+        while (copies + 1) * size <= n and line[n - (copies + 1) * size : n - copies * size] == unit:
+            copies += 1
+        if copies >= 2 and copies * size > (n - best[0]):
+            best = (n - copies * size, copies)
+    return best
+
+
+def is_runaway(copies: int, size: int) -> bool:
+    """Enough copies of a piece to call a line a runaway (``' + ' + ' + …``, ``foo(foo(foo(…``)."""
+    return copies >= RUNAWAY_COPIES or (size >= 10 and copies >= 4)
+
+
+# A piece of 3+ characters repeated this many times in a row ends the suggestion before its line
+# (data lists of one value repeated, ``[0, 0, 0, 0, 0, 0, 0, 0]``, are cut too: a model that writes
+# one usually goes on until its token limit).
+RUNAWAY_COPIES = 8
+# How much of a line is looked at for a runaway (a run is found within about 200 characters).
+RUNAWAY_SCAN_CHARS = 1024
+
+
 class Repetition(Filter):
     """End where the output starts repeating itself: the same line a third time in a row (one copy is
-    kept), a block of 2..8 lines repeated right after itself, or three lines in a row that differ only
+    kept), a block of 2..8 lines repeated right after itself, three lines in a row that differ only
     in a name or number that counts on (``const b = 1;`` ``const c = 1;`` ``const d = 1;``: the first
-    is kept). Blank lines are ignored."""
+    is kept), or a line that repeats a piece of itself (:func:`tail_run`: ``' + ' + ' + …``, the
+    suggestion ends before that line; a line that starts to repeat itself is held until it is
+    complete). Blank lines are ignored."""
 
     MAX_BLOCK = 8
 
@@ -394,9 +500,13 @@ class Repetition(Filter):
         self._starts: list[int] = []
         self._line_start = 0
         self._index = 0
-        self._first_of: tuple[int, str] = (-1, "")  # (line count, first token of the last line)
+        self._first_of: tuple[int, list[str]] = (-1, [])  # (line count, tokens of the last line)
         self._pending_of: tuple[int, bool] = (-1, False)  # (line count, last two lines near)
-        self._partial_of: tuple[tuple[int, int], bool] = ((-1, -1), False)  # (line, near-partial)
+        self._partial_of: tuple[tuple[int, int], bool] = ((-1, -1), False)  # (line, decided)
+        # the line repeating a piece of itself (:meth:`_scan`): where the scan is, where it holds from
+        self._scan_line = -1
+        self._scan_pos = 0
+        self._freeze: int | None = None
 
     def _run(self, n: int, block: int) -> int:
         lines = self._lines
@@ -429,29 +539,41 @@ class Repetition(Filter):
         return self._pending_of[1]
 
     def _near_partial(self, partial: str) -> bool:
-        """The line being written may still turn out a near-repetition of the last line: its first
-        token is the last line's (or counts on from it). Cheap: one token is looked at."""
+        """The line being written may still turn out a near-repetition of the last line (the second
+        of three, :func:`near_step`): every token so far is the last line's, but for at most one that
+        counts on from it, and a token still being written can still become so. Decided False once
+        it cannot (the line then streams), and cached; at most the last line's tokens are read."""
         if not self._lines:
             return False
-        if self._partial_of[0] == (self._line_start, len(self._lines)):
-            return self._partial_of[1]  # decided once the line's first token was complete
-        last = self._lines[-1]
+        key = (self._line_start, len(self._lines))
+        if self._partial_of[0] == key:
+            return self._partial_of[1]  # decided: the line cannot be a near-repetition
         if self._first_of[0] != len(self._lines):
-            m = _TOKEN.search(last)
-            self._first_of = (len(self._lines), m.group(0) if m and len(_TOKEN.findall(last)) >= 2 else "")
-        first = self._first_of[1]
-        if not first:
+            toks = _TOKEN.findall(self._lines[-1])
+            self._first_of = (len(self._lines), toks if len(toks) >= 2 else [])
+        last = self._first_of[1]
+        if not last:
             return False
         stripped = partial.lstrip()
-        m = _TOKEN.match(stripped)
-        if m is None:
-            return False
-        tok = m.group(0)
-        if m.end() == len(stripped):
-            return True  # the first token is still being written
-        near = tok == first or _seq_step(first, tok) is not None
-        self._partial_of = ((self._line_start, len(self._lines)), near)
-        return near
+        diffs = 0
+        for i, m in enumerate(_TOKEN.finditer(stripped)):
+            tok = m.group(0)
+            if i >= len(last):
+                break  # more tokens than the last line: not near
+            target = last[i]
+            if m.end() == len(stripped) and (tok[0].isalnum() or tok[0] == "_"):
+                # still being written
+                if target.startswith(tok) or (not diffs and _may_become(tok, target)):
+                    return True
+                break
+            if tok != target:
+                if diffs or _seq_step(target, tok) is None:
+                    break
+                diffs += 1
+        else:
+            return bool(stripped)  # consistent so far: hold
+        self._partial_of = (key, False)
+        return False
 
     def _hold_from(self) -> int:
         n = len(self._lines)
@@ -472,9 +594,46 @@ class Repetition(Filter):
                 hold = min(hold, self._line_start)
         if self._near_pending():
             hold = min(hold, self._starts[n - 1])
-        elif self._near_partial(p):
+        elif self._near_partial(partial):
             hold = min(hold, self._line_start)
         return max(hold, self._emitted)
+
+    def _scan(self, upto: int) -> bool:
+        """Look at the current line's characters up to ``upto`` (an index in the text) one at a
+        time, as if they came one by one: where a piece first repeats (two copies) the line is
+        held from (``_freeze``); True when it repeats enough to be a runaway. The result does not
+        depend on how the text was cut into chunks."""
+        if self._scan_line != self._line_start:
+            self._scan_line, self._scan_pos, self._freeze = self._line_start, self._line_start, None
+        head = self.cursor_line if self._index == 0 else ""
+        stop = min(upto, self._line_start + RUNAWAY_SCAN_CHARS)
+        if self._scan_pos >= stop:
+            return False
+        # Fast path: no piece followed by itself ends in the new text. Read backwards, such a run
+        # starts at one of the new characters: one anchored match each, no per-character scan
+        # for ordinary code (whitespace runs take the slow path, which decides exactly).
+        begin = max(self._line_start, self._scan_pos - 2 * _RUN_UNITS[1])
+        window = (head if begin == self._line_start else "") + self._text[begin:stop]
+        backwards = window[::-1]
+        if not any(_TWO_COPIES.match(backwards, i) for i in range(stop - self._scan_pos)):
+            self._scan_pos = stop
+            return False
+        while self._scan_pos < stop:
+            self._scan_pos += 1
+            line = head + self._text[self._line_start : self._scan_pos]
+            start, copies = tail_run(line)
+            if copies < 2:
+                continue
+            if self._freeze is None:
+                self._freeze = self._scan_pos - 1  # what came before this character
+            if is_runaway(copies, (len(line) - start) // copies):
+                return True
+        return False
+
+    def _cut_runaway(self) -> str:
+        self.done = self.final = True  # the runaway is not wanted, also where the cut leaves code open
+        cut = self._freeze if self._freeze is not None else self._line_start
+        return self._text[self._emitted : max(cut, self._emitted)]
 
     def feed(self, text: str) -> str:
         if self.done:
@@ -488,6 +647,8 @@ class Repetition(Filter):
             line = self._text[self._line_start : nl]
             if self._index == 0:
                 line = self.cursor_line + line
+            if self._scan(nl):
+                return self._cut_runaway()
             if line.strip():
                 self._lines.append(line.rstrip())
                 self._starts.append(self._line_start)
@@ -498,7 +659,11 @@ class Repetition(Filter):
             self._line_start = nl + 1
             self._index += 1
             pos = nl + 1
+        if self._scan(len(self._text)):
+            return self._cut_runaway()
         hold = self._hold_from()
+        if self._freeze is not None and self._scan_line == self._line_start:
+            hold = max(min(hold, self._freeze), self._emitted)  # it may become a runaway
         out = self._text[self._emitted : hold]
         self._emitted = hold
         return out
@@ -510,6 +675,8 @@ class Repetition(Filter):
         partial = self._text[self._line_start :]
         if self._index == 0:
             partial = self.cursor_line + partial
+        if self._scan(len(self._text)):
+            return self._cut_runaway()
         if partial.strip():
             # the last line is complete now: it may finish a repetition
             self._lines.append(partial.rstrip())

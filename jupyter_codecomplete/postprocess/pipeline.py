@@ -78,6 +78,10 @@ class PostprocessContext(BaseModel):
     # degenerate output (the same name repeated, runs of numbers, only punctuation) becomes no
     # suggestion; the suggestion is then held back until complete (used for the demo model)
     reject_degenerate: bool = False
+    # the model's token limit for this request, counted in the pieces fed (one streamed event is
+    # one token for the servers we speak to): a line that starts far from it streams at once
+    # instead of being held until complete (``LastLine``). None: unknown (every line is held).
+    max_tokens: int | None = None
 
 
 def split_leftovers(leftovers: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -231,6 +235,8 @@ class Pipeline:
         self._text_ended = False
         self.done = False
         self._fed = 0
+        self._pieces = 0  # model pieces fed (the token limit is counted in them)
+        self._last_lines = [f for f in filters if isinstance(f, LastLine)]
         self._gathered: list[str] = []
         self._gathered_len = 0
 
@@ -240,7 +246,7 @@ class Pipeline:
     def _ended(self, final: bool, truncated: bool = False) -> str:
         """The filters ended the suggestion: ask the guard; returns what it adds."""
         guard = self._guard
-        if guard is None:
+        if guard is None or any(f.final for f in self._shape):
             self.done = True
             return ""
         shown, base = "".join(self._shown), "".join(self._base)
@@ -255,9 +261,21 @@ class Pipeline:
         self.done = True
         return ext
 
+    @property
+    def budget_spent(self) -> bool:
+        """The model has sent as many pieces as its token limit allows: it was most likely cut off
+        there (pass it to :meth:`finish` as ``truncated``)."""
+        limit = self.ctx.max_tokens
+        return limit is not None and self._pieces >= limit
+
     def feed(self, chunk: str) -> str:
         if self.done:
             return ""
+        self._pieces += 1
+        if self._last_lines and self.ctx.max_tokens is not None:
+            left = self.ctx.max_tokens - self._pieces
+            for f in self._last_lines:
+                f.budget_left = left
         if self._fed >= BATCH_FROM:
             self._gathered.append(chunk)
             self._gathered_len += len(chunk)

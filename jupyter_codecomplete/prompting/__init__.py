@@ -6,12 +6,32 @@ Public interface (used by ``completion/`` and ``web/``; keep these names and sig
   the built-in records are data in ``builtin_styles.py``.
 - :class:`PromptRequest`, :class:`Budget`, :class:`BuiltPrompt`, :func:`build_prompt`,
   :func:`parse_request`, :class:`PromptError` (``builder.py``).
+- :class:`EditPromptRequest`, :func:`build_edit_prompt`, :func:`parse_edit_answer` (``edits.py``):
+  next-edit prompts and answers, from a style's ``edit`` record.
 - :class:`TokenCounter` and its implementations, :func:`make_counter` (``tokens.py``).
 """
 
 from .builder import MODES, Budget, BuiltPrompt, PromptRequest, build_prompt, parse_request
+from .edits import (
+    BuiltEditPrompt,
+    EditPromptRequest,
+    ParsedAnswer,
+    RecentEditText,
+    build_edit_prompt,
+    parse_edit_answer,
+)
 from .errors import PromptError
-from .styles import BUILTIN_STYLES, ChatSpec, FimSpec, NotebookSpec, PromptStyle, RepoSpec, StyleRegistry
+from .styles import (
+    BUILTIN_STYLES,
+    ChatSpec,
+    EditAnswerSpec,
+    EditSpec,
+    FimSpec,
+    NotebookSpec,
+    PromptStyle,
+    RepoSpec,
+    StyleRegistry,
+)
 from .tokens import (
     CallableCounter,
     EstimateCounter,
@@ -26,22 +46,30 @@ __all__ = [
     "BUILTIN_STYLES",
     "MODES",
     "Budget",
+    "BuiltEditPrompt",
     "BuiltPrompt",
     "CallableCounter",
     "ChatSpec",
+    "EditAnswerSpec",
+    "EditPromptRequest",
+    "EditSpec",
     "EstimateCounter",
     "FimSpec",
     "NotebookSpec",
+    "ParsedAnswer",
     "PromptError",
     "PromptRequest",
     "PromptStyle",
+    "RecentEditText",
     "RepoSpec",
     "StyleRegistry",
     "TiktokenCounter",
     "TokenCounter",
     "TokenizersCounter",
+    "build_edit_prompt",
     "build_prompt",
     "llama_cpp_counter",
     "make_counter",
+    "parse_edit_answer",
     "parse_request",
 ]

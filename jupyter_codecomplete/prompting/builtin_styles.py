@@ -371,3 +371,214 @@ BUILTIN_RECORDS["granite4"] = {
     "eot": ["<|end_of_text|>"],
     "leftovers": ["<|fim_pad|>"],
 }
+
+# -- Next-edit formats (edit predictions) -------------------------------------------------------
+# Each record's ``edit`` is the format as the editor that serves the model builds it; ``source``
+# names that code and the commit read. Lines of context around the region where the source sizes
+# them in tokens are our choice (a number of lines), and so marked.
+
+ZETA1_INSTRUCTION = (
+    "### Instruction:\n"
+    "You are a code completion assistant and your task is to analyze user edits and then rewrite an "
+    "excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking "
+    "into account the cursor location.\n\n"
+)
+INSTINCT_SYSTEM = (
+    "You are Instinct, an intelligent next-edit predictor developed by Continue.dev. Your role as an "
+    "AI assistant is to help developers complete their code tasks by predicting the next edit that "
+    "they will make within the section of code marked by <|editable_region_start|> and "
+    "<|editable_region_end|> tags.\n\n"
+    "You have access to the following information to help you make informed suggestions:\n\n"
+    '- Context: In the section marked "### Context", there are context items from potentially '
+    "relevant files in the developer's codebase. Each context item consists of a <|context_file|> "
+    "marker, the filepath, a <|snippet|> marker, and then some content from that file, in that "
+    "order. Keep in mind that not all of the context information may be relevant to the task, so "
+    "use your judgement to determine which parts to consider.\n"
+    '- User Edits: In the section marked "### User Edits:", there is a record of the most recent '
+    "changes made to the code, helping you understand the evolution of the code and the developer's "
+    "intentions. These changes are listed from most recent to least recent. It's possible that some "
+    "of the edit diff history is entirely irrelevant to the developer's change. The changes are "
+    "provided in a unified line-diff format, i.e. with pluses and minuses for additions and "
+    "deletions to the code.\n"
+    '- User Excerpt: In the section marked "### User Excerpt:", there is a filepath to the '
+    "developer's current file, and then an excerpt from that file. The <|editable_region_start|> and "
+    "<|editable_region_end|> markers are within this excerpt. Your job is to rewrite only this "
+    "editable region, not the whole excerpt. The excerpt provides additional context on the "
+    "surroundings of the developer's edit.\n"
+    "- Cursor Position: Within the user excerpt's editable region, the <|user_cursor_is_here|> flag "
+    "indicates where the developer's cursor is currently located, which can be crucial for "
+    "understanding what part of the code they are focusing on. Do not produce this marker in your "
+    "output; simply take it into account.\n\n"
+    "Your task is to predict and complete the changes the developer would have made next in the "
+    "editable region. The developer may have stopped in the middle of typing. Your goal is to keep "
+    "the developer on the path that you think they're following. Some examples include further "
+    "implementing a class, method, or variable, or improving the quality of the code. Make sure the "
+    "developer doesn't get distracted by ensuring your suggestion is relevant. Consider what changes "
+    "need to be made next, if any. If you think changes should be made, ask yourself if this is "
+    "truly what needs to happen. If you are confident about it, then proceed with the changes.\n\n"
+    "# Steps\n\n"
+    "1. **Review Context**: Analyze the context from the resources provided, such as recently viewed "
+    "snippets, edit history, surrounding code, and cursor location.\n"
+    "2. **Evaluate Current Code**: Determine if the current code within the tags requires any "
+    "corrections or enhancements.\n"
+    "3. **Suggest Edits**: If changes are required, ensure they align with the developer's patterns "
+    "and improve code quality.\n"
+    "4. **Maintain Consistency**: Ensure indentation and formatting follow the existing code style.\n\n"
+    "# Output Format\n\n"
+    "- Provide only the revised code within the tags. Do not include the tags in your output.\n"
+    "- Ensure that you do not output duplicate code that exists outside of these tags.\n"
+    "- Avoid undoing or reverting the developer's last change unless there are obvious typos or errors."
+)
+INSTINCT_USER_PREFIX = (
+    "Reference the user excerpt, user edits, and the snippets to understand the developer's intent. "
+    "Update the editable region of the user excerpt by predicting and completing the changes they "
+    "would have made next. This may be a deletion, addition, or modification of code."
+)
+EDIT_CHAT_SYSTEM = (
+    "You predict the next edit a programmer makes. The user sends the recent edits as unified "
+    "diffs, other files for reference, and the current {language_tag} file, in which the editable "
+    "region lies between <|editable_region_start|> and <|editable_region_end|> and the cursor is "
+    "marked <|cursor|>. Rewrite the editable region as it should read after the programmer's next "
+    "edit (the lines below a renamed name or a changed signature follow it; unchanged if no edit "
+    "is needed). Reply with the rewritten region only, between <REWRITE> and </REWRITE>: no "
+    "explanations, no Markdown fences, no markers, nothing from outside the region."
+)
+
+BUILTIN_RECORDS["zeta1"] = {
+    "description": "Zed's Zeta (Qwen2.5-Coder-7B fine-tune): next-edit predictions, instruction format.",
+    "source": "zed-industries/zed crates/zeta_prompt/src/zeta_prompt.rs, module zeta1 (format_zeta1_prompt, "
+    "clean_zeta1_model_output; the version whose ZetaFormat default is V0131GitMergeMarkersPrefix); "
+    "huggingface.co/zed-industries/zeta (model card)",
+    "patterns": ["*zeta*"],
+    "edit": {
+        "template": ZETA1_INSTRUCTION
+        + "### User Edits:\n\n{history}\n\n### User Excerpt:\n\n{excerpt}\n\n### Response:\n",
+        "history_item": "User edited {path}:\n```diff\n{diff}\n```",
+        "history_sep": "\n\n",
+        "excerpt": "```{path}\n{start_of_file}{before}<|editable_region_start|>\n{region}"
+        "<|editable_region_end|>\n{after}```",
+        "cursor": "<|user_cursor_is_here|>",
+        "start_of_file": "<|start_of_file|>\n",
+        # ours: zed sizes the excerpt in tokens (150-token region, 350 of context)
+        "context_lines_before": 8,
+        "context_lines_after": 8,
+        "region_lines_above": 1,
+        "region_lines_below": 8,
+        "answer": {
+            "start": "<|editable_region_start|>",
+            "end": ["<|editable_region_end|>"],
+            "require_end": True,
+            "strip": ["<|user_cursor_is_here|>"],
+        },
+    },
+}
+BUILTIN_RECORDS["zeta2"] = {
+    "description": "Zed's Zeta 2 (Seed-Coder-8B fine-tune): suffix first, git merge markers, NO_EDITS.",
+    "source": "zed-industries/zed crates/zeta_prompt/src/zeta_prompt.rs, module seed_coder "
+    "(ZetaFormat::V0304SeedNoEdits, the newest Seed-Coder format; write_event as at commit "
+    "ef3ed54d11abac36149ddfff39af7b5a5fa8669c); zed.dev/blog/how-we-developed-zeta2",
+    "patterns": ["*zeta-2*", "*zeta2*", "*zeta_2*"],
+    "edit": {
+        "template": "<[fim-suffix]>{after_nl}<[fim-prefix]>{files}{history}{excerpt}<[fim-middle]>",
+        "file_item": "<filename>{path}\n{content}",
+        "files_block": "{items}\n",
+        "history_item": "--- a/{path}\n+++ b/{path}\n{diff}\n",
+        "history_block": "<filename>edit_history\n{items}\n",
+        "excerpt": "<filename>{path}\n{before}<<<<<<< CURRENT\n{region}=======\n",
+        "cursor": "<|user_cursor|>",
+        # ours: zed sizes the region in tokens (350) with 150 tokens of context
+        "context_lines_before": 20,
+        "context_lines_after": 20,
+        "region_lines_above": 2,
+        "region_lines_below": 10,
+        "stop": ["<[end\u2581of\u2581sentence]>", "<[fim-prefix]>", "<[fim-suffix]>", "<[fim-middle]>"],
+        "answer": {
+            "end": [">>>>>>> UPDATED"],
+            "require_end": True,
+            "no_edits": "NO_EDITS",
+            "strip": ["<|user_cursor|>"],
+        },
+    },
+}
+BUILTIN_RECORDS["instinct"] = {
+    "description": "Continue's Instinct (Qwen2.5-Coder-7B fine-tune): system prompt, chat turn.",
+    "source": "continuedev/continue core/nextEdit/constants.ts @345d893df87570f5991a0cc9a413eb1b44c1d122 "
+    "(system prompt, markers, window), templating/NextEditPromptEngine.ts "
+    "@f6b44d7000c76f9a4f6af44516910bc429032b23 (template), templating/instinct.ts "
+    "@d1f06da04e9e62120ec93f6663611d6c644e4194 (blocks), providers/InstinctNextEditProvider.ts "
+    "@c8886c2330c86a9a107cac4de97a1330cb61ba59",
+    "patterns": ["*instinct*"],
+    "edit": {
+        "chat": True,
+        "system": INSTINCT_SYSTEM,
+        "template": INSTINCT_USER_PREFIX + "\n\n### Context:\n{files}\n\n### User Edits:\n\n{history}\n\n"
+        "### User Excerpt:\n{path}\n\n{excerpt}```\n### Response:",
+        "file_item": "<|context_file|>: {path}\n<|snippet|>\n{content}",
+        "history_item": 'User edited file "{path}"\n\n```diff\n{diff}\n```',
+        "history_sep": "\n",
+        "excerpt": "{before}<|editable_region_start|>\n{region}<|editable_region_end|>{after_lines}",
+        "cursor": "<|user_cursor_is_here|>",
+        # a window of 25 lines either side of the cursor; the region from 1 line above to 5 below
+        "context_lines_before": 24,
+        "context_lines_after": 20,
+        "region_lines_above": 1,
+        "region_lines_below": 5,
+        # the answer is the region itself ("Do not include the tags"); tags a model echoes anyway
+        "answer": {
+            "start": "<|editable_region_start|>",
+            "end": ["<|editable_region_end|>"],
+            "strip": ["<|user_cursor_is_here|>"],
+        },
+    },
+}
+BUILTIN_RECORDS["sweep-next-edit"] = {
+    "description": "Sweep Next-Edit 0.5B-7B (Qwen2.5-Coder fine-tunes): original/current/updated blocks.",
+    "source": "sweepai/cursortab.nvim server/provider/sweep/sweep.go "
+    "@69dd263e0e3fa2e111165a9ec65c400151ad563f (prompt, 21-line window, stops); "
+    "sweepai/vscode-nes src/local/completions.ts "
+    "@9bce2d776b4070ceff548e4b10b381f3cc701053; blog.sweep.dev/posts/oss-next-edit",
+    "patterns": ["*sweep-next-edit*", "*sweep_next_edit*", "*sweep-nes*"],
+    "edit": {
+        "template": "{files}{history}<|file_sep|>original/{path}\n{original}<|file_sep|>current/{path}\n"
+        "{excerpt}<|file_sep|>updated/{path}\n",
+        "file_item": "<|file_sep|>{path}\n{content}",
+        "history_item": "<|file_sep|>{path}.diff\noriginal:\n{old}\nupdated:\n{new}\n",
+        "excerpt": "{region}",
+        # the window is the region: 10 lines above the cursor's line and 10 below
+        "context_lines_before": 0,
+        "context_lines_after": 0,
+        "region_lines_above": 10,
+        "region_lines_below": 10,
+        "stop": ["<|file_sep|>", "</s>", "<|endoftext|>"],
+        "answer": {"end": ["<|file_sep|>", "</s>", "<|endoftext|>"]},
+    },
+}
+BUILTIN_RECORDS["edit-chat"] = {
+    "description": "Edit predictions from any instruction/chat model: the region between markers, "
+    "the rewrite between <REWRITE> and </REWRITE>.",
+    "source": "ours (the markers follow Zeta 1 and Instinct)",
+    "edit": {
+        "chat": True,
+        "system": EDIT_CHAT_SYSTEM,
+        "template": "{files}{history}{excerpt}\n\nRewrite the editable region. Answer with "
+        "<REWRITE>...</REWRITE> only.",
+        "file_item": "<FILE path={path}>\n{content}</FILE>\n",
+        "files_block": "Other files, for reference:\n{items}\n",
+        "history_item": "--- a/{path}\n+++ b/{path}\n{diff}\n",
+        "history_block": "The recent edits, oldest first:\n{items}\n",
+        "excerpt": "File: {path}\n```\n{before}<|editable_region_start|>\n{region}"
+        "<|editable_region_end|>\n{after}```",
+        "cursor": "<|cursor|>",
+        "context_lines_before": 30,
+        "context_lines_after": 30,
+        "region_lines_above": 2,
+        "region_lines_below": 8,
+        "answer": {
+            "start": "<REWRITE>",
+            "require_start": True,
+            "end": ["</REWRITE>"],
+            "require_end": True,
+            "strip": ["<|cursor|>", "<|editable_region_start|>", "<|editable_region_end|>"],
+        },
+    },
+}

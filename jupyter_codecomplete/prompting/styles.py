@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import string
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -138,6 +138,109 @@ class NotebookSpec(BaseModel):
     _tmpl = field_validator("output_label", "error_label", "candidates_label")(_check_notebook_template)
 
 
+EDIT_FIELDS = frozenset(
+    {
+        "path",
+        "language_tag",
+        "files",
+        "history",
+        "excerpt",
+        "items",
+        "content",
+        "diff",
+        "old",
+        "new",
+        "start_of_file",
+        "before",
+        "region",
+        "after",
+        "after_nl",
+        "after_lines",
+        "original",
+    }
+)
+
+
+def _check_edit_template(value: str) -> str:
+    return _check_template(value, EDIT_FIELDS)
+
+
+class EditAnswerSpec(BaseModel):
+    """How a next-edit model's answer carries the rewritten editable region.
+
+    The region is the text after ``start`` (when given; one line break after it is skipped) up to
+    the first of ``end`` (cleaning gives it the region's final line break, or takes one off).
+    ``require_start`` / ``require_end``: an answer without them is in the wrong format / never
+    ended, and gives no edit. ``no_edits``:
+    an answer that starts with it means "nothing to change". ``strip``: markers removed first (the
+    cursor marker a model may echo). ``fences``: a Markdown fence around the region is removed.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    start: str | None = None
+    require_start: bool = False
+    end: list[str] = Field(default_factory=list)
+    require_end: bool = False
+    no_edits: str | None = None
+    strip: list[str] = Field(default_factory=list)
+    fences: bool = True
+
+
+class EditSpec(BaseModel):
+    """A next-edit prompt format: the editable region around the cursor, the user's recent edits,
+    other files, and how the answer (the rewritten region) is read.
+
+    ``template`` is the whole prompt (or, with ``chat``, the user message after ``system``), with
+    ``{files}``, ``{history}``, ``{excerpt}``, ``{path}``, ``{language_tag}``. ``{files}`` is
+    ``files_block`` around the ``file_item`` of each other file (``{path}``, ``{content}``: with a
+    final line break) joined by ``file_sep``, or ``files_empty``; ``{history}`` likewise from
+    ``history_item`` per recent edit (``{path}``, ``{diff}``: its hunks without file headers and
+    without a final line break, ``{old}`` / ``{new}``: the hunks' old and new sides).
+    ``excerpt`` shows the document: ``{before}`` (up to ``context_lines_before`` lines before the
+    region; None: all), ``{region}`` (the region with ``cursor`` at the cursor, ending in a line
+    break), ``{after}`` (up to ``context_lines_after`` lines after it), ``{after_nl}`` (the same,
+    ending in a line break), ``{after_lines}`` (a line break and ``{after}`` without its last one,
+    or nothing), ``{start_of_file}`` (``start_of_file`` when the excerpt starts the document),
+    ``{original}`` (the region before the most recent edit, or as it is, with a final line break).
+    Without a region from the client, the region is the cursor's line with ``region_lines_above``
+    lines above and ``region_lines_below`` below.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    chat: bool = False
+    system: str = ""
+    template: str
+    file_item: str = "{path}\n{content}"
+    file_sep: str = ""
+    files_block: str = "{items}"
+    files_empty: str = ""
+    history_item: str = "{diff}"
+    history_sep: str = ""
+    history_block: str = "{items}"
+    history_empty: str = ""
+    excerpt: str
+    cursor: str = ""
+    start_of_file: str = ""
+    context_lines_before: int | None = Field(default=None, ge=0)
+    context_lines_after: int | None = Field(default=None, ge=0)
+    region_lines_above: int = Field(default=1, ge=0)
+    region_lines_below: int = Field(default=5, ge=0)
+    stop: list[str] = Field(default_factory=list)
+    answer: EditAnswerSpec = Field(default_factory=EditAnswerSpec)
+
+    _tmpl = field_validator(
+        "system",
+        "template",
+        "file_item",
+        "files_block",
+        "files_empty",
+        "history_item",
+        "history_block",
+        "history_empty",
+        "excerpt",
+    )(_check_edit_template)
+
+
 class PromptStyle(BaseModel):
     """One model family's prompt format. See the module docstring for template fields."""
 
@@ -170,6 +273,8 @@ class PromptStyle(BaseModel):
     no_infill: bool = False
     # Cell outputs and kernel candidates: their labels (comment lines), or off for this family.
     notebook: NotebookSpec = Field(default_factory=NotebookSpec)
+    # A next-edit format (edit predictions): the family rewrites an editable region.
+    edit: EditSpec | None = None
 
     _tmpl = field_validator("prompt_start", "prompt_end", "header")(_check_template)
 
@@ -196,8 +301,30 @@ class PromptStyle(BaseModel):
         return not (self.repo is not None and self.repo.fim_prefix_header)
 
     @property
+    def edit_only(self) -> bool:
+        """A next-edit format and nothing else (no FIM, chat or repository format of its own)."""
+        return self.edit is not None and self.fim is None and not self.chat and self.repo is None
+
+    @property
     def supports_repository(self) -> bool:
         return self.repo is not None or self.chat
+
+    def vocabulary_tokens(self) -> tuple[list[str], list[str]]:
+        """The family's special tokens as its tokenizer spells them: its FIM tokens, and the others
+        it declares (FIM pad, repository tokens, stop and end-of-text tokens that look like tokens).
+        A server that has them all as single tokens serves a model of this family, whatever its file
+        is called (:meth:`StyleRegistry.for_vocabulary`)."""
+        if self.fim is None:
+            return [], []
+        spelled = (self.fim.prefix, self.fim.suffix, self.fim.middle)
+        fim = [t for t in map(_as_token, spelled) if t]
+        others: list[str] = []
+        repo = [self.repo.repo_name, self.repo.file_sep] if self.repo is not None else []
+        for text in (self.fim.pad, *repo, *self.stop, *self.eot):
+            token = _as_token(text or "")
+            if token and token not in fim and token not in others:
+                others.append(token)
+        return fim, others
 
     def capabilities(self) -> dict[str, bool]:
         return {
@@ -205,7 +332,17 @@ class PromptStyle(BaseModel):
             "repository": self.supports_repository,
             "native_suffix": self.native_suffix,
             "chat": self.chat,
+            "edit": self.edit is not None,
         }
+
+
+def _as_token(text: str) -> str | None:
+    """``text`` without surrounding spaces when it looks like a special token (``<|fim_prefix|>``,
+    ``<PRE>``, ``[SUFFIX]``, ``</s>``), else None."""
+    token = text.strip()
+    if len(token) >= 3 and token[0] in "<[" and token[-1] in ">]" and not any(c.isspace() for c in token):
+        return token
+    return None
 
 
 def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -254,6 +391,8 @@ def _load_builtins() -> dict[str, PromptStyle]:
 
 BUILTIN_STYLES: dict[str, PromptStyle] = _load_builtins()
 DEFAULT_STYLE = "raw"
+# the next-edit style of a model that has none of its own (any instruction/chat model)
+GENERIC_EDIT_STYLE = "edit-chat"
 
 
 class StyleRegistry:
@@ -297,18 +436,62 @@ class StyleRegistry:
     def is_user(self, name: str) -> bool:
         return name in self._user
 
+    def vocabulary_tokens(self, limit: int = 128) -> list[str]:
+        """Every special token a FIM family declares (FIM tokens first), at most ``limit``: what a
+        client asks a model server to tokenize to learn the family it serves."""
+        fim: list[str] = []
+        others: list[str] = []
+        for style in self._fim_styles():
+            first, rest = style.vocabulary_tokens()
+            fim += [t for t in first if t not in fim]
+            others += [t for t in rest if t not in others]
+        return [*fim, *[t for t in others if t not in fim]][:limit]
+
+    def _fim_styles(self) -> list[PromptStyle]:
+        return [s for s in self._styles.values() if s.fim is not None and not s.chat and not s.no_infill]
+
+    def for_vocabulary(self, single: Collection[str], model_name: str = "") -> PromptStyle | None:
+        """The FIM family whose tokens the model's vocabulary has as single special tokens
+        (``single``: the tokens of :meth:`vocabulary_tokens` that the server tokenized to one
+        token), or None when no family's FIM tokens are all there.
+
+        Among the families that pass, the one ``model_name`` names wins; then the one with the
+        largest share of its other declared tokens present, then the most of them, then the first
+        record (a base family before the variants derived from it)."""
+        named = self.for_model(model_name) if model_name else None
+        best: tuple[tuple[int, float, int, int], PromptStyle] | None = None
+        for index, style in enumerate(self._fim_styles()):
+            fim, others = style.vocabulary_tokens()
+            if not fim or any(t not in single for t in fim):
+                continue
+            present = sum(t in single for t in others)
+            share = present / len(others) if others else 1.0
+            key = (int(named is not None and named.name == style.name), share, present, -index)
+            if best is None or key > best[0]:
+                best = (key, style)
+        return best[1] if best else None
+
     def for_model(self, model_name: str) -> PromptStyle:
         """The style whose longest pattern matches ``model_name`` (case-insensitive ``fnmatch``).
 
         On equal length a user record wins over a built-in. No match: the default style.
         """
+        return self._best(model_name, self._styles.values()) or self._styles[self.default]
+
+    def for_edits(self, model_name: str) -> PromptStyle:
+        """The next-edit style for ``model_name``: as :meth:`for_model`, among the styles with a
+        next-edit format; no match: the generic one for instruction models (:data:`GENERIC_EDIT_STYLE`)."""
+        with_edits = [s for s in self._styles.values() if s.edit is not None]
+        return self._best(model_name, with_edits) or self.get(GENERIC_EDIT_STYLE)
+
+    def _best(self, model_name: str, styles: Iterable[PromptStyle]) -> PromptStyle | None:
         name = model_name.lower()
         best: tuple[int, int, PromptStyle] | None = None
-        for style in self._styles.values():
+        for style in styles:
             rank = 1 if style.name in self._user else 0
             for pat in style.patterns:
                 if fnmatch.fnmatchcase(name, pat.lower()):
                     key = (len(pat), rank)
                     if best is None or key > best[:2]:
                         best = (len(pat), rank, style)
-        return best[2] if best else self._styles[self.default]
+        return best[2] if best else None

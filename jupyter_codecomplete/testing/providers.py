@@ -260,19 +260,42 @@ class LlamaCppPropsHandler(RecordingHandler):
         )
 
 
+class LlamaCppTokenizeHandler(RecordingHandler):
+    """``POST /tokenize`` as llama.cpp answers it: a special token of the model's vocabulary is one
+    token (its piece the token's text), other text one token per character (ids are made up)."""
+
+    def post(self) -> None:
+        up = self.upstream
+        body = json.loads(self.request.body or b"{}")
+        content = str(body.get("content", ""))
+        vocabulary = up.vocabulary if isinstance(up, LlamaCppUpstream) else ()
+        pieces = [content] if content in vocabulary else list(content)
+        if body.get("with_pieces"):
+            self.write({"tokens": [{"id": 1000 + i, "piece": p} for i, p in enumerate(pieces)]})
+        else:
+            self.write({"tokens": [1000 + i for i, _ in enumerate(pieces)]})
+
+
 class LlamaCppHealthHandler(RecordingHandler):
     def get(self) -> None:
         self.write({"status": "ok"})
 
 
 class LlamaCppUpstream(ScriptedUpstream):
-    """``fim``: whether the loaded model has FIM tokens (else ``/infill`` answers 501)."""
+    """``fim``: whether the loaded model has FIM tokens (else ``/infill`` answers 501);
+    ``vocabulary``: the model's special tokens, for ``/tokenize``."""
 
     def __init__(
-        self, config: UpstreamConfig | None = None, port: int = 0, host: str = "127.0.0.1", fim: bool = True
+        self,
+        config: UpstreamConfig | None = None,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        fim: bool = True,
+        vocabulary: tuple[str, ...] = (),
     ) -> None:
         super().__init__(config, port, host)
         self.fim = fim
+        self.vocabulary = vocabulary
 
     def routes(self) -> list[Route]:
         return [
@@ -280,6 +303,7 @@ class LlamaCppUpstream(ScriptedUpstream):
             (r"/infill", LlamaCppInfillHandler),
             (r"/completion", LlamaCppCompletionHandler),
             (r"/props", LlamaCppPropsHandler),
+            (r"/tokenize", LlamaCppTokenizeHandler),
             (r"/health", LlamaCppHealthHandler),
         ]
 

@@ -17,7 +17,11 @@ the prompt is, how a token, the last event, a whole answer and an error are fram
   unexpected shape), ``no_finish_reason``, ``echo_prompt``, ``literal_newlines``, ``leading_space``,
   ``repeat`` (the completion N times), ``model`` (the reported model), ``ttft_s``/``token_s``
   (time to first token, between tokens), ``ignore_max_tokens`` (send everything whatever the
-  limit), ``piece_chars`` (events of N characters instead of word-like tokens).
+  limit), ``piece_chars`` (events of N characters instead of word-like tokens), ``lockstep``
+  (before each token after the first, wait up to N seconds until the client reports, through
+  :attr:`ScriptedServer.client_seen`, that it shows the text sent so far, trailing whitespace
+  aside: a server that holds a piece back makes every such wait run out, counted in
+  ``RequestRecord.lockstep_timeouts``).
 
 Servers run through :class:`~jupyter_codecomplete.testing.server.LocalServer` (threads, ports).
 """
@@ -59,6 +63,7 @@ class RequestRecord:
     closed_at: float | None = None
     tokens_after_close: int = 0
     token_times: list[float] = field(default_factory=list)
+    lockstep_timeouts: int = 0  # ``lockstep`` waits that ran out (the client never saw the text)
 
 
 @dataclass
@@ -77,6 +82,8 @@ class ScriptedServer(LocalServer):
         super().__init__(port, host)
         self.config = config or UpstreamConfig()
         self.records: list[RequestRecord] = []
+        # ``lockstep`` rules: characters of the suggestion the client says it shows (set by the test)
+        self.client_seen = 0
 
     def rule_for(self, text: str) -> Rule:
         """The first rule whose ``contains`` is in ``text`` ({} when none: the default completion)."""
@@ -237,6 +244,15 @@ class ScriptedHandler(RecordingHandler):
             await asyncio.sleep(ttft)
         await self.stream(tokens, finish, model, rule, rec)
 
+    async def _lockstep(self, shown: int, wait: float, rec: RequestRecord) -> None:
+        """Wait (at most ``wait`` seconds) until the client shows ``shown`` characters."""
+        end = time.monotonic() + wait
+        while self.upstream.client_seen < shown and not rec.client_closed:
+            if time.monotonic() > end:
+                rec.lockstep_timeouts += 1
+                return
+            await asyncio.sleep(0.002)
+
     async def stream(
         self, tokens: list[str], finish: str, model: str, rule: Rule, rec: RequestRecord
     ) -> None:
@@ -244,7 +260,10 @@ class ScriptedHandler(RecordingHandler):
         drip = float(rule.get("drip_s", 0))
         close_after = rule.get("close_after")
         stream_error = rule.get("stream_error")
+        lockstep = float(rule.get("lockstep", 0))
         for i, tok in enumerate(tokens):
+            if lockstep and i:
+                await self._lockstep(len("".join(tokens[:i]).rstrip()), lockstep, rec)
             if close_after is not None and i >= int(close_after):
                 hang_up(self)
                 return

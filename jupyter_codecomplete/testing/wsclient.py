@@ -54,7 +54,7 @@ def request(number: int, prefix: str, suffix: str = "", **fields: Any) -> Messag
 def is_final(msg: Message) -> bool:
     """Whether ``msg`` is the last message of its request: an error, the done chunk, a whole reply."""
     kind = msg.get("type")
-    if kind == "error":
+    if kind in ("error", "edit_prediction"):
         return True
     if kind == "stream":
         return bool(msg.get("done"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from ..protocol import CompletionRequestBody
+from ..protocol import CompletionRequestBody, EditPredictionReply, EditPredictionRequest
 
 _ERROR = {
     "type": "object",
@@ -51,6 +51,19 @@ def _days() -> dict[str, Any]:
         "description": "only the events of the last N days",
         "schema": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 100000},
     }
+
+
+def _ws_schemas() -> dict[str, Any]:
+    """The websocket's edit-prediction messages (``api/codecomplete/inline``, docs/protocol.md),
+    listed here for tools that read schemas; they are not REST bodies."""
+    out: dict[str, Any] = {}
+    for model in (EditPredictionRequest, EditPredictionReply):
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        out.update(schema.pop("$defs", {}))
+        about = schema.get("description", "")
+        schema["description"] = "Websocket message (api/codecomplete/inline). " + about
+        out[model.__name__] = schema
+    return out
 
 
 def openapi_document() -> dict[str, Any]:
@@ -142,5 +155,7 @@ def openapi_document() -> dict[str, Any]:
                 }
             },
         },
-        "components": {"schemas": {"CompletionRequest": body_schema, "Error": _ERROR, **defs}},
+        "components": {
+            "schemas": {"CompletionRequest": body_schema, "Error": _ERROR, **defs, **_ws_schemas()}
+        },
     }

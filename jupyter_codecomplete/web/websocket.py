@@ -42,6 +42,7 @@ from ..protocol import (
     PROTOCOL_VERSIONS,
     CancelRequest,
     ClientHello,
+    EditPredictionRequest,
     ErrorInfo,
     ErrorReply,
     HelloMessage,
@@ -51,6 +52,8 @@ from ..protocol import (
     InlineCompletionRequest,
     InlineCompletionStreamChunk,
     UsageMessage,
+    WarmReply,
+    WarmRequest,
     client_message_adapter,
     nesting_depth,
     number_hint,
@@ -219,7 +222,54 @@ class StartGate:
             self._schedule(loop)
 
 
+class WarmSlot:
+    """At most one warm-up in flight in the server (the model server has one cache to warm), and
+    none while a suggestion streams: a completion request cancels the warm-up in flight; a warm-up
+    that comes while one streams is refused (``busy``); a newer warm-up supersedes the older. The
+    canceller answers the cancelled warm-up (it may not have started)."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None
+        self.owner: InlineCompletionWebSocket | None = None
+        self.number = -1
+        self._streaming = 0  # completion requests being served, on every socket
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _here(self) -> None:
+        """A new event loop (tests): nothing of the old one carries over."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop, self.task, self.owner, self._streaming = loop, None, None, 0
+
+    @property
+    def streaming(self) -> int:
+        self._here()
+        return self._streaming
+
+    def serving(self, delta: int) -> None:
+        self._here()
+        self._streaming = max(0, self._streaming + delta)
+
+    def hold(self, task: asyncio.Task[None], owner: InlineCompletionWebSocket, number: int) -> None:
+        self.cancel()
+        self.task, self.owner, self.number = task, owner, number
+
+    def release(self, task: asyncio.Task[None] | None) -> None:
+        if task is not None and self.task is task:
+            self.task, self.owner = None, None
+
+    def cancel(self) -> None:
+        self._here()
+        task, owner = self.task, self.owner
+        self.task, self.owner = None, None
+        if task is not None and not task.done():
+            task.cancel()
+            if owner is not None:
+                owner.send(WarmReply(reply_to=self.number, warmed=False, reason="superseded"), defer=True)
+
+
 START_GATE = StartGate()
+WARM_SLOT = WarmSlot()
 # Incoming messages (parse, validate, supersede) go through a wider gate of their own: a burst
 # from hundreds of sockets is handled over several loop iterations, each socket's in order
 # (tornado reads a socket's next frame only when on_message is done with the previous one).
@@ -323,9 +373,13 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self._outbox: list[bytes] = []  # deferred messages, written with the next one
         self._flush_timer: asyncio.TimerHandle | None = None
         self._usage_writes: set[asyncio.Task[int]] = set()
+        self._warm_task: asyncio.Task[None] | None = None
+        handler = self.completion_handler
         hello = HelloMessage(
-            model=self.completion_handler.model_info(None),
+            model=handler.model_info(None),
             max_message_bytes=self.max_message_bytes,
+            features=["edit_prediction"] if handler.supports_edits else [],
+            warm=handler.warms(None),
             usage=self.usage_store is not None,
         )
         self.send(hello)
@@ -454,6 +508,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         if isinstance(msg, ClientHello):
             self.negotiate(msg.protocol)
             return
+        if isinstance(msg, WarmRequest):
+            self.start_warm(msg)
+            return
         if isinstance(msg, UsageMessage):
             self.record_usage(msg)
             return
@@ -466,6 +523,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
                     f"Request {msg.number} is not running (finished, cancelled, or never sent).",
                 )
             return
+        WARM_SLOT.cancel()  # a suggestion is asked for: no warm-up beside it
         for number in [n for n in self._tasks if n < msg.number]:
             self.cancel(number, "superseded")
         if msg.number in self._tasks:
@@ -519,11 +577,53 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self.send_payload(_stopped_reply(number, why), defer=True)
         return True
 
-    async def serve(self, request: InlineCompletionRequest) -> None:
+    def start_warm(self, request: WarmRequest) -> None:
+        """A warm-up (protocol 3): run it in the one warm slot, or say why not."""
+        number = request.number
+
+        def refuse(reason: str) -> None:
+            self.send(WarmReply(reply_to=number, warmed=False, reason=reason))  # type: ignore[arg-type]
+
+        if self.protocol_version < 3:
+            return refuse("protocol")
+        if not self.completion_handler.warms(request):
+            return refuse("off")
+        if WARM_SLOT.streaming:
+            return refuse("busy")
+        task = asyncio.get_running_loop().create_task(self.warm(request), name=f"codecomplete:warm:{number}")
+        WARM_SLOT.hold(task, self, number)
+        self._warm_task = task
+
+    async def warm(self, request: WarmRequest) -> None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            await self.completion_handler.warm(request)
+        except asyncio.CancelledError:
+            return  # the canceller has answered
+        except Exception as exc:
+            self.log.debug("codecomplete warm-up #%s failed: %s", request.number, exc)
+            self.send(WarmReply(reply_to=request.number, warmed=False, reason="failed"), defer=True)
+            return
+        finally:
+            WARM_SLOT.release(asyncio.current_task())
+        ms = (loop.time() - started) * 1000
+        self.send(WarmReply(reply_to=request.number, warmed=True, ms=round(ms, 1)), defer=True)
+
+    async def serve(self, request: InlineCompletionRequest | EditPredictionRequest) -> None:
+        WARM_SLOT.serving(+1)
+        try:
+            await self._serve(request)
+        finally:
+            WARM_SLOT.serving(-1)
+
+    async def _serve(self, request: InlineCompletionRequest | EditPredictionRequest) -> None:
         handler = self.completion_handler
         try:
             await START_GATE.enter()
-            if request.stream:
+            if isinstance(request, EditPredictionRequest):
+                self.send(await handler.handle_edit_request(request))
+            elif request.stream:
                 self.send(
                     InlineCompletionReply(
                         reply_to=request.number,
@@ -567,6 +667,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             self._flush_timer.cancel()  # type: ignore[union-attr]  # checked just above
             self._flush_timer = None
         self._outbox = []
+        warm = getattr(self, "_warm_task", None)
+        if warm is not None and WARM_SLOT.task is warm:
+            WARM_SLOT.cancel()  # no one waits for this socket's warm-up (the answer is dropped)
         for task in list(getattr(self, "_tasks", {}).values()):
             task.cancel()
         self._tasks = {}

@@ -102,7 +102,7 @@ describe('CodeCompleteProvider', () => {
     expect(await result).toEqual({
       items: [{ insertText: '\n    return a + b', isIncomplete: false }]
     });
-    expect(activity).toEqual(['started', 'succeeded']);
+    expect(activity).toEqual(['started', 'shown', 'succeeded']);
   });
 
   it('streams: fetch returns a token item, stream() yields the growing text', async () => {
@@ -131,7 +131,7 @@ describe('CodeCompleteProvider', () => {
       { insertText: '\n    ret', isIncomplete: true },
       { insertText: '\n    return a + b', isIncomplete: false }
     ]);
-    expect(activity).toEqual(['started', 'succeeded']);
+    expect(activity).toEqual(['started', 'shown', 'succeeded']);
     // A token is used once.
     const again: any[] = [];
     for await (const update of provider.stream(token)) {
@@ -293,7 +293,7 @@ describe('CodeCompleteProvider', () => {
     expect(seenB).toEqual([
       { insertText: 'half', error: { message: 'Timed out: model too slow' } }
     ]);
-    expect(activity).toEqual(['started', 'started', 'cancelled', 'failed']);
+    expect(activity).toEqual(['started', 'started', 'shown', 'shown', 'cancelled', 'failed']);
   });
 
   describe('typing through a suggestion', () => {
@@ -316,7 +316,7 @@ describe('CodeCompleteProvider', () => {
         items: [{ insertText: ' + b', isIncomplete: false }]
       });
       expect(client.requests.length).toBe(1);
-      expect(activity).toEqual(['started', 'succeeded', 'reused', 'reused']);
+      expect(activity).toEqual(['started', 'shown', 'succeeded', 'reused', 'reused']);
     });
 
     it("takes the editor's auto-indent after Enter", async () => {

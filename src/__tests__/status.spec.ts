@@ -103,6 +103,43 @@ describe('StatusModel', () => {
   });
 });
 
+describe('StatusModel: what the server says about the model (issue 23)', () => {
+  it('is not "ready" while the model\'s server did not answer the start-up check', () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    model.model = { name: 'qwen', backend: 'ollama', problem: 'no answer on 127.0.0.1:11434' };
+    expect(model.state).toBe('error');
+    expect(model.message).toContain('Not ready: no answer on 127.0.0.1:11434');
+    expect(model.message).not.toContain('ready.');
+    model.model = { name: 'qwen', backend: 'ollama', problem: null };
+    expect(model.state).toBe('idle');
+  });
+
+  it("a switch clears the old model's error at once", () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    model.model = { name: 'old', backend: 'openai' };
+    model.failed(1, backendDown);
+    expect(model.state).toBe('error');
+    model.switched({ name: 'new', backend: 'ollama', problem: null });
+    expect(model.state).toBe('idle');
+    expect(model.label).toBe('new');
+  });
+
+  it('shows the notice in the hover', () => {
+    const model = new StatusModel();
+    model.setConnection('connected');
+    model.model = {
+      name: 'codecomplete-demo',
+      backend: 'embedded',
+      demo: true,
+      notice: 'llamacpp on 127.0.0.1:8080 serves model.gguf, which cannot fill in the middle'
+    };
+    expect(model.message).toContain('cannot fill in the middle');
+    expect(model.label).toBe('codecomplete-demo (demo)');
+  });
+});
+
 describe('StatusWidget', () => {
   it('reflects the model in data-state, label and hover text', () => {
     const model = new StatusModel();
@@ -174,5 +211,63 @@ describe('StatusWidget', () => {
     Widget.detach(widget);
     widget.dispose();
     editor.remove();
+  });
+});
+
+describe('saying when the model is too slow', () => {
+  it('says so once the median time to show passes 1.5 s, with what helps', () => {
+    jest.useFakeTimers();
+    try {
+      const model = new StatusModel();
+      model.model = {
+        name: 'big-coder',
+        backend: 'openai',
+        reported: null,
+        style: null,
+        demo: false
+      };
+      const ask = (n: number, ms: number) => {
+        model.started(n);
+        jest.advanceTimersByTime(ms);
+        model.shown(n);
+        model.succeeded(n);
+      };
+      for (let i = 0; i < 4; i++) {
+        ask(i, 3000);
+      }
+      expect(model.label).toBe('big-coder'); // too few to judge
+      ask(4, 400);
+      ask(5, 2500); // median of 3000 x4, 400, 2500: slow
+      expect(model.label).toBe('big-coder · slow');
+      expect(model.message).toContain('Suggestions take 3.0 s to appear');
+      expect(model.message).toContain('speculative decoding');
+      // another model is judged afresh
+      model.model = {
+        name: 'small-coder',
+        backend: 'openai',
+        reported: null,
+        style: null,
+        demo: false
+      };
+      expect(model.label).toBe('small-coder');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('stays quiet for a fast model', () => {
+    jest.useFakeTimers();
+    try {
+      const model = new StatusModel();
+      for (let i = 0; i < 20; i++) {
+        model.started(i);
+        jest.advanceTimersByTime(i % 5 === 0 ? 4000 : 300); // now and then a slow one
+        model.shown(i);
+      }
+      expect(model.label).not.toContain('slow');
+      expect(model.message).not.toContain('Suggestions take');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -33,7 +33,7 @@ export const modelDialogPlugin: JupyterFrontEndPlugin<void> = {
           }),
           translator: translator ?? nullTranslator,
           onSwitched: model => {
-            status.model = model;
+            status.switched(model);
           }
         })
     });

@@ -10,6 +10,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { editorState } from '../editorstate';
 import { KernelCompleter } from '../kernel';
 import { registerPartialAccept } from '../partial';
+import { registerAcceptFollowUp } from '../prefetch';
 import { CodeCompleteProvider } from '../provider';
 import { CompletionSocket } from '../socket';
 import {
@@ -54,6 +55,7 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
       collectCells: context => collectCells(context, resolveLanguage),
       collectDocuments: () => collectOpenDocuments(app, resolveLanguage),
       editorState: context => editorState(context.widget),
+      prefetchDelay: () => settings.debounce,
       kernelCandidates: (request, context, language) =>
         kernelCompleter.candidates(
           context.session?.kernel,
@@ -82,7 +84,20 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
     });
     // Typing through, partial accept (issue 17): one block.
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
-    registerPartialAccept({ app, manager, provider, trans });
+    registerPartialAccept({
+      app,
+      manager,
+      provider,
+      trans,
+      suggestAfterAccept: () => settings.current.suggestAfterAccept
+    });
+    // The suggestion after an accept (issue 29): asked for at once after Tab.
+    registerAcceptFollowUp({
+      app,
+      manager,
+      expectAutomatic: text => provider.expectAutomatic(text),
+      settings: () => settings.current
+    });
     // Suggestions remembered from another model must not come back.
     socket.modelChanged.connect(() => provider.forget());
     return provider;

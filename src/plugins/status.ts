@@ -7,6 +7,7 @@
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { IDocumentWidget } from '@jupyterlab/docregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
+import { Notification } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
@@ -16,6 +17,7 @@ import { isLanguageEnabled } from '../settings';
 import { CompletionSocket } from '../socket';
 import { StatusModel, StatusWidget } from '../status';
 import {
+  CommandIDs,
   ICodeCompleteProvider,
   ICodeCompleteSettings,
   ICodeCompleteStatus,
@@ -56,8 +58,30 @@ export const statusPlugin: JupyterFrontEndPlugin<StatusModel> = {
         delay !== null ? trans.__('Next attempt in %1 s.', Math.round(delay / 1000)) : ''
       );
     });
+    // What the server wants the user to know about the model that serves (a local server was
+    // found but cannot fill in the middle, so the demo model serves): once per distinct text.
+    const noticed = new Set<string>();
+    const tell = (notice: string | null | undefined): void => {
+      if (!notice || noticed.has(notice)) {
+        return;
+      }
+      noticed.add(notice);
+      Notification.info(notice, {
+        autoClose: 15000,
+        actions: app.commands.hasCommand(CommandIDs.chooseModel)
+          ? [
+              {
+                label: trans.__('Choose Model…'),
+                callback: () => void app.commands.execute(CommandIDs.chooseModel)
+              }
+            ]
+          : []
+      });
+    };
+    tell(socket.model?.notice);
     socket.modelChanged.connect((_, model) => {
       status.model = model;
+      tell(model?.notice);
     });
     socket.unmatchedError.connect((_, info) => {
       status.failed(-1, info);
@@ -69,6 +93,9 @@ export const statusPlugin: JupyterFrontEndPlugin<StatusModel> = {
           break;
         case 'succeeded':
           status.succeeded(activity.number);
+          break;
+        case 'shown':
+          status.shown(activity.number);
           break;
         case 'cancelled':
           status.failed(activity.number, null);

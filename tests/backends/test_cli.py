@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
 from jupyter_codecomplete.testing.providers import OllamaUpstream
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,3 +87,19 @@ def test_check_with_nothing_configured_uses_a_default(tmp_path: Path) -> None:
         assert "No model is configured" in proc.stdout
     elif "discovered" not in proc.stdout:
         assert "embedded" in proc.stdout and "codecomplete-demo" in proc.stdout
+
+
+def test_check_warns_when_the_model_writes_nothing(tmp_path: Path) -> None:
+    with ScriptedUpstream(UpstreamConfig(model="test-coder", default="")) as up:
+        config = f"""
+c.CodeCompleteApp.completion_model = {{"base_url": "{up.base_url}", "model": "test-coder", "style": "raw"}}
+"""
+        text = run_check(tmp_path, config, "--timeout", "10")
+        proc = run_check(tmp_path, config, "--timeout", "10", "--json")
+        tried = [r for r in up.records if r.path == "/v1/completions"]
+    assert "result:         OK" not in text.stdout, text.stdout
+    assert "result:         WARNING: the model wrote nothing for the sample" in text.stdout
+    comp = json.loads(proc.stdout)["models"][0]
+    assert comp["sample"] == "" and comp["tokens"] == 0
+    assert "wrote nothing" in comp["warning"]
+    assert len(tried) == 4  # two tries per run: a sampling model may end at once by chance

@@ -77,3 +77,14 @@ def test_report_names_every_server_probed_and_what_answered() -> None:
         f"ollama on 127.0.0.1:{up.port}: 1 model(s) (qwen2.5-coder:1.5b)",
         f"lmstudio on 127.0.0.1:{silent}: no answer",
     ]
+
+
+async def test_llamacpp_server_family_from_its_vocabulary() -> None:
+    # llama.cpp's /props names only the file; /tokenize (with pieces) says which FIM tokens the
+    # model's vocabulary has as single tokens: StarCoder2's, whatever the file is called
+    vocabulary = ("<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<fim_pad>", "<|endoftext|>")
+    vocabulary += ("<file_sep>", "<repo_name>")
+    with LlamaCppUpstream(UpstreamConfig(model="model"), vocabulary=vocabulary) as llama:
+        cfg = await adiscover_local_models(servers=[("llamacpp", llama.port)])
+    assert cfg is not None and cfg.backend == "llamacpp" and cfg.model == "model.gguf"
+    assert cfg.style == "starcoder2"

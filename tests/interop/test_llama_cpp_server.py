@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -154,3 +155,73 @@ async def test_cancel_stops_generation_on_the_server(jp_ws_fetch: Any, llama_ser
     await socket.send(request(2, "import os\n", ""))
     [reply] = await socket.until_done(2)
     assert reply["error"] is None, llama_server.output()[-3000:]
+
+
+# llama.cpp's own report of each request: how many prompt tokens it evaluated (the rest came from
+# its cache of the previous prompt)
+PERF = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
+LONG = "".join(f"def step_{i}(x):\n    return x * {i} + {i % 7}\n\n\n" for i in range(30))
+
+
+async def evaluated_after(server: LlamaCppServer, start: int, count: int = 1) -> list[int]:
+    """The prompt tokens of the next ``count`` requests the server reported after offset ``start``."""
+    for _ in range(200):
+        found = [int(n) for n in PERF.findall(server.output()[start:])]
+        if len(found) >= count:
+            return found
+        await asyncio.sleep(0.02)
+    raise AssertionError(server.output()[start:][-2000:])
+
+
+async def warm_reply(socket: Any, number: int) -> dict[str, Any]:
+    while True:
+        msg = await socket.recv(timeout=60)
+        if msg.get("reply_to") == number and msg["type"] == "warm":
+            return dict(msg)
+
+
+async def test_warm_up_fills_the_servers_cache(jp_ws_fetch: Any, llama_server: LlamaCppServer) -> None:
+    """The warm-up reaches the server as one request that evaluates the whole prompt; the request
+    for the same context then evaluates almost nothing (llama-cpp-python keeps the last prompt)."""
+    socket = await open_socket(jp_ws_fetch, protocol=3)
+    assert socket.hello is not None and socket.hello["warm"] is True
+    prefix = LONG + "def main(path):\n    "
+    start = len(llama_server.output())
+    await socket.send({**request(1, prefix, "\n"), "type": "warm"})
+    answer = await warm_reply(socket, 1)
+    assert answer["warmed"] is True, answer
+    [warm_tokens] = await evaluated_after(llama_server, start)
+    assert warm_tokens > 300
+    middle = len(llama_server.output())
+    msgs = await socket.complete(2, prefix, "\n")
+    assert msgs[-1]["error"] is None, msgs[-1]["error"]
+    await asyncio.sleep(0.2)
+    log = llama_server.output()[middle:]
+    assert "POST /v1/completions" in log
+    # the whole prompt was in the cache (nothing evaluated), or at most a few tokens
+    asked = [int(n) for n in PERF.findall(log)]
+    assert "full prompt already cached" in log or (asked and asked[0] <= 8), log[-2000:]
+
+
+async def test_a_request_right_after_a_warm_up_is_served_whole(
+    jp_ws_fetch: Any, llama_server: LlamaCppServer
+) -> None:
+    """A completion request cancels the warm-up in flight (its request is closed before the next
+    is sent: that server would otherwise end the next stream early); a newer warm-up supersedes an
+    older; every warm-up is answered; the suggestion comes whole."""
+    socket = await open_socket(jp_ws_fetch, protocol=3)
+    await socket.send({**request(1, LONG.replace("step", "phase"), "\n"), "type": "warm"})
+    await socket.send({**request(2, LONG.replace("step", "part"), "\n"), "type": "warm"})
+    await socket.send(request(3, LONG.replace("step", "stage") + "def run(items):\n    ", "\n", stream=True))
+    warm: dict[int, dict[str, Any]] = {}
+    chunks: list[dict[str, Any]] = []
+    while len(warm) < 2 or not (chunks and chunks[-1].get("done")):
+        msg = await socket.recv(timeout=60)
+        if msg["type"] == "warm":
+            warm[msg["reply_to"]] = msg
+        elif msg.get("reply_to") == 3:
+            chunks.append(msg)
+    assert chunks[-1]["error"] is None, chunks[-1]["error"]
+    assert suggestion(chunks)
+    assert warm[1]["reason"] == "superseded"
+    assert warm[2]["reason"] in ("superseded", None)  # the model may have finished it first

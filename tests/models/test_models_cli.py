@@ -48,7 +48,7 @@ def test_models_lists_every_source(tmp_path: Path, hub: FakeHub, ollama: OllamaU
     out = run(tmp_path, hub, ollama)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].split()[:6] == ["ID", "SOURCE", "STATUS", "SIZE", "STYLE", "FIM"]
+    assert lines[0].split()[:7] == ["ID", "ACTIVE", "SOURCE", "STATUS", "SIZE", "STYLE", "FIM"]
     text = out.stdout
     assert "qwen2.5-coder:1.5b" in text and "detected" in text
     assert "demo " in text and "disk" in text

@@ -198,6 +198,8 @@ def expected(style_name: str, request: dict[str, Any]) -> dict[str, Any]:
 def all_cases() -> dict[str, tuple[str, dict[str, Any]]]:
     cases: dict[str, tuple[str, dict[str, Any]]] = {}
     for name in BUILTIN_STYLES:
+        if BUILTIN_STYLES[name].edit_only:
+            continue  # next-edit formats only: tests/prompting/make_edit_golden.py
         for case, request in MODE_CASES.items():
             if supported(name, case):
                 cases[f"{name}--{case}"] = (name, request)

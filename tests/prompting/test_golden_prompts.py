@@ -47,7 +47,9 @@ def _modes_covered() -> dict[str, set[str]]:
 @pytest.mark.parametrize("name", sorted(BUILTIN_STYLES))
 def test_every_style_has_golden_cases_for_each_mode_it_supports(name: str) -> None:
     style = BUILTIN_STYLES[name]
-    if style.chat:
+    if style.edit_only:
+        wanted = set()  # a next-edit format only: its cases are in test_golden_edits.py
+    elif style.chat:
         wanted = {"chat"}
     else:
         wanted = {"completion"}

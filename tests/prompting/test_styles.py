@@ -6,6 +6,7 @@ import pytest
 
 from jupyter_codecomplete.prompting import BUILTIN_STYLES, PromptError, PromptStyle, StyleRegistry
 from jupyter_codecomplete.prompting.builtin_styles import BUILTIN_RECORDS
+from jupyter_codecomplete.prompting.styles import GENERIC_EDIT_STYLE
 
 
 @pytest.mark.parametrize(
@@ -104,7 +105,8 @@ def test_every_builtin_names_its_source_and_has_patterns_or_is_raw() -> None:
     for name, style in BUILTIN_STYLES.items():
         assert style.name == name
         if name != "raw":
-            assert style.patterns, name
+            # the generic next-edit format is the fallback of edit predictions, as raw is of completions
+            assert style.patterns or name == GENERIC_EDIT_STYLE, name
             assert style.source, name
 
 
@@ -120,6 +122,7 @@ def test_capabilities() -> None:
         "repository": False,
         "native_suffix": False,
         "chat": False,
+        "edit": False,
     }
     assert BUILTIN_STYLES["raw"].capabilities()["infill"] is False
     assert BUILTIN_STYLES["codestral"].capabilities()["native_suffix"] is True

@@ -3,17 +3,9 @@
  */
 import { expect, test } from '@playwright/test';
 
-const SHOTS = '../docs/screenshots';
+import { EMPTY_PYTHON_NOTEBOOK as NOTEBOOK } from '../tests/helpers';
 
-const NOTEBOOK = {
-  cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: '' }],
-  metadata: {
-    kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' },
-    language_info: { name: 'python' }
-  },
-  nbformat: 4,
-  nbformat_minor: 5
-};
+const SHOTS = '../docs/screenshots';
 
 test('Notebook 7: a fresh-line suggestion and the toolbar menu', async ({ page, request }) => {
   const name = 'Untitled.ipynb';

@@ -8,19 +8,9 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 
-import { GHOST, SHOTS, typeLikeAPerson } from './helpers';
+import { EMPTY_PYTHON_NOTEBOOK as NOTEBOOK, GHOST, SHOTS, typeLikeAPerson } from './helpers';
 
 const UPSTREAM = `http://127.0.0.1:${process.env.CODECOMPLETE_UI_UPSTREAM_PORT ?? '8911'}`;
-
-const NOTEBOOK = {
-  cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: '' }],
-  metadata: {
-    kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' },
-    language_info: { name: 'python' }
-  },
-  nbformat: 4,
-  nbformat_minor: 5
-};
 
 /**
  * The prompts the upstream received so far.

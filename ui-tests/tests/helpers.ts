@@ -1,6 +1,19 @@
 import type { Page } from '@playwright/test';
 
 export const STATUS = '.jp-CodeComplete-status';
+
+/**
+ * An empty Python notebook (one empty code cell), to PUT through the contents API.
+ */
+export const EMPTY_PYTHON_NOTEBOOK = {
+  cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: '' }],
+  metadata: {
+    kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' },
+    language_info: { name: 'python' }
+  },
+  nbformat: 4,
+  nbformat_minor: 5
+};
 export const GHOST = '.jp-GhostText';
 // Screenshots taken during tests stay with the test results (the docs' screenshots come from
 // `scripts/screenshots.sh`, which shows what a new user sees).

@@ -4,25 +4,25 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { GHOST, SHOTS, typeLikeAPerson } from './helpers';
+import type { APIRequestContext, Page } from '@playwright/test';
 
-const NOTEBOOK = {
-  cells: [
-    {
-      cell_type: 'code',
-      execution_count: null,
-      metadata: {},
-      outputs: [],
-      source: ''
-    }
-  ],
-  metadata: {
-    kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' },
-    language_info: { name: 'python' }
-  },
-  nbformat: 4,
-  nbformat_minor: 5
-};
+import { EMPTY_PYTHON_NOTEBOOK as NOTEBOOK, GHOST, SHOTS, typeLikeAPerson } from './helpers';
+
+/**
+ * A new empty Python notebook opened in Notebook 7, its toolbar item ready (idle).
+ */
+async function openNotebook7(page: Page, request: APIRequestContext, prefix: string) {
+  const name = `${prefix}-${Date.now()}.ipynb`;
+  const created = await request.put(`/api/contents/${name}`, {
+    data: { type: 'notebook', format: 'json', content: NOTEBOOK }
+  });
+  expect(created.ok()).toBe(true);
+  await page.goto(`/notebooks/${name}`);
+  const item = page.locator('.jp-NotebookPanel-toolbar .jp-CodeComplete-status');
+  await expect(item).toHaveAttribute('data-state', 'idle', { timeout: 60000 });
+  const editor = page.locator('.jp-Cell .cm-content').first();
+  return { name, item, editor };
+}
 
 test('Notebook 7: ghost text, Tab, and the toolbar item', async ({ page, request }) => {
   const name = `nb7-${Date.now()}.ipynb`;
@@ -63,16 +63,8 @@ test('Notebook 7: fresh-line suggestion, Escape keeps edit mode, language-off st
   page,
   request
 }) => {
-  const name = `nb7-fresh-${Date.now()}.ipynb`;
-  const created = await request.put(`/api/contents/${name}`, {
-    data: { type: 'notebook', format: 'json', content: NOTEBOOK }
-  });
-  expect(created.ok()).toBe(true);
-  await page.goto(`/notebooks/${name}`);
-  const item = page.locator('.jp-NotebookPanel-toolbar .jp-CodeComplete-status');
-  await expect(item).toHaveAttribute('data-state', 'idle', { timeout: 60000 });
+  const { name, item, editor } = await openNotebook7(page, request, 'nb7-fresh');
 
-  const editor = page.locator('.jp-Cell .cm-content').first();
   await editor.click();
   await page.keyboard.type('def subtract(a, b):');
   await page.keyboard.press('Enter');
@@ -99,15 +91,7 @@ test('Notebook 7: after the toolbar menu, typing goes into the cell again', asyn
   page,
   request
 }) => {
-  const name = `nb7-focus-${Date.now()}.ipynb`;
-  const created = await request.put(`/api/contents/${name}`, {
-    data: { type: 'notebook', format: 'json', content: NOTEBOOK }
-  });
-  expect(created.ok()).toBe(true);
-  await page.goto(`/notebooks/${name}`);
-  const item = page.locator('.jp-NotebookPanel-toolbar .jp-CodeComplete-status');
-  await expect(item).toHaveAttribute('data-state', 'idle', { timeout: 60000 });
-  const editor = page.locator('.jp-Cell .cm-content').first();
+  const { name, item, editor } = await openNotebook7(page, request, 'nb7-focus');
   await editor.click();
   await typeLikeAPerson(page, 'a = 1');
   const menu = page.locator('.jp-CodeComplete-menu');

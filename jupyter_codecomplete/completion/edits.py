@@ -1,0 +1,258 @@
+"""Edit predictions through the engine: an :class:`EditPredictionRequest` becomes a list of edits.
+
+The same path as a completion (:class:`~.default.DefaultInlineCompletionHandler`): the request's
+model and prompt style are decided once, the prompt is built from the style's ``edit`` record
+(``prompting/edits.py``), the model streams through :meth:`raw_stream` under the model's first-token
+and total deadlines (:func:`~.base.with_deadlines`), and the socket's cancellation (a newer request,
+an explicit cancel, a closed socket) closes the upstream stream at once. The answer is read up to
+the format's end marker (the model stream is closed there) and at most a bounded number of
+characters; then it is parsed and cleaned (``postprocess/edits.py``) off the event loop.
+
+Model: ``edit`` (``c.CodeCompleteApp.edit_model``) when configured, else ``chat``, else the
+completion model of the request's language. Style: the model's configured ``style`` when it has a
+next-edit format, else the one its name matches (:meth:`StyleRegistry.for_edits`), else the
+generic format for instruction models.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import StreamScrubber
+from ..postprocess import PostprocessContext
+from ..postprocess.edits import MAX_CHANGED_CHARS, MAX_GROWTH, clean_edits
+from ..prompting import (
+    BuiltEditPrompt,
+    BuiltPrompt,
+    EditPromptRequest,
+    PromptStyle,
+    RecentEditText,
+    build_edit_prompt,
+    parse_edit_answer,
+)
+from ..prompting.context import CELL_SEPARATOR, display_path
+from ..protocol import EditPredictionReply, EditPredictionRequest, EditRegion, ServingModel, TextEdit
+from .base import with_deadlines
+
+if TYPE_CHECKING:
+    from .default import DefaultInlineCompletionHandler, Prepared
+
+# Output budget of one prediction: the rewrite of the region, in tokens (about 3 characters each).
+MIN_EDIT_TOKENS = 256
+MAX_EDIT_TOKENS = 4096
+# The model's text read at most: the longest rewrite cleaning accepts, and some slack.
+READ_SLACK_CHARS = 4096
+# Requests with more text than this are prepared off the event loop.
+OFF_LOOP_CHARS = 200_000
+
+
+def edit_model_key(handler: DefaultInlineCompletionHandler) -> str:
+    for key in ("edit", "chat"):
+        if key in handler.models:
+            return key
+    return handler.route(None)
+
+
+def edit_style(handler: DefaultInlineCompletionHandler, key: str) -> PromptStyle:
+    backend = handler.backend(key)
+    cfg = backend.config
+    if cfg.style:
+        style = handler.styles.get(cfg.style)
+        if style.edit is not None:
+            return style
+    return handler.styles.for_edits(cfg.model or backend.name)
+
+
+def _prompt_request(request: EditPredictionRequest) -> EditPromptRequest:
+    files = {f.path: f.content for f in request.files}
+    path = display_path(request.path, request.language)
+    for label, cells in (("cells above", request.cells_above), ("cells below", request.cells_below)):
+        code = [c.source for c in cells if c.cell_type == "code" and c.source.strip()]
+        if code:
+            files[f"{path} ({label})"] = CELL_SEPARATOR.join(code)
+    region = (request.region.start, request.region.end) if request.region is not None else None
+    return EditPromptRequest(
+        text=request.text,
+        cursor=request.cursor,
+        region=region,
+        path=request.path,
+        language=request.language,
+        recent_edits=[RecentEditText(path=e.path, diff=e.diff) for e in request.recent_edits],
+        files=files,
+    )
+
+
+@dataclass
+class EditPrepared:
+    key: str
+    style: PromptStyle
+    built: BuiltEditPrompt
+    prepared: Prepared
+    read_chars: int
+
+
+def prepare_edits(handler: DefaultInlineCompletionHandler, request: EditPredictionRequest) -> EditPrepared:
+    """Everything decided about an edit prediction before the model is called."""
+    from .default import Prepared  # the engine's own record of a prepared model call
+
+    key = edit_model_key(handler)
+    backend = handler.backend(key)
+    cfg = backend.config
+    style = edit_style(handler, key)
+    built = build_edit_prompt(_prompt_request(request), style)
+    region_chars = built.region_end - built.region_start
+    max_tokens = max(MIN_EDIT_TOKENS, min(MAX_EDIT_TOKENS, region_chars // 2 + MIN_EDIT_TOKENS))
+    messages = built.messages
+    prompt = built.prompt
+    if messages and not backend.chat:
+        # a chat format on a plain completion endpoint: the system text first, then the message
+        prompt = "\n\n".join(m["content"] for m in messages)
+        messages = None
+    total = cfg.timeout
+    first = total
+    if key not in handler._warm:
+        first = total = max(total, cfg.first_request_timeout)
+    model_call = Prepared(
+        key,
+        backend,
+        style,
+        BuiltPrompt(
+            prompt=prompt,
+            messages=messages,
+            stop=built.stop,
+            style=style.name,
+            mode="chat" if messages else "completion",
+        ),
+        PostprocessContext(language=request.language, prefix="", suffix=""),
+        max_tokens,
+        list(built.stop),
+        first,
+        total,
+    )
+    read = MAX_GROWTH * region_chars + MAX_CHANGED_CHARS + READ_SLACK_CHARS
+    return EditPrepared(key, style, built, model_call, read)
+
+
+async def read_answer(
+    handler: DefaultInlineCompletionHandler, ep: EditPrepared, notes: list[str]
+) -> tuple[str, bool]:
+    """The model's answer, read up to the format's end marker or :attr:`EditPrepared.read_chars`;
+    and whether the reading stopped at that bound (the model did not stop)."""
+    spec = ep.style.edit
+    assert spec is not None
+    ends = spec.answer.end
+    longest = max((len(m) for m in ends), default=0)
+    parts: list[str] = []
+    tail = ""
+    seen = 0
+    stopped = False
+    source = with_deadlines(
+        handler.raw_stream(ep.prepared),
+        ep.prepared.first_timeout,
+        ep.prepared.total_timeout,
+        max_chars=ep.read_chars,
+        notes=None,
+    )
+    try:
+        async for piece in source:
+            handler._warm.add(ep.key)
+            parts.append(piece)
+            seen += len(piece)
+            if seen > ep.read_chars:
+                stopped = True
+                break
+            if ends:
+                # the piece and the text before it that a marker split across pieces may start in
+                window = tail + piece
+                if any(m in window for m in ends):
+                    break  # the rewrite is complete: the model's stream is closed here
+                tail = window[-(longest - 1) :] if longest > 1 else ""
+    finally:
+        await source.aclose()  # type: ignore[attr-defined]  # an async generator has aclose
+    text = "".join(parts)
+    if len(text) >= ep.read_chars and not any(m in text for m in ends):
+        stopped = True
+    if stopped:
+        notes.append(f"The model did not stop within {ep.read_chars} characters; no edit.")
+    return text, stopped
+
+
+async def handle_edit_request(
+    handler: DefaultInlineCompletionHandler, request: EditPredictionRequest
+) -> EditPredictionReply:
+    """Serve one edit prediction (see the module docstring)."""
+    notes: list[str] = []
+    start = time.perf_counter()
+    model: ServingModel | None = None
+    try:
+        await handler.learn_reported(edit_model_key(handler))
+        if len(request.text) > OFF_LOOP_CHARS:
+            ep = await asyncio.to_thread(prepare_edits, handler, request)
+        else:
+            ep = prepare_edits(handler, request)
+        model = _model_info(handler, ep)
+        notes.extend(ep.built.notes)
+        raw, stopped = await read_answer(handler, ep, notes)
+        region = EditRegion(start=ep.built.region_start, end=ep.built.region_end)
+        if stopped:
+            return EditPredictionReply(
+                reply_to=request.number, version=request.version, region=region, model=model, notes=notes
+            )
+        scrubber = StreamScrubber(handler.secrets())
+        raw = scrubber.feed(raw) + scrubber.finish()
+        spec = ep.style.edit
+        assert spec is not None
+        parsed = parse_edit_answer(raw, spec)
+        edits: list[TextEdit] = []
+        if parsed.kind == "rewrite":
+            cleaned = await asyncio.to_thread(
+                clean_edits,
+                request.text,
+                ep.built.region_start,
+                ep.built.region_end,
+                parsed.text,
+                language=request.language,
+                before=ep.built.before,
+                after=ep.built.after,
+            )
+            notes.extend(cleaned.notes)
+            edits = [TextEdit(start=e.start, end=e.end, text=e.text) for e in cleaned.edits]
+        elif parsed.note:
+            notes.append(parsed.note)
+        handler.log.debug(
+            "codecomplete edit #%s %s: %d edits in %.1f ms",
+            request.number,
+            request.path or "",
+            len(edits),
+            (time.perf_counter() - start) * 1000,
+        )
+        return EditPredictionReply(
+            reply_to=request.number,
+            version=request.version,
+            edits=edits,
+            region=region,
+            model=model,
+            notes=notes,
+        )
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        error = handler.error_info(exc)
+        handler.log.warning("codecomplete edit #%s failed: %s", request.number, error.message)
+        return EditPredictionReply(
+            reply_to=request.number, version=request.version, model=model, notes=notes, error=error
+        )
+
+
+def _model_info(handler: DefaultInlineCompletionHandler, ep: EditPrepared) -> ServingModel:
+    backend = ep.prepared.backend
+    return ServingModel(
+        name=backend.name,
+        backend=backend.kind,
+        reported=handler._reported.get(ep.key),
+        style=ep.style.name,
+        demo=backend.demo,
+    )

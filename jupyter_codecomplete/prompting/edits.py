@@ -1,0 +1,383 @@
+"""Next-edit prompts (edit predictions): build the prompt of a style's ``edit`` format, read the answer.
+
+:func:`build_edit_prompt` turns an :class:`EditPromptRequest` (the document, the cursor, the editable
+region, the user's recent edits as unified diffs, other files) and a style with an
+:class:`~.styles.EditSpec` into a :class:`BuiltEditPrompt`: the prompt text or chat messages, the
+stop sequences and the region the prompt asks the model to rewrite. :func:`parse_edit_answer`
+reads a model's answer in that format and gives the rewritten region, or why there is none.
+Turning a rewrite into edits (the diff, the bounds, the syntax guard) is ``postprocess/edits.py``.
+
+Offsets are Unicode code points of ``text``. Nothing here branches on a family's name: every
+difference between formats is a field of the record.
+
+Budget: the excerpt (region and the lines around it) is always written; then the recent edits,
+newest first, and the other files, nearest first, while they fit :data:`DEFAULT_CONTEXT_CHARS`
+(Zed caps its prompt at 4,096 tokens the same way: cursor excerpt, then history, then files).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from .context import display_path, language_tag
+from .errors import PromptError
+from .styles import EditAnswerSpec, EditSpec, PromptStyle
+
+# Characters of recent edits and other files a prompt may carry besides the excerpt.
+DEFAULT_CONTEXT_CHARS = 12_000
+# The region a prompt asks to rewrite: at most this many characters / lines.
+MAX_REGION_CHARS = 8_000
+MAX_REGION_LINES = 200
+
+
+class RecentEditText(BaseModel):
+    """One recent edit: a unified diff (file headers optional) of the file at ``path``."""
+
+    path: str | None = None
+    diff: str
+
+
+class EditPromptRequest(BaseModel):
+    """What the prompt of one edit prediction is made from."""
+
+    text: str
+    cursor: int = Field(ge=0)
+    # the editable region [start, end) the client proposes; None: the style's default lines
+    region: tuple[int, int] | None = None
+    path: str | None = None
+    language: str | None = None
+    recent_edits: list[RecentEditText] = Field(default_factory=list)
+    files: dict[str, str] = Field(default_factory=dict)
+    context_chars: int = Field(default=DEFAULT_CONTEXT_CHARS, ge=0)
+
+
+class BuiltEditPrompt(BaseModel):
+    prompt: str
+    messages: list[dict[str, str]] | None = None
+    stop: list[str] = Field(default_factory=list)
+    style: str
+    # the region the model rewrites, in ``text`` offsets, and the lines shown around it
+    region_start: int
+    region_end: int
+    before: str = ""
+    after: str = ""
+    notes: list[str] = Field(default_factory=list)
+
+
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def _next_line(text: str, pos: int) -> int:
+    """The offset after the line break that ends the line at ``pos`` (or the end of ``text``)."""
+    nl = text.find("\n", pos)
+    return len(text) if nl < 0 else nl + 1
+
+
+def line_region(text: str, cursor: int, above: int, below: int) -> tuple[int, int]:
+    """Whole lines around the cursor's line: ``above`` lines before it, ``below`` after it."""
+    start = _line_start(text, cursor)
+    for _ in range(above):
+        if start == 0:
+            break
+        start = _line_start(text, start - 1)
+    end = _next_line(text, cursor)
+    for _ in range(below):
+        if end >= len(text):
+            break
+        end = _next_line(text, end)
+    return start, end
+
+
+def snap_region(text: str, cursor: int, region: tuple[int, int]) -> tuple[int, int]:
+    """The client's region widened to whole lines, holding the cursor, within the bounds."""
+    start, end = region
+    if not 0 <= start <= cursor <= end <= len(text):
+        raise PromptError(
+            "bad_region",
+            f"The editable region [{start}, {end}) must lie in the document (0..{len(text)}) and "
+            f"hold the cursor ({cursor}).",
+        )
+    start = _line_start(text, start)
+    if end > start and text[end - 1 : end] != "\n":
+        end = _next_line(text, end)
+    return start, end
+
+
+def _bound_region(text: str, cursor: int, start: int, end: int) -> tuple[int, int, list[str]]:
+    """Shrink a region to :data:`MAX_REGION_LINES` / :data:`MAX_REGION_CHARS`, around the cursor."""
+    notes: list[str] = []
+    if end - start <= MAX_REGION_CHARS and text.count("\n", start, end) <= MAX_REGION_LINES:
+        return start, end, notes
+    half = MAX_REGION_LINES // 2
+    s, e = line_region(text, cursor, half, half)
+    s, e = max(s, start), min(e, end)
+    while e - s > MAX_REGION_CHARS:
+        # drop the farther end's outermost line
+        if cursor - s > e - cursor:
+            s = _next_line(text, s)
+        else:
+            e = _line_start(text, e - 1)
+        if e <= s:
+            s, e = _line_start(text, cursor), _next_line(text, cursor)
+            break
+    notes.append(f"The editable region was cut to {e - s} characters around the cursor.")
+    return s, e, notes
+
+
+def _with_nl(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _lines_before(text: str, start: int, n: int | None) -> str:
+    if n is None:
+        return text[:start]
+    s = start
+    for _ in range(n):
+        if s == 0:
+            break
+        s = _line_start(text, s - 1)
+    return text[s:start]
+
+
+def _lines_after(text: str, end: int, n: int | None) -> str:
+    if n is None:
+        return text[end:]
+    e = end
+    for _ in range(n):
+        if e >= len(text):
+            break
+        e = _next_line(text, e)
+    return text[end:e]
+
+
+_DIFF_HEADERS = ("--- ", "+++ ", "diff ", "index ", "Index: ", "===")
+
+
+@dataclass
+class DiffSides:
+    """A unified diff's hunks without file headers, and its old and new sides."""
+
+    hunks: str
+    old: str
+    new: str
+    lines: list[str] = field(default_factory=list)
+
+
+def diff_sides(diff: str) -> DiffSides:
+    """Split a unified diff: drop ``---``/``+++``/``diff``/``index`` headers; old side = context and
+    ``-`` lines, new side = context and ``+`` lines (Sweep's original/updated blocks)."""
+    kept: list[str] = []
+    old: list[str] = []
+    new: list[str] = []
+    started = False
+    for line in diff.split("\n"):
+        if not started and (not line or line.startswith(_DIFF_HEADERS)):
+            continue
+        started = True
+        kept.append(line)
+        if line.startswith("@@") or line.startswith("\\"):
+            continue
+        if line.startswith("-"):
+            old.append(line[1:])
+        elif line.startswith("+"):
+            new.append(line[1:])
+        else:
+            body = line[1:] if line.startswith(" ") else line
+            old.append(body)
+            new.append(body)
+    while kept and not kept[-1]:
+        kept.pop()
+    while old and not old[-1] and new and not new[-1]:
+        old.pop()
+        new.pop()
+    return DiffSides("\n".join(kept), "\n".join(old), "\n".join(new), kept)
+
+
+def _fmt(template: str, **fields: str) -> str:
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError) as e:  # validated at load time; a user record's slip
+        raise PromptError("bad_style", f"Next-edit template {template!r} could not be filled: {e}") from e
+
+
+def _block(items: list[str], sep: str, block: str, empty: str) -> str:
+    if not items:
+        return empty
+    return _fmt(block, items=sep.join(items))
+
+
+def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEditPrompt:
+    """The next-edit prompt of ``request`` in ``style``'s ``edit`` format."""
+    spec = style.edit
+    if spec is None:
+        raise PromptError("no_edit_format", f"Prompt style {style.name!r} has no next-edit format.")
+    text = request.text
+    cursor = request.cursor
+    if cursor > len(text):
+        raise PromptError("bad_cursor", f"The cursor ({cursor}) lies past the document's end ({len(text)}).")
+    if request.region is not None:
+        start, end = snap_region(text, cursor, request.region)
+    else:
+        start, end = line_region(text, cursor, spec.region_lines_above, spec.region_lines_below)
+    start, end, notes = _bound_region(text, cursor, start, end)
+    path = display_path(request.path, request.language)
+    before = _lines_before(text, start, spec.context_lines_before)
+    after = _lines_after(text, end, spec.context_lines_after)
+    region = _with_nl(text[start:cursor] + spec.cursor + text[cursor:end])
+    budget = request.context_chars
+
+    history: list[str] = []
+    original = text[start:end]
+    for i, edit in enumerate(reversed(request.recent_edits)):  # newest first while they fit
+        sides = diff_sides(edit.diff)
+        if not sides.hunks:
+            continue
+        item = _fmt(
+            spec.history_item,
+            path=display_path(edit.path, request.language) if edit.path else path,
+            diff=sides.hunks,
+            old=sides.old,
+            new=sides.new,
+        )
+        if len(item) > budget:
+            notes.append(f"{len(request.recent_edits) - i} older recent edits left out (prompt budget).")
+            break
+        budget -= len(item)
+        history.append(item)
+        if i == 0 and (edit.path is None or edit.path == request.path) and sides.new:
+            # the region before the most recent edit (Sweep's original/): its new side, where it
+            # stands once in the region, back to its old side
+            if original.count(sides.new) == 1:
+                original = original.replace(sides.new, sides.old, 1)
+    history.reverse()  # oldest first, as the formats list them
+
+    files: list[str] = []
+    for name, content in request.files.items():
+        item = _fmt(spec.file_item, path=name, content=_with_nl(content))
+        if len(item) > budget:
+            notes.append("Other files left out or cut (prompt budget).")
+            break
+        budget -= len(item)
+        files.append(item)
+
+    fields = {
+        "path": path,
+        "language_tag": language_tag(request.language),
+        "start_of_file": spec.start_of_file if len(before) == start else "",
+        "before": before,
+        "region": region,
+        "after": after,
+        "after_nl": _with_nl(after),
+        "after_lines": "\n" + after.removesuffix("\n") if after else "",
+        "original": _with_nl(original),
+    }
+    excerpt = _fmt(spec.excerpt, **fields)
+    body = _fmt(
+        spec.template,
+        **fields,
+        files=_block(files, spec.file_sep, spec.files_block, spec.files_empty),
+        history=_block(history, spec.history_sep, spec.history_block, spec.history_empty),
+        excerpt=excerpt,
+    )
+    messages: list[dict[str, str]] | None = None
+    if spec.chat:
+        system = _fmt(spec.system, path=path, language_tag=fields["language_tag"]) if spec.system else ""
+        messages = ([{"role": "system", "content": system}] if system else []) + [
+            {"role": "user", "content": body}
+        ]
+    return BuiltEditPrompt(
+        prompt=body,
+        messages=messages,
+        stop=list(spec.stop),
+        style=style.name,
+        region_start=start,
+        region_end=end,
+        before=before,
+        after=after,
+        notes=notes,
+    )
+
+
+AnswerKind = Literal["rewrite", "no_edits", "wrong_format", "unterminated", "empty"]
+
+
+class ParsedAnswer(BaseModel):
+    """What a model's answer says: ``rewrite`` (``text`` is the new region), ``no_edits``, or why
+    there is nothing to use (``wrong_format``: no start marker; ``unterminated``: no end marker,
+    the answer never ended; ``empty``)."""
+
+    kind: AnswerKind
+    text: str = ""
+
+    @property
+    def note(self) -> str:
+        return {
+            "rewrite": "",
+            "no_edits": "The model proposes no edit.",
+            "wrong_format": "The model did not answer in its next-edit format; no edit.",
+            "unterminated": "The model's answer never ended its rewrite; no edit.",
+            "empty": "The model's answer was empty; no edit.",
+        }[self.kind]
+
+
+def _strip_fences(text: str) -> str:
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i < len(lines) and lines[i].lstrip().startswith("```"):
+        lines = lines[i + 1 :]
+        j = len(lines) - 1
+        while j >= 0 and not lines[j].strip():
+            j -= 1
+        if j >= 0 and lines[j].strip() == "```":
+            lines = lines[:j]
+            return "\n".join(lines) + "\n"
+        return "\n".join(lines)
+    return text
+
+
+def parse_edit_answer(answer: str, spec: EditAnswerSpec | EditSpec) -> ParsedAnswer:
+    """Read the rewritten region from a model's answer (see :class:`~.styles.EditAnswerSpec`)."""
+    a = spec.answer if isinstance(spec, EditSpec) else spec
+    text = answer
+    for marker in a.strip:
+        text = text.replace(marker, "")
+    if a.no_edits and text.lstrip().startswith(a.no_edits):
+        return ParsedAnswer(kind="no_edits")
+    if a.start:
+        i = text.find(a.start)
+        if i < 0:
+            if a.require_start:
+                return ParsedAnswer(kind="wrong_format")
+        else:
+            text = text[i + len(a.start) :]
+            if text.startswith("\n"):
+                text = text[1:]
+    ends = [j for j in (text.find(m) for m in a.end) if j >= 0]
+    if ends:
+        text = text[: min(ends)]
+    elif a.require_end:
+        return ParsedAnswer(kind="unterminated")
+    if a.fences:
+        text = _strip_fences(text)
+    if not text.strip() and not answer.strip():
+        return ParsedAnswer(kind="empty")
+    return ParsedAnswer(kind="rewrite", text=text)
+
+
+__all__ = [
+    "DEFAULT_CONTEXT_CHARS",
+    "BuiltEditPrompt",
+    "EditPromptRequest",
+    "ParsedAnswer",
+    "RecentEditText",
+    "build_edit_prompt",
+    "diff_sides",
+    "line_region",
+    "parse_edit_answer",
+]

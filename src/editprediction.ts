@@ -1,0 +1,460 @@
+/**
+ * The edit prediction view: a CodeMirror extension of our own (JupyterLab's inline completer
+ * can only show text inserted at the cursor, not a replacement).
+ *
+ * A prediction is a list of edits in the editor's document. Removed text is marked in place,
+ * inserted text is shown as ghost text where it goes, several hunks at once; a pure insertion
+ * at the cursor looks like ordinary ghost text. Tab applies all of it as one transaction (one
+ * undo step); Escape dismisses it. Any change to the document drops it (it was predicted for
+ * the text as it was). The extension also keeps the user's recent edits as small unified diffs
+ * (what an edit prediction request sends) and a version number of the document.
+ */
+import { Extension, StateEffect, StateField, Transaction } from '@codemirror/state';
+import { IDisposable } from '@lumino/disposable';
+import {
+  Decoration,
+  DecorationSet,
+  EditorView,
+  ViewPlugin,
+  ViewUpdate,
+  WidgetType
+} from '@codemirror/view';
+
+/**
+ * One edit of a prediction, in the editor's offsets (UTF-16 code units).
+ */
+export interface IPredictedEdit {
+  from: number;
+  to: number;
+  insert: string;
+}
+
+/**
+ * The prediction shown in an editor.
+ */
+export interface IPrediction {
+  edits: ReadonlyArray<IPredictedEdit>;
+}
+
+/**
+ * The CSS classes of the view.
+ */
+export namespace EditPredictionClasses {
+  export const removed = 'jp-codecomplete-EditRemoved';
+  export const inserted = 'jp-codecomplete-EditInserted';
+  export const atCursor = 'jp-codecomplete-EditAtCursor';
+  /**
+   * On the editor while a prediction is shown.
+   */
+  export const active = 'jp-mod-edit-prediction-active';
+}
+
+/**
+ * Show a prediction (null: remove it).
+ */
+export const setPrediction = StateEffect.define<IPrediction | null>();
+
+class InsertedText extends WidgetType {
+  constructor(
+    readonly text: string,
+    readonly atCursor: boolean
+  ) {
+    super();
+  }
+
+  eq(other: InsertedText): boolean {
+    return other.text === this.text && other.atCursor === this.atCursor;
+  }
+
+  toDOM(): HTMLElement {
+    const span = document.createElement('span');
+    span.className = this.atCursor
+      ? `${EditPredictionClasses.inserted} ${EditPredictionClasses.atCursor}`
+      : EditPredictionClasses.inserted;
+    span.textContent = this.text;
+    return span;
+  }
+
+  ignoreEvent(): boolean {
+    return true;
+  }
+}
+
+/**
+ * Whether edits are sorted, do not overlap and lie in a document of `length`.
+ */
+export function validEdits(edits: ReadonlyArray<IPredictedEdit>, length: number): boolean {
+  let last = 0;
+  for (const e of edits) {
+    if (e.from < last || e.to < e.from || e.to > length) {
+      return false;
+    }
+    last = e.to;
+  }
+  return true;
+}
+
+function decorate(prediction: IPrediction | null, cursor: number): DecorationSet {
+  if (!prediction) {
+    return Decoration.none;
+  }
+  const ranges = [];
+  for (const e of prediction.edits) {
+    if (e.to > e.from) {
+      ranges.push(Decoration.mark({ class: EditPredictionClasses.removed }).range(e.from, e.to));
+    }
+    if (e.insert) {
+      const atCursor = e.from === e.to && e.from === cursor;
+      ranges.push(
+        Decoration.widget({ widget: new InsertedText(e.insert, atCursor), side: 1 }).range(e.to)
+      );
+    }
+  }
+  return Decoration.set(ranges, true);
+}
+
+/**
+ * The prediction of an editor's state, and its decorations.
+ */
+export const predictionField = StateField.define<IPrediction | null>({
+  create: () => null,
+  update(value: IPrediction | null, tr: Transaction): IPrediction | null {
+    for (const effect of tr.effects) {
+      if (effect.is(setPrediction)) {
+        const next = effect.value;
+        return next && validEdits(next.edits, tr.state.doc.length) && next.edits.length
+          ? next
+          : null;
+      }
+    }
+    // predicted for the text as it was: any change to the document drops it
+    return tr.docChanged ? null : value;
+  },
+  provide: field => [
+    EditorView.decorations.compute([field, 'selection'], state =>
+      decorate(state.field(field), state.selection.main.head)
+    ),
+    EditorView.editorAttributes.compute([field], state => {
+      const attrs: Record<string, string> = {};
+      if (state.field(field)) {
+        attrs.class = EditPredictionClasses.active;
+      }
+      return attrs;
+    })
+  ]
+});
+
+/**
+ * The prediction shown in `view`, if any.
+ */
+export function currentPrediction(view: EditorView): IPrediction | null {
+  return view.state.field(predictionField, false) ?? null;
+}
+
+/**
+ * Show `edits` in `view` (nothing when they do not fit the document).
+ */
+export function showPrediction(view: EditorView, edits: ReadonlyArray<IPredictedEdit>): boolean {
+  if (!validEdits(edits, view.state.doc.length) || !edits.length) {
+    return false;
+  }
+  view.dispatch({ effects: setPrediction.of({ edits: [...edits] }) });
+  return currentPrediction(view) !== null;
+}
+
+/**
+ * Apply the prediction shown in `view` as one change (one undo step); false when none is shown.
+ */
+export function applyPrediction(view: EditorView): boolean {
+  const prediction = currentPrediction(view);
+  if (!prediction) {
+    return false;
+  }
+  const changes = prediction.edits.map(e => ({ from: e.from, to: e.to, insert: e.insert }));
+  const last = prediction.edits[prediction.edits.length - 1];
+  const end = view.state.changes(changes).mapPos(last.to, 1);
+  view.dispatch({
+    changes,
+    selection: { anchor: end },
+    effects: setPrediction.of(null),
+    userEvent: 'input.complete',
+    scrollIntoView: true
+  });
+  return true;
+}
+
+/**
+ * Remove the prediction shown in `view`; false when none is shown.
+ */
+export function dismissPrediction(view: EditorView): boolean {
+  if (!currentPrediction(view)) {
+    return false;
+  }
+  view.dispatch({ effects: setPrediction.of(null) });
+  return true;
+}
+
+/**
+ * The user's recent edits of one document, as unified-diff hunks without context lines.
+ *
+ * Consecutive changes to the same lines (typing a new name letter by letter) are one edit: the
+ * lines as they were before the first change and as they are now.
+ */
+export class RecentEdits {
+  constructor(options: RecentEdits.IOptions = {}) {
+    this._max = options.maxEdits ?? 8;
+    this._maxChars = options.maxChars ?? 2000;
+  }
+
+  /**
+   * Record a change of lines `a0..a1` (0-based, of the document before it) into lines `b0..b1`
+   * (of the document after it); `oldLine` / `newLine` give a line's text.
+   */
+  record(
+    a0: number,
+    a1: number,
+    b0: number,
+    b1: number,
+    oldLine: (n: number) => string,
+    newLine: (n: number) => string
+  ): void {
+    const range = (from: number, count: number, line: (n: number) => string): string[] =>
+      Array.from({ length: Math.max(0, count) }, (_, k) => line(from + k));
+    const pending = this._pending;
+    if (pending && a0 >= pending.newStart && a1 < pending.newStart + pending.newCount) {
+      // the same lines again: the edit grows
+      pending.newCount += b1 - b0 - (a1 - a0);
+      pending.newLines = range(pending.newStart, pending.newCount, newLine);
+      return;
+    }
+    this._flush();
+    this._pending = {
+      oldStart: a0,
+      oldLines: range(a0, a1 - a0 + 1, oldLine),
+      newStart: b0,
+      newCount: b1 - b0 + 1,
+      newLines: range(b0, b1 - b0 + 1, newLine)
+    };
+  }
+
+  /**
+   * The edits, oldest first, as unified diffs (at most `maxEdits`, each cut to `maxChars`).
+   */
+  diffs(): string[] {
+    const all = [...this._done];
+    const pending = this._hunk(this._pending);
+    if (pending) {
+      all.push(pending);
+    }
+    return all.slice(-this._max);
+  }
+
+  /**
+   * The latest edit: the lines as they were and as they are.
+   */
+  last(): { oldLines: string[]; newLines: string[] } | null {
+    const p = this._pending ?? this._lastDone;
+    return p ? { oldLines: [...p.oldLines], newLines: [...p.newLines] } : null;
+  }
+
+  private _flush(): void {
+    const hunk = this._hunk(this._pending);
+    this._lastDone = this._pending ?? this._lastDone;
+    this._pending = null;
+    if (hunk) {
+      this._done.push(hunk);
+      if (this._done.length > this._max) {
+        this._done.shift();
+      }
+    }
+  }
+
+  private _hunk(p: RecentEdits.IPending | null): string | null {
+    if (!p || p.oldLines.join('\n') === p.newLines.join('\n')) {
+      return null;
+    }
+    const head = `@@ -${p.oldStart + 1},${p.oldLines.length} +${p.newStart + 1},${p.newLines.length} @@\n`;
+    const body =
+      [...p.oldLines.map(l => `-${l}`), ...p.newLines.map(l => `+${l}`)].join('\n') + '\n';
+    const text = head + body;
+    return text.length > this._maxChars ? text.slice(0, this._maxChars) : text;
+  }
+
+  private _max: number;
+  private _maxChars: number;
+  private _done: string[] = [];
+  private _pending: RecentEdits.IPending | null = null;
+  private _lastDone: RecentEdits.IPending | null = null;
+}
+
+export namespace RecentEdits {
+  export interface IOptions {
+    maxEdits?: number;
+    maxChars?: number;
+  }
+
+  export interface IPending {
+    oldStart: number;
+    oldLines: string[];
+    newStart: number;
+    newCount: number;
+    newLines: string[];
+  }
+}
+
+/**
+ * What the extension knows about one editor besides its prediction.
+ */
+export interface IEditorHistory {
+  /**
+   * Counts the document's changes: a reply for an older version is dropped.
+   */
+  version: number;
+  recent: RecentEdits;
+}
+
+const histories = new WeakMap<EditorView, IEditorHistory>();
+
+/**
+ * The version and recent edits of `view` (created on first use).
+ */
+export function historyOf(view: EditorView): IEditorHistory {
+  let h = histories.get(view);
+  if (!h) {
+    h = { version: 0, recent: new RecentEdits() };
+    histories.set(view, h);
+  }
+  return h;
+}
+
+/**
+ * The extension; `onChange` is told of every change to the document (for automatic requests).
+ */
+export function editPredictionExtension(
+  onChange?: (view: EditorView, update: ViewUpdate) => void
+): Extension {
+  const tracker = ViewPlugin.define(view => ({
+    update(update: ViewUpdate): void {
+      if (!update.docChanged) {
+        return;
+      }
+      const h = historyOf(view);
+      h.version += 1;
+      const before = update.startState.doc;
+      const after = update.state.doc;
+      update.changes.iterChangedRanges((fromA, toA, fromB, toB) => {
+        h.recent.record(
+          before.lineAt(fromA).number - 1,
+          before.lineAt(toA).number - 1,
+          after.lineAt(fromB).number - 1,
+          after.lineAt(toB).number - 1,
+          n => before.line(n + 1).text,
+          n => after.line(n + 1).text
+        );
+      });
+      onChange?.(view, update);
+    }
+  }));
+  return [predictionField, tracker];
+}
+
+/**
+ * Offsets between JavaScript strings (UTF-16 code units) and the server's (code points).
+ */
+export namespace Offsets {
+  /**
+   * The code point offset of UTF-16 offset `utf16` in `text`.
+   */
+  export function toCodePoints(text: string, utf16: number): number {
+    let cp = 0;
+    for (let i = 0; i < utf16 && i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        i++;
+      }
+      cp++;
+    }
+    return cp;
+  }
+
+  /**
+   * The UTF-16 offset of code point offset `cp` in `text`.
+   */
+  export function toUtf16(text: string, cp: number): number {
+    let i = 0;
+    for (let n = 0; n < cp && i < text.length; n++) {
+      const c = text.charCodeAt(i);
+      i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
+    }
+    return i;
+  }
+}
+
+/**
+ * Tab and Escape on an editor that shows a prediction: apply it, or dismiss it and stay in the
+ * editor. A capture listener on the window, so that it comes before JupyterLab's own shortcuts
+ * (Tab: the completer; Escape: command mode); keys anywhere else are left alone.
+ */
+export class EditPredictionKeys implements IDisposable {
+  constructor(options: EditPredictionKeys.IOptions) {
+    this._options = options;
+    this._target = options.target ?? window;
+    this._target.addEventListener('keydown', this, true);
+  }
+
+  handleEvent(event: Event): void {
+    const key = event as KeyboardEvent;
+    if (
+      key.type !== 'keydown' ||
+      (key.key !== 'Tab' && key.key !== 'Escape') ||
+      key.defaultPrevented ||
+      key.shiftKey ||
+      key.altKey ||
+      key.ctrlKey ||
+      key.metaKey
+    ) {
+      return;
+    }
+    const target = key.target as Element | null;
+    const dom =
+      target && typeof target.closest === 'function'
+        ? (target.closest('.cm-editor') as HTMLElement | null)
+        : null;
+    const view = dom ? EditorView.findFromDOM(dom) : null;
+    if (!view || !this._options.shown(view)) {
+      return;
+    }
+    const done = key.key === 'Tab' ? this._options.apply(view) : this._options.dismiss(view);
+    if (done) {
+      key.preventDefault();
+      key.stopImmediatePropagation();
+    }
+  }
+
+  get isDisposed(): boolean {
+    return this._disposed;
+  }
+
+  dispose(): void {
+    if (!this._disposed) {
+      this._disposed = true;
+      this._target.removeEventListener('keydown', this, true);
+    }
+  }
+
+  private _options: EditPredictionKeys.IOptions;
+  private _target: Window | HTMLElement;
+  private _disposed = false;
+}
+
+export namespace EditPredictionKeys {
+  export interface IOptions {
+    apply: (view: EditorView) => boolean;
+    dismiss: (view: EditorView) => boolean;
+    shown: (view: EditorView) => boolean;
+    /**
+     * Where to listen (the window by default).
+     */
+    target?: Window | HTMLElement;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The warm-up plugin: sends the context ahead when an editor gets the focus or the user pauses.
+ */
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { EditorExtensionRegistry, IEditorExtensionRegistry } from '@jupyterlab/codemirror';
+import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
+import { Text } from '@jupyterlab/coreutils';
+
+import { activeEditor } from '../editorstate';
+import { CodeCompleteProvider } from '../provider';
+import { ICodeCompleteProvider } from '../tokens';
+import { WarmTrigger } from '../warm';
+
+export const warmPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyter-codecomplete:warm',
+  description: 'Warms the model server with the context of the next suggestion.',
+  autoStart: true,
+  requires: [ICodeCompleteProvider],
+  optional: [IEditorExtensionRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    provider: CodeCompleteProvider,
+    extensions: IEditorExtensionRegistry | null
+  ): void => {
+    if (!extensions) {
+      return;
+    }
+    const trigger = new WarmTrigger({
+      warm: view => {
+        const widget = app.shell.currentWidget;
+        const found = activeEditor(widget);
+        if (!widget || !found || !widget.node.contains(view.dom)) {
+          return false;
+        }
+        const text = view.state.doc.toString();
+        const offset = Text.jsIndexToCharIndex(view.state.selection.main.head, text);
+        return provider.warm(
+          { text, offset, mimeType: found.editor.model.mimeType },
+          { widget, triggerKind: InlineCompletionTriggerKind.Automatic }
+        );
+      }
+    });
+    extensions.addExtension({
+      name: 'jupyter-codecomplete:warm',
+      factory: () => EditorExtensionRegistry.createImmutableExtension(trigger.extension())
+    });
+  }
+};

@@ -1,0 +1,197 @@
+"""Write the golden next-edit cases: prompts (tests/golden/edit_prompts/*.json) and answer parsing
+(tests/golden/edit_answers/*.json), one case per file.
+
+Run ``python tests/prompting/make_edit_golden.py`` after a deliberate change to a next-edit record
+or to ``prompting/edits.py``, then READ the diff: each prompt must match the code named in the
+record's ``source``. Prompt cases are rendered by the builder (read them); answer cases hold the
+expected result written here by hand, so the parser is checked against them, not against itself.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from jupyter_codecomplete.prompting import BUILTIN_STYLES, EditPromptRequest, build_edit_prompt
+
+ROOT = Path(__file__).resolve().parent.parent / "golden"
+PROMPTS = ROOT / "edit_prompts"
+ANSWERS = ROOT / "edit_answers"
+
+DOC = (
+    "import pandas as pd\n"
+    "\n"
+    "def total(prices):\n"
+    "    s = 0\n"
+    "    for p in items:\n"
+    "        s += p\n"
+    "    return s / len(items)\n"
+    "\n"
+    "print(total([1, 2]))\n"
+)
+RENAME_DIFF = (
+    "--- a/shop.py\n+++ b/shop.py\n@@ -3,2 +3,2 @@\n-def total(items):\n+def total(prices):\n     s = 0\n"
+)
+CELL = "df = load()\nx = df.price\ny = x * 2\n"
+
+PROMPT_CASES: dict[str, dict[str, Any]] = {
+    # a rename on one line, the uses below; one recent edit, one other file; the style's own region
+    "rename": {
+        "text": DOC,
+        "cursor": DOC.index("prices") + len("prices"),
+        "path": "shop.py",
+        "language": "python",
+        "recent_edits": [{"path": "shop.py", "diff": RENAME_DIFF}],
+        "files": {"util.py": "def load():\n    return []\n"},
+    },
+    # the client's region, a notebook cell (shown as a script), no history, at the start of the text
+    "cell": {
+        "text": CELL,
+        "cursor": 3,
+        "region": [0, len(CELL)],
+        "path": "analysis.ipynb",
+        "language": "python",
+    },
+}
+
+
+def answer_cases() -> dict[str, dict[str, Any]]:
+    """(style, answer) -> expected ``kind`` and ``text`` of :func:`parse_edit_answer`."""
+    new = "def total(prices):\n    s = 0\n    for p in prices:\n        s += p"
+    cases: dict[str, dict[str, Any]] = {
+        "zeta1--ok": {
+            "style": "zeta1",
+            "answer": "```shop.py\n<|editable_region_start|>\n" + new + "\n<|editable_region_end|>\n```",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "zeta1--cursor-echoed": {
+            "style": "zeta1",
+            "answer": "<|editable_region_start|>\ndef total(prices<|user_cursor_is_here|>):\n"
+            "<|editable_region_end|>",
+            "kind": "rewrite",
+            "text": "def total(prices):\n",
+        },
+        "zeta1--never-ends": {
+            "style": "zeta1",
+            "answer": "<|editable_region_start|>\n" + "x = 1\n" * 50,
+            "kind": "unterminated",
+            "text": "",
+        },
+        "zeta1--no-start-marker": {
+            "style": "zeta1",
+            "answer": new + "\n<|editable_region_end|>",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "zeta2--ok": {
+            "style": "zeta2",
+            "answer": new + "\n>>>>>>> UPDATED\n",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "zeta2--no-edits": {
+            "style": "zeta2",
+            "answer": "NO_EDITS\n>>>>>>> UPDATED\n",
+            "kind": "no_edits",
+            "text": "",
+        },
+        "zeta2--never-ends": {
+            "style": "zeta2",
+            "answer": new + "\n" + "    s += p\n" * 30,
+            "kind": "unterminated",
+            "text": "",
+        },
+        "instinct--ok": {
+            "style": "instinct",
+            "answer": new + "\n",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "instinct--fenced": {
+            "style": "instinct",
+            "answer": "```python\n" + new + "\n```",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "instinct--tags-echoed": {
+            "style": "instinct",
+            "answer": "<|editable_region_start|>\n" + new + "\n<|editable_region_end|>\n",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "instinct--empty": {"style": "instinct", "answer": "  \n", "kind": "empty", "text": ""},
+        "sweep-next-edit--ok": {
+            "style": "sweep-next-edit",
+            "answer": new + "\n",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "sweep-next-edit--file-sep-leaked": {
+            "style": "sweep-next-edit",
+            "answer": new + "\n<|file_sep|>other.py\nimport os\n",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "edit-chat--ok": {
+            "style": "edit-chat",
+            "answer": "<REWRITE>\n" + new + "\n</REWRITE>",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "edit-chat--fenced-inside": {
+            "style": "edit-chat",
+            "answer": "<REWRITE>\n```python\n" + new + "\n```\n</REWRITE>",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "edit-chat--prose-before": {
+            "style": "edit-chat",
+            "answer": "Sure! Here is the edit:\n<REWRITE>\n" + new + "\n</REWRITE>\nHope it helps.",
+            "kind": "rewrite",
+            "text": new + "\n",
+        },
+        "edit-chat--wrong-format": {
+            "style": "edit-chat",
+            "answer": "```python\n" + new + "\n```",
+            "kind": "wrong_format",
+            "text": "",
+        },
+        "edit-chat--never-ends": {
+            "style": "edit-chat",
+            "answer": "<REWRITE>\n" + "y = 2\n" * 40,
+            "kind": "unterminated",
+            "text": "",
+        },
+    }
+    return cases
+
+
+def main() -> int:
+    for folder in (PROMPTS, ANSWERS):
+        folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for name, style in sorted(BUILTIN_STYLES.items()):
+        if style.edit is None:
+            continue
+        for case, request in PROMPT_CASES.items():
+            built = build_edit_prompt(EditPromptRequest.model_validate(request), style)
+            expected = built.model_dump(
+                include={"prompt", "messages", "stop", "region_start", "region_end", "notes"}
+            )
+            data = {"case": f"{name}--{case}", "style": name, "request": request, "expected": expected}
+            path = PROMPTS / f"{name}--{case}.json"
+            path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            written += 1
+    for case_name, case in sorted(answer_cases().items()):
+        path = ANSWERS / f"{case_name}.json"
+        path.write_text(json.dumps({"case": case_name, **case}, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        written += 1
+    print(f"wrote {written} next-edit cases under {ROOT}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
