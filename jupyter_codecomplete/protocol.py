@@ -264,13 +264,11 @@ class WarmRequest(InlineCompletionRequest):
     type: Literal["warm"] = "warm"  # type: ignore[assignment]  # the discriminator of this message
 
 
-ClientMessage = Annotated[
-    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest | UsageMessage,
-    Field(discriminator="type"),
-]
-client_message_adapter: TypeAdapter[
+_ClientMessages = (
     InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest | UsageMessage
-] = TypeAdapter(ClientMessage)
+)
+ClientMessage = Annotated[_ClientMessages, Field(discriminator="type")]
+client_message_adapter: TypeAdapter[_ClientMessages] = TypeAdapter(ClientMessage)
 
 
 class InlineCompletionItem(BaseModel):
