@@ -9,10 +9,11 @@ string 10 %, comment 5 %), otherwise right for a while and then astray; its time
 140 ms + 4 ms per character ± 40 ms. The user accepts with Tab what is what they were going to
 type, the right words with Ctrl+Right, takes a mostly right one whole and deletes its wrong tail.
 
-1. A training session (``prompting/*.py``, the first 6,000 characters) with the fixed debounce:
+1. A training session (the standard library's ``shlex.py``, its first 6,000 characters) with the
+   fixed debounce:
    its usage events go into a real ``UsageStore`` (SQLite) and the server's ``gate.learn`` fits
    the gate from them, as it would from the user's own history.
-2. The test session (``postprocess/*.py``, 6,000 characters) in each mode, three seeds; the
+2. The test session (``textwrap.py``, 6,000 characters) in each mode, three seeds; the
    events of each go into a store of their own and ``summarize`` counts them.
 
 Per 1,000 characters of the session: model calls, suggestions shown, characters accepted, kept
@@ -40,17 +41,22 @@ from jupyter_codecomplete.usage import UsageStore, summarize
 from jupyter_codecomplete.usage.gate import learn
 
 ROOT = Path(__file__).resolve().parents[1]
-MODES = ("fixed", "adaptive", "gated")
+MODES = ("fixed", "adaptive", "gated", "gated_less")
 
 
-def session(folder: str, chars: int) -> str:
-    text = "".join(p.read_text() for p in sorted((ROOT / "jupyter_codecomplete" / folder).glob("*.py")))
-    return text[:chars]
+def session(module: str, chars: int) -> str:
+    """The first ``chars`` characters of a standard-library module (the same text in every run of
+    one Python version, unlike this project's own files)."""
+    import importlib
+
+    path = importlib.import_module(module).__file__
+    assert path is not None
+    return Path(path).read_text()[:chars]
 
 
-def replay(text: str, modes: tuple[str, ...], seed: int, gate: dict[str, Any] | None, tmp: Path) -> Any:
+def replay(text: str, modes: tuple[str, ...], seed: int, gates: dict[str, Any], tmp: Path) -> Any:
     inp, out = tmp / f"in-{seed}.json", tmp / f"out-{seed}.json"
-    inp.write_text(json.dumps({"text": text, "modes": list(modes), "gate": gate, "seed": seed}))
+    inp.write_text(json.dumps({"text": text, "modes": list(modes), "gates": gates, "seed": seed}))
     cmd = ["npx", "jest", "--config", "benchmarks/replay/jest.config.js", "--silent"]
     env = os.environ | {"REPLAY_IN": str(inp), "REPLAY_OUT": str(out)}
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -76,22 +82,25 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="codecomplete-replay-") as tmpdir:
         tmp = Path(tmpdir)
-        train = replay(session("prompting", args.chars), ("fixed",), 1, None, tmp)["fixed"]
-        gate = learn(stored(train["events"], tmp / "train.sqlite3"), "normal")
+        train = replay(session("shlex", args.chars), ("fixed",), 1, {}, tmp)["fixed"]
+        rows = stored(train["events"], tmp / "train.sqlite3")
+        gate = learn(rows, "normal")
+        gates = {"gated": gate, "gated_less": learn(rows, "less")}
+        skip = {m: ", ".join(f"{s['trigger']}/{s['line_kind']}" for s in g["skip"]) for m, g in gates.items()}
         print(
             f"gate learned from {gate['events']} training suggestions ({gate['overall']:.1f} kept characters "
             f"each, threshold {gate['threshold']:.1f}): "
-            f"skips {', '.join(s['trigger'] + '/' + s['line_kind'] for s in gate['skip']) or 'nothing'}"
+            f"skips {skip['gated'] or 'nothing'}; at level 'less' {skip['gated_less'] or 'nothing'}"
         )
         for k in gate["kinds"]:
             print(
                 f"  {k['trigger']:>10} {k['line_kind']:<8} shown {k['shown']:4}  "
                 f"kept per suggestion {k['kept_per_suggestion']:.1f}"
             )
-        text = session("postprocess", args.chars)
+        text = session("textwrap", args.chars)
         totals = {m: {"calls": 0, "shown": 0, "accepted": 0, "kept": 0, "typed": 0} for m in MODES}
         for seed in range(2, 2 + args.seeds):
-            result = replay(text, MODES, seed, gate, tmp)
+            result = replay(text, MODES, seed, gates, tmp)
             for mode in MODES:
                 r = result[mode]
                 summary = summarize(stored(r["events"], tmp / f"{mode}-{seed}.sqlite3"))["total"]

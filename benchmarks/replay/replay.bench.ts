@@ -11,7 +11,7 @@
  * measurement) and the line kinds are the extension's own; only the editor, JupyterLab's
  * debounce and the model are simulated.
  *
- * Input (environment): REPLAY_IN, a JSON file {text, modes, gate, seed}; REPLAY_OUT, where the
+ * Input (environment): REPLAY_IN, a JSON file {text, modes, gates: {mode: gate}, seed}; REPLAY_OUT, where the
  * results go: per mode {calls, shown, typed, events}.
  */
 import { IUsageEvent } from '../../src/protocol';
@@ -27,7 +27,7 @@ const env: { [name: string]: string | undefined } = (globalThis as any).process.
 
 const JUPYTERLAB_DEBOUNCE = 150;
 
-type Mode = 'fixed' | 'adaptive' | 'gated';
+type Mode = 'fixed' | 'adaptive' | 'gated' | 'gated_less';
 
 class Rng {
   constructor(private _s: number) {}
@@ -123,7 +123,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
   });
   const debounce = new AdaptiveDebounce();
   const gate = new Gate();
-  gate.model = mode === 'gated' ? gateModel : null;
+  gate.model = mode.startsWith('gated') ? gateModel : null;
   let pending: any = null;
   let generation = 0;
   let lastKey = 0;
@@ -172,7 +172,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
       send();
       return;
     }
-    if (mode === 'gated') {
+    if (mode.startsWith('gated')) {
       const why = gate.skip({
         key,
         text: doc,
@@ -300,7 +300,7 @@ describe('replay', () => {
     const input = JSON.parse(fs.readFileSync(env.REPLAY_IN!, 'utf-8'));
     const out: { [mode: string]: unknown } = {};
     for (const mode of input.modes as Mode[]) {
-      out[mode] = replay(input.text, mode, input.gate ?? null, input.seed ?? 1);
+      out[mode] = replay(input.text, mode, input.gates?.[mode] ?? null, input.seed ?? 1);
     }
     fs.writeFileSync(env.REPLAY_OUT!, JSON.stringify(out));
   });
