@@ -311,6 +311,10 @@ export class UsageTracker {
   }
 
   private _end(current: Private.IImpression): void {
+    if (this._current === current) {
+      // typed to its end just now (the next suggestion may already be on its way)
+      this.observe();
+    }
     if (current.idle !== null) {
       this._clearTimeout(current.idle);
       current.idle = null;
