@@ -324,6 +324,79 @@ async def run_models(args: argparse.Namespace) -> int:
     return 2
 
 
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x * 100:.0f}%"
+
+
+def _num(x: float | None, digits: int = 0) -> str:
+    return "-" if x is None else f"{x:,.{digits}f}"
+
+
+def format_stats(summary: dict[str, Any]) -> str:
+    """The usage summary as tables: totals, then per model, trigger, language and line kind."""
+    lines: list[str] = []
+    total = summary["total"]
+    if not total["shown"]:
+        return "No suggestions recorded yet."
+    lines.append(
+        f"{total['shown']} suggestions shown, {total['accepted']} accepted ({_pct(total['accept_rate'])}); "
+        f"{total['accepted_chars']:,} characters accepted, {total['kept_chars']:,} kept "
+        f"({_pct(total['kept_ratio'])}); {_num(total['kept_per_hour'])} kept per hour of editing "
+        f"({total['editing_hours']:.1f} h)"
+    )
+    header = ("", "SHOWN", "ACCEPTED", "RATE", "TYPED", "DISMISSED", "ACC CHARS", "KEPT", "KEPT/H", "P50 MS")
+    for key, title in (
+        ("model", "MODEL"),
+        ("trigger", "TRIGGER"),
+        ("language", "LANGUAGE"),
+        ("line_kind", "LINE KIND"),
+    ):
+        rows = [(title, *header[1:])]
+        for g in summary[f"by_{key}"]:
+            rows.append(
+                (
+                    str(g[key]),
+                    str(g["shown"]),
+                    str(g["accepted"]),
+                    _pct(g["accept_rate"]),
+                    str(g["typed_through"]),
+                    str(g["dismissed"]),
+                    f"{g['accepted_chars']:,}",
+                    f"{g['kept_chars']:,}",
+                    _num(g["kept_per_hour"]),
+                    _num(g["latency_p50_ms"]),
+                )
+            )
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines.append("")
+        lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+    return "\n".join(lines)
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    """``jupyter codecomplete stats [--json] [--days N]``: what became of the suggestions."""
+    from .extension import CodeCompleteApp
+    from .usage import summarize
+
+    config = load_server_config(args.config_dir or None, args.config)
+    app = CodeCompleteApp(config=config)
+    store = app.make_usage_store()
+    since = None if args.days is None else (time.time() - args.days * 86400) * 1000
+    try:
+        summary = {"path": store.path, **summarize(store.rows_sync(since))}
+        summary["problem"] = store.problem
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"Usage recorded in {summary['path']}" + ("" if app.record_usage else " (recording is off)"))
+        if summary["problem"]:
+            print(f"warning: {summary['problem']}", file=sys.stderr)
+        print(format_stats(summary))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jupyter codecomplete", description="jupyter_codecomplete commands")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -353,6 +426,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="completion",
         help="completion (default) or edit: the model of edit predictions",
     )
+    stats = sub.add_parser("stats", help="what became of the suggestions: accepted and kept characters")
+    stats.add_argument("--config", help="an extra config file (.py or .json) read after the usual ones")
+    stats.add_argument("--config-dir", action="append", help="read config from this directory only")
+    stats.add_argument("--days", type=float, help="only the last N days")
+    stats.add_argument("--json", action="store_true", help="print the summary as JSON")
     ev = sub.add_parser("eval", help="score configured models on completion tasks sampled from a folder")
     ev.add_argument("folder", help="a folder of .py files and .ipynb notebooks")
     ev.add_argument("--config", action="append", help="a jupyter_server_config file (.py/.json); repeatable")
@@ -392,6 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(run_check(args))
     if args.command == "models":
         return asyncio.run(run_models(args))
+    if args.command == "stats":
+        return run_stats(args)
     if args.command == "eval":
         from .evaluation.command import run_command
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import IOLoop
-from traitlets import Bool, Dict, Enum, Instance, Int, Type, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, Instance, Int, Type, Unicode, default
 
 from .backends import ModelConfig
 from .collector import FullCollections, defers_by_default, freeze_heap
@@ -162,7 +162,25 @@ class CodeCompleteApp(ExtensionApp):
         "collector is incremental.",
     )
 
+    record_usage = Bool(
+        True,
+        config=True,
+        help="Record what becomes of each suggestion (shown, accepted, kept: lengths, hashes and "
+        "positions, no code) in a SQLite file in the user's Jupyter data directory, for the statistics "
+        "panel and `jupyter codecomplete stats`. Nothing leaves the machine. False: nothing is written.",
+    )
+    usage_path = Unicode(
+        "",
+        config=True,
+        help="The usage database (default: <jupyter data dir>/codecomplete/usage.sqlite3).",
+    )
+    usage_max_bytes = Int(
+        32 * 1024 * 1024, config=True, help="Largest usage database; past it the oldest events are deleted."
+    )
+    usage_max_age_days = Float(180.0, config=True, help="Usage events older than this many days are deleted.")
+
     completion_handler = Instance(BaseInlineCompletionHandler, allow_none=True)
+    usage_store: Any = None  # a usage.UsageStore while record_usage is on
     lag_monitor: Any = None
     full_collections: FullCollections | None = None
     _model_service: ModelService | None = None
@@ -308,8 +326,21 @@ class CodeCompleteApp(ExtensionApp):
             warm_up=self.warm_up,
         )
 
+    def make_usage_store(self) -> Any:
+        """The usage store this configuration names (the server and `stats` read the same file)."""
+        from .usage import UsageStore
+
+        return UsageStore(
+            self.usage_path or None,
+            max_bytes=self.usage_max_bytes,
+            max_age_days=self.usage_max_age_days,
+            log=self.log,
+        )
+
     def initialize_settings(self) -> None:
         self.completion_handler = self.make_completion_handler()
+        if self.record_usage:
+            self.usage_store = self.make_usage_store()
         self._scrub_logs()
         info = self.completion_handler.model_info(None)
         if info is None:
@@ -327,6 +358,7 @@ class CodeCompleteApp(ExtensionApp):
         from .web.models_api import handlers as models_handlers
         from .web.rest import handlers as rest_handlers
         from .web.stats import LoopLagMonitor, StatsHandler
+        from .web.usage_api import handlers as usage_handlers
         from .web.websocket import InlineCompletionWebSocket
 
         self.handlers.extend(
@@ -335,6 +367,7 @@ class CodeCompleteApp(ExtensionApp):
                 (r"/api/codecomplete/stats", StatsHandler),
                 *rest_handlers(),
                 *models_handlers(),
+                *usage_handlers(),
             ]
         )
         # Is the model's server there? Asked once the loop runs (never holding the start-up): a
@@ -371,3 +404,5 @@ class CodeCompleteApp(ExtensionApp):
             self.full_collections.stop()
         if self.completion_handler is not None:
             await self.completion_handler.close()
+        if self.usage_store is not None:
+            self.usage_store.close()

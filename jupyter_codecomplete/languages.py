@@ -660,10 +660,16 @@ def _ts_string(text: str) -> str:
     return "'" + json.dumps(text)[1:-1].replace("'", "\\'") + "'"
 
 
+def _ts_marker(text: str) -> str:
+    """A string in an array as Prettier writes it (double quotes when it holds a single quote)."""
+    return json.dumps(text) if "'" in text and '"' not in text else _ts_string(text)
+
+
 def render_typescript() -> str:
     """``src/languagetable.ts``: every name → id, and id → display name, for the client."""
     ids = sorted((key, language.name) for language in ALL for key in language.names)
     titles = sorted((language.name, language.title) for language in ALL)
+    comments = sorted((language.name, language.line_comments) for language in ALL if language.line_comments)
     lines = [
         "/**",
         " * Language names, GENERATED from `jupyter_codecomplete/languages.py` (the one language",
@@ -683,6 +689,13 @@ def render_typescript() -> str:
         " */",
         "export const LANGUAGE_NAMES: { readonly [id: string]: string } = {",
         *(f"  {_ts_key(key)}: {_ts_string(value)}," for key, value in titles),
+        "};",
+        "",
+        "/**",
+        " * A language's id → its line-comment markers (the usage statistics' line kinds).",
+        " */",
+        "export const LINE_COMMENTS: { readonly [id: string]: ReadonlyArray<string> } = {",
+        *(f"  {_ts_key(key)}: [{', '.join(_ts_marker(m) for m in value)}]," for key, value in comments),
         "};",
         "",
         "/**",

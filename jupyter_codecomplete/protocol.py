@@ -205,6 +205,50 @@ class CancelRequest(_Strict):
     number: Annotated[int, Field(ge=0, strict=True)]
 
 
+MAX_USAGE_EVENTS = 64
+
+
+class UsageEvent(_Strict):
+    """What became of one suggestion the user was shown (see ``docs/usage.md``).
+
+    Sent by the client when the suggestion's fate is known, and again with ``kept_30s`` /
+    ``kept_5m`` when those windows end: the store keeps one row per ``id`` (the last one sent wins).
+    No code text: lengths, a hash and a position; ``sample`` only when the user keeps samples."""
+
+    id: Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.:-]+$")]
+    # when it was shown, in milliseconds since the epoch (the client's clock)
+    shown_at: Annotated[float, Field(ge=0, le=1e14)]
+    model: Annotated[str, Field(max_length=200)] | None = None
+    style: Annotated[str, Field(max_length=100)] | None = None
+    language: Annotated[str, Field(max_length=64)] | None = None
+    trigger: Literal["typing", "fresh_line", "manual", "edit"] = "typing"
+    # where the cursor was: code, comment, string, mid_line (text after the cursor on its line)
+    line_kind: Literal["code", "comment", "string", "mid_line", "empty"] = "code"
+    # from the request (after the debounce) to the first ghost text, ms
+    latency_ms: Annotated[float, Field(ge=0, le=600_000)]
+    length: Annotated[int, Field(ge=0, le=MAX_TEXT)]
+    outcome: Literal["accepted", "typed_through", "dismissed", "ignored"]
+    # the first way it was accepted: whole (Tab), word (Ctrl+Right), line (Ctrl+End)
+    accept_kind: Literal["whole", "word", "line"] | None = None
+    accepted_chars: Annotated[int, Field(ge=0, le=MAX_TEXT)] = 0
+    typed_chars: Annotated[int, Field(ge=0, le=MAX_TEXT)] = 0
+    kept_30s: Annotated[int, Field(ge=0, le=MAX_TEXT)] | None = None
+    kept_5m: Annotated[int, Field(ge=0, le=MAX_TEXT)] | None = None
+    # a hash of the suggestion text and the cursor's line / column: no code
+    text_hash: Annotated[str, Field(max_length=64)] | None = None
+    line: Annotated[int, Field(ge=0, le=10_000_000)] | None = None
+    column: Annotated[int, Field(ge=0, le=10_000_000)] | None = None
+    # the suggestion and a little context, only when the user keeps samples for ``eval``
+    sample: Annotated[str, Field(max_length=20_000)] | None = None
+
+
+class UsageMessage(_Strict):
+    """Client to server: usage events to record. Sent only when the hello says ``usage: true``."""
+
+    type: Literal["usage"]
+    events: Annotated[list[UsageEvent], Field(min_length=1, max_length=MAX_USAGE_EVENTS)]
+
+
 class ClientHello(_Strict):
     """The client's answer to the server's hello: the protocol version it wants on this socket."""
 
@@ -220,13 +264,11 @@ class WarmRequest(InlineCompletionRequest):
     type: Literal["warm"] = "warm"  # type: ignore[assignment]  # the discriminator of this message
 
 
-ClientMessage = Annotated[
-    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest,
-    Field(discriminator="type"),
-]
-client_message_adapter: TypeAdapter[
-    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest
-] = TypeAdapter(ClientMessage)
+_ClientMessages = (
+    InlineCompletionRequest | EditPredictionRequest | CancelRequest | ClientHello | WarmRequest | UsageMessage
+)
+ClientMessage = Annotated[_ClientMessages, Field(discriminator="type")]
+client_message_adapter: TypeAdapter[_ClientMessages] = TypeAdapter(ClientMessage)
 
 
 class InlineCompletionItem(BaseModel):
@@ -349,6 +391,9 @@ class HelloMessage(BaseModel):
     features: list[str] = Field(default_factory=list)
     # protocol 3: whether the server warms the default model's cache (``warm`` messages)
     warm: bool = False
+    # whether this server records usage events (c.CodeCompleteApp.record_usage): the client sends
+    # :class:`UsageMessage` only when it does
+    usage: bool = False
 
 
 # Most stop sequences a REST request may add, and their longest length (OpenAI itself takes 4).

@@ -12,6 +12,9 @@
  * - `jupyter-codecomplete:fresh-line`: suggestions after Enter
  * - `jupyter-codecomplete:model-dialog`: "Choose Model…"
  * - `jupyter-codecomplete:edit-prediction`: edit predictions (the diff view, Tab / Escape)
+ * - `jupyter-codecomplete:usage`: what becomes of each suggestion (recorded on the server)
+ * - `jupyter-codecomplete:statistics`: "Code Suggestions — Statistics"
+ * - `jupyter-codecomplete:restraint`: adaptive debounce and the learned gate
  */
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
@@ -25,8 +28,11 @@ import { warmPlugin } from './plugins/warm';
 import { languagesPlugin } from './plugins/languages';
 import { modelDialogPlugin } from './plugins/modeldialog';
 import { providerPlugin } from './plugins/provider';
+import { restraintPlugin } from './plugins/restraint';
 import { settingsPlugin } from './plugins/settings';
+import { statisticsPlugin } from './plugins/statistics';
 import { statusItemPlugin, statusPlugin } from './plugins/status';
+import { usagePlugin } from './plugins/usage';
 
 export { CodeCompleteProvider, PROVIDER_ID } from './provider';
 export { CompletionSocket } from './socket';
@@ -45,7 +51,10 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   freshLinePlugin,
   warmPlugin,
   modelDialogPlugin,
-  editPredictionPlugin
+  editPredictionPlugin,
+  usagePlugin,
+  statisticsPlugin,
+  restraintPlugin
 ];
 
 export default plugins;

@@ -256,6 +256,71 @@ export const LANGUAGE_NAMES: { readonly [id: string]: string } = {
 };
 
 /**
+ * A language's id → its line-comment markers (the usage statistics' line kinds).
+ */
+export const LINE_COMMENTS: { readonly [id: string]: ReadonlyArray<string> } = {
+  ada: ['--'],
+  assembly: [';'],
+  c: ['//'],
+  clojure: [';'],
+  cmake: ['#'],
+  coffeescript: ['#'],
+  cpp: ['//'],
+  crystal: ['#'],
+  csharp: ['//'],
+  cuda: ['//'],
+  dart: ['//'],
+  dockerfile: ['#'],
+  elixir: ['#'],
+  elm: ['--'],
+  'emacs-lisp': [';'],
+  erlang: ['%'],
+  fortran: ['!'],
+  fsharp: ['//'],
+  glsl: ['//'],
+  go: ['//'],
+  groovy: ['//'],
+  haskell: ['--'],
+  java: ['//'],
+  javascript: ['//'],
+  julia: ['#'],
+  kotlin: ['//'],
+  latex: ['%'],
+  lisp: [';'],
+  lua: ['--'],
+  makefile: ['#'],
+  matlab: ['%'],
+  nim: ['#'],
+  'objective-c': ['//'],
+  perl: ['#'],
+  php: ['//', '#'],
+  postscript: ['%'],
+  powershell: ['#'],
+  prolog: ['%'],
+  purescript: ['--'],
+  python: ['#'],
+  r: ['#'],
+  racket: [';'],
+  raku: ['#'],
+  ruby: ['#'],
+  rust: ['//'],
+  scala: ['//'],
+  scheme: [';'],
+  shell: ['#'],
+  solidity: ['//'],
+  sparql: ['--'],
+  sql: ['--'],
+  swift: ['//'],
+  toml: ['#'],
+  typescript: ['//'],
+  vb: ["'"],
+  verilog: ['//'],
+  vhdl: ['--'],
+  yaml: ['#'],
+  zig: ['//']
+};
+
+/**
  * The id of a language name, alias or MIME type (any case); an unknown name, lower-cased.
  */
 export function languageId(name: string): string {

@@ -50,7 +50,7 @@ export function registerPartialAccept(options: {
     }
   };
 
-  const accept = (take: (rest: string) => string) => {
+  const accept = (take: (rest: string) => string, kind: 'word' | 'line') => {
     const widget = app.shell.currentWidget;
     const found = activeEditor(widget);
     const state = editorState(widget);
@@ -65,6 +65,7 @@ export function registerPartialAccept(options: {
     if (position) {
       editor.setCursorPosition(position);
     }
+    provider.notePartialAccept(kind, part);
     // the rest of the suggestion, or (all of it taken) what follows it: at once, no debounce
     if (part.length < rest.length || (options.suggestAfterAccept?.() ?? false)) {
       reshow();
@@ -74,12 +75,12 @@ export function registerPartialAccept(options: {
   const word = app.commands.addCommand(PartialAcceptCommandIDs.acceptWord, {
     label: trans.__('Accept Next Word of the Suggestion'),
     caption: trans.__('Insert the next word of the ghost text; the rest stays'),
-    execute: () => accept(nextWord)
+    execute: () => accept(nextWord, 'word')
   });
   const line = app.commands.addCommand(PartialAcceptCommandIDs.acceptLine, {
     label: trans.__('Accept Next Line of the Suggestion'),
     caption: trans.__('Insert the ghost text up to the end of its line; the rest stays'),
-    execute: () => accept(nextLine)
+    execute: () => accept(nextLine, 'line')
   });
 
   // The editor (CodeMirror) handles Ctrl+Arrow keys itself before JupyterLab's shortcuts

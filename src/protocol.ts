@@ -290,6 +290,10 @@ export interface IHelloMessage {
    * Protocol 3: whether the server warms the default model's prompt cache (`warm` messages).
    */
   warm?: boolean;
+  /**
+   * Whether the server records usage events (absent from older servers: no).
+   */
+  usage?: boolean;
 }
 
 /**
@@ -303,6 +307,49 @@ export const PROTOCOL_VERSION = 3;
 export interface IClientHello {
   type: 'hello';
   protocol: number;
+}
+
+/**
+ * How a suggestion was asked for: typing, a fresh line (after Enter), the user's Alt+\\, an edit.
+ */
+export type UsageTrigger = 'typing' | 'fresh_line' | 'manual' | 'edit';
+
+/**
+ * Where the cursor was when a suggestion was shown.
+ */
+export type LineKind = 'code' | 'comment' | 'string' | 'mid_line' | 'empty';
+
+/**
+ * What became of one suggestion shown (no code text unless the user keeps samples).
+ */
+export interface IUsageEvent {
+  id: string;
+  shown_at: number;
+  model: string | null;
+  style: string | null;
+  language: string | null;
+  trigger: UsageTrigger;
+  line_kind: LineKind;
+  latency_ms: number;
+  length: number;
+  outcome: 'accepted' | 'typed_through' | 'dismissed' | 'ignored';
+  accept_kind: 'whole' | 'word' | 'line' | null;
+  accepted_chars: number;
+  typed_chars: number;
+  kept_30s: number | null;
+  kept_5m: number | null;
+  text_hash: string | null;
+  line: number | null;
+  column: number | null;
+  sample?: string | null;
+}
+
+/**
+ * Usage events to record (client to server; only when the hello says `usage`).
+ */
+export interface IUsageMessage {
+  type: 'usage';
+  events: IUsageEvent[];
 }
 
 /**

@@ -85,6 +85,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._collectDocuments = options.collectDocuments ?? (() => []);
     this._editorState = options.editorState ?? (() => null);
     this._kernelCandidates = options.kernelCandidates ?? (() => null);
+    this._restrain = options.restrain ?? null;
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
     this._prefetchDelay = options.prefetchDelay ?? (() => DEFAULT_DEBOUNCE_MS);
   }
@@ -110,6 +111,42 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
    */
   get activity(): ISignal<this, CodeCompleteProvider.IActivity> {
     return this._activity;
+  }
+
+  /**
+   * Emitted each time a suggestion is answered to the editor (the ghost text it shows), and
+   * when typing through it leaves less (to nothing): the usage statistics' "shown".
+   */
+  get shown(): ISignal<this, CodeCompleteProvider.IShown> {
+    return this._shown;
+  }
+
+  /**
+   * Emitted when part of a suggestion is accepted by our own commands (word, line).
+   */
+  get partlyAccepted(): ISignal<this, CodeCompleteProvider.IPartlyAccepted> {
+    return this._partlyAccepted;
+  }
+
+  /**
+   * Emitted when the user dismisses the suggestion shown.
+   */
+  get dismissed(): ISignal<this, void> {
+    return this._dismissed;
+  }
+
+  /**
+   * Report a partial accept (called by the partial-accept commands after inserting `part`).
+   */
+  notePartialAccept(kind: 'word' | 'line', part: string): void {
+    this._partlyAccepted.emit({ kind, part });
+  }
+
+  /**
+   * Restraint for automatic requests (see `IOptions.restrain`); null: none.
+   */
+  setRestraint(restrain: CodeCompleteProvider.IOptions['restrain'] | null): void {
+    this._restrain = restrain ?? null;
   }
 
   /**
@@ -194,6 +231,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
    * Stop the latest request (the user dismissed its suggestion).
    */
   cancelLatest(): void {
+    this._dismissed.emit(undefined);
     if (this._latest !== null) {
       this._client.cancel(this._latest);
       this._latest = null;
@@ -244,7 +282,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     if (found) {
       // Typing through a suggestion (or back into one): answer from it, no model call.
       this._emit({ kind: 'reused', number: found.suggestion.number, language });
-      return this._answer(found.suggestion, found.rest, context, state, generation);
+      return this._answer(found.suggestion, found.rest, context, state, generation, language);
     }
     if (!manual && Private.stale(this._editorState(context), state)) {
       // JupyterLab's debounce lets an automatic request through after Enter left its line (it
@@ -252,6 +290,18 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       // (the browser benchmark saw one per Enter).
       this._emit({ kind: 'skipped', number: -1, language });
       return { items: [] };
+    }
+    if (!manual && this._restrain) {
+      // restraint (src/restraint.ts): wait for the typing to settle, skip where nothing is kept
+      const held = this._restrain({ state, freshLine, language });
+      const reason = held instanceof Promise ? await held.catch(() => null) : held;
+      if (generation !== this._generation) {
+        return { items: [] }; // a newer request came while this one waited
+      }
+      if (reason) {
+        this._emit({ kind: 'skipped', number: -1, language, reason: 'restrained' });
+        return { items: [] };
+      }
     }
     const stream = settings.streaming === 'always' || (settings.streaming === 'manual' && manual);
     // what the kernel completes at the cursor: awaited only while a question is out (bounded by
@@ -268,6 +318,10 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     const pending = this._client.request(body);
     const number = pending.number;
     this._latest = number;
+    this._triggers.set(number, manual ? 'manual' : freshLine ? 'fresh_line' : 'typing');
+    if (this._triggers.size > 64) {
+      this._triggers.delete(this._triggers.keys().next().value as number);
+    }
     this._emit({ kind: 'started', number, language });
     let reply: IInlineCompletionReply;
     try {
@@ -299,6 +353,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
         // Several choices: show them all; only the first is remembered for typing through.
         suggestion.update(texts[0].insertText, true);
         this._recent.add(suggestion);
+        this._noteShown(suggestion, texts[0].insertText, language);
         return {
           items: texts.map(item => ({ insertText: item.insertText, isIncomplete: false }))
         };
@@ -315,7 +370,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       // The user typed something else while the answer was on its way.
       return { items: [] };
     }
-    return this._answer(suggestion, rest, context, state, generation);
+    return this._answer(suggestion, rest, context, state, generation, language);
   }
 
   /**
@@ -347,6 +402,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       }
       if (rest !== shown) {
         shown = rest;
+        this._noteShown(suggestion, rest, view.language);
         yield { response: { insertText: rest, isIncomplete: !suggestion.done } };
       }
       if (suggestion.done) {
@@ -432,13 +488,15 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     rest: string,
     context: IInlineCompletionContext,
     state: IEditorState,
-    generation: number
+    generation: number,
+    language: string | null
   ): IInlineCompletionList<IInlineCompletionItem> {
+    this._noteShown(suggestion, rest, language);
     if (suggestion.done) {
       return rest ? { items: [{ insertText: rest, isIncomplete: false }] } : { items: [] };
     }
     const token = `codecomplete-${++this._tokens}`;
-    this._views.set(token, { suggestion, context, state, generation });
+    this._views.set(token, { suggestion, context, state, generation, language });
     return { items: [{ insertText: rest, isIncomplete: true, token }] };
   }
 
@@ -532,6 +590,11 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
     this._activity.emit(activity);
   }
 
+  private _noteShown(suggestion: Suggestion, rest: string, language: string | null): void {
+    const trigger = this._triggers.get(suggestion.number) ?? 'typing';
+    this._shown.emit({ suggestion, rest, language, trigger });
+  }
+
   private _client: ICompletionClient;
   private _getSettings: () => ISettings;
   private _resolveLanguage: (
@@ -541,6 +604,7 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
   private _collectCells: (context: IInlineCompletionContext) => CodeCompleteProvider.ICells | null;
   private _collectDocuments: (context: IInlineCompletionContext) => IContextFile[];
   private _kernelCandidates: NonNullable<CodeCompleteProvider.IOptions['kernelCandidates']>;
+  private _restrain: CodeCompleteProvider.IOptions['restrain'] | null;
   private _trans: ReturnType<ITranslator['load']>;
   private _editorState: (context: IInlineCompletionContext) => IEditorState | null;
   private _lastLanguage: string | null = null;
@@ -568,9 +632,14 @@ export class CodeCompleteProvider implements IInlineCompletionProvider {
       context: IInlineCompletionContext;
       state: IEditorState;
       generation: number;
+      language: string | null;
     }
   >();
   private _activity = new Signal<this, CodeCompleteProvider.IActivity>(this);
+  private _shown = new Signal<this, CodeCompleteProvider.IShown>(this);
+  private _partlyAccepted = new Signal<this, CodeCompleteProvider.IPartlyAccepted>(this);
+  private _dismissed = new Signal<this, void>(this);
+  private _triggers = new Map<number, CodeCompleteProvider.IShown['trigger']>();
 }
 
 /**
@@ -623,12 +692,42 @@ export namespace CodeCompleteProvider {
       context: IInlineCompletionContext,
       language: string | null
     ) => IKernelCandidates | null | Promise<IKernelCandidates | null>;
+    /**
+     * Restraint for an automatic request: resolves (after any extra wait) with why it is
+     * skipped, or null to send it. Never called for the user's own Alt+\\.
+     */
+    restrain?: (request: {
+      state: IEditorState;
+      freshLine: boolean;
+      language: string | null;
+    }) => string | null | Promise<string | null>;
     translator?: ITranslator;
     /**
      * How long (ms) a finished suggestion stays shown, untouched, before what follows accepting
      * it is asked for (default: the debounce).
      */
     prefetchDelay?: () => number;
+  }
+
+  /**
+   * A suggestion answered to the editor: `rest` is what its ghost text shows now.
+   */
+  export interface IShown {
+    suggestion: Suggestion;
+    rest: string;
+    language: string | null;
+    /**
+     * How the request that made it was asked for.
+     */
+    trigger: 'typing' | 'fresh_line' | 'manual';
+  }
+
+  /**
+   * Part of a suggestion accepted by the partial-accept commands.
+   */
+  export interface IPartlyAccepted {
+    kind: 'word' | 'line';
+    part: string;
   }
 
   /**
@@ -645,9 +744,9 @@ export namespace CodeCompleteProvider {
     error?: IErrorInfo;
     /**
      * Why a request was skipped by the settings: completions off everywhere, off for the
-     * language, or automatic requests off (only when requested).
+     * language, or automatic requests off (only when requested); or held back by restraint.
      */
-    reason?: 'disabled' | 'language-off' | 'manual-only';
+    reason?: 'disabled' | 'language-off' | 'manual-only' | 'restrained';
     /**
      * Whether the user asked for this one explicitly.
      */

@@ -14,6 +14,11 @@ export type StreamingMode = 'always' | 'manual' | 'never';
 export type TriggerMode = 'auto' | 'manual';
 
 /**
+ * How much to hold back automatic requests (docs/usage.md, "Restraint").
+ */
+export type RestraintMode = 'off' | 'on' | 'more' | 'less';
+
+/**
  * When to ask for edit predictions: never, on request (a shortcut), or after edits that make a
  * follow-up likely.
  */
@@ -47,6 +52,10 @@ export interface ISettings {
   cellOutputs: boolean;
   kernelCandidates: boolean;
   editPredictions: EditPredictionMode;
+  recordUsage: boolean;
+  usageSamples: boolean;
+  usageKeptWindows: [number, number];
+  restraint: RestraintMode;
 }
 
 /**
@@ -71,7 +80,11 @@ export const DEFAULT_SETTINGS: Readonly<ISettings> = Object.freeze({
   notifyErrors: true,
   cellOutputs: true,
   kernelCandidates: true,
-  editPredictions: 'off'
+  editPredictions: 'off',
+  recordUsage: true,
+  usageSamples: false,
+  usageKeptWindows: [30, 300],
+  restraint: 'on'
 } as ISettings);
 
 function pick<T extends string>(value: unknown, allowed: ReadonlyArray<T>, fallback: T): T {
@@ -82,6 +95,14 @@ function count(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0
     ? Math.floor(value)
     : fallback;
+}
+
+function windows(value: unknown, fallback: [number, number]): [number, number] {
+  return Array.isArray(value) &&
+    value.length === 2 &&
+    value.every(v => typeof v === 'number' && Number.isFinite(v) && v > 0)
+    ? [value[0], value[1]]
+    : [...fallback];
 }
 
 /**
@@ -116,7 +137,11 @@ export function normalizeSettings(raw: unknown): ISettings {
     cellOutputs: typeof s.cellOutputs === 'boolean' ? s.cellOutputs : d.cellOutputs,
     kernelCandidates:
       typeof s.kernelCandidates === 'boolean' ? s.kernelCandidates : d.kernelCandidates,
-    editPredictions: pick(s.editPredictions, ['off', 'manual', 'auto'], d.editPredictions)
+    editPredictions: pick(s.editPredictions, ['off', 'manual', 'auto'], d.editPredictions),
+    recordUsage: typeof s.recordUsage === 'boolean' ? s.recordUsage : d.recordUsage,
+    usageSamples: typeof s.usageSamples === 'boolean' ? s.usageSamples : d.usageSamples,
+    usageKeptWindows: windows(s.usageKeptWindows, d.usageKeptWindows),
+    restraint: pick(s.restraint, ['off', 'on', 'more', 'less'], d.restraint)
   };
 }
 

@@ -17,6 +17,7 @@ import {
   IRequestBody,
   IStreamChunk,
   IServingModel,
+  IUsageEvent,
   isQuietError,
   PROTOCOL_VERSION,
   ServerMessage
@@ -316,6 +317,25 @@ export class CompletionSocket implements IDisposable {
       reply: reply.promise,
       chunks: entry.chunks
     };
+  }
+
+  /**
+   * Send usage events; false while not connected (the caller keeps them). A server that does
+   * not record usage (its hello says so) gets nothing: the events are dropped, true.
+   */
+  sendUsage(events: IUsageEvent[]): boolean {
+    if (this._state !== 'connected' || !this._ws || !this._hello) {
+      return false;
+    }
+    if (!this._hello.usage || !events.length) {
+      return true;
+    }
+    try {
+      this._ws.send(JSON.stringify({ type: 'usage', events }));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -12,6 +12,7 @@ import { CodeCompleteProvider } from './provider';
 import { ISettings } from './settings';
 import { CompletionSocket } from './socket';
 import { StatusModel } from './status';
+import { UsageTracker } from './usage';
 
 /**
  * The id of the settings plugin; also the id of the settings schema `schema/plugin.json`
@@ -30,6 +31,7 @@ export namespace CommandIDs {
   export const openSettings = 'codecomplete:open-settings';
   export const dismiss = 'codecomplete:dismiss';
   export const chooseModel = 'codecomplete:choose-model';
+  export const openStatistics = 'codecomplete:open-statistics';
   export const predictEdit = 'codecomplete:predict-edit';
 }
 
@@ -45,6 +47,7 @@ export const MENU_COMMANDS: ReadonlyArray<string> = [
   CommandIDs.request,
   CommandIDs.reconnect,
   '-',
+  CommandIDs.openStatistics,
   CommandIDs.openSettings
 ];
 
@@ -123,4 +126,12 @@ export const ICodeCompleteProvider = new Token<CodeCompleteProvider>(
 export const ICodeCompleteStatus = new Token<StatusModel>(
   'jupyter-codecomplete:ICodeCompleteStatus',
   'The state the status item of jupyter_codecomplete shows.'
+);
+
+/**
+ * What becomes of the suggestions shown in this tab (recorded on the server, on this machine).
+ */
+export const IUsageTracker = new Token<UsageTracker>(
+  'jupyter-codecomplete:IUsageTracker',
+  'Records what becomes of each code suggestion shown.'
 );

@@ -62,6 +62,8 @@ MIRRORED: dict[tuple[str, str], tuple[str, Direction]] = {
     ("src/protocol.ts", "IStreamChunk"): ("InlineCompletionStreamChunk", "to_browser"),
     ("src/protocol.ts", "IErrorReply"): ("ErrorReply", "to_browser"),
     ("src/protocol.ts", "IHelloMessage"): ("HelloMessage", "to_browser"),
+    ("src/protocol.ts", "IUsageEvent"): ("UsageEvent", "to_server"),
+    ("src/protocol.ts", "IUsageMessage"): ("UsageMessage", "to_server"),
     ("src/protocol.ts", "IWarmRequest"): ("WarmRequest", "to_server"),
     ("src/protocol.ts", "IWarmReply"): ("WarmReply", "to_browser"),
     ("src/models.ts", "IModelEntry"): ("ModelEntry", "to_browser"),
@@ -77,6 +79,8 @@ PYTHON_ONLY = {
 # Names exported from src/protocol.ts that mirror no single model, and why.
 TYPESCRIPT_ONLY = {
     "Trigger": "alias of a Literal, compared where it is used",
+    "UsageTrigger": "alias of a Literal, compared where it is used",
+    "LineKind": "alias of a Literal, compared where it is used",
     "IRequestBody": "IInlineCompletionRequest without type and number",
     "IEditRequestBody": "IEditPredictionRequest without type and number",
     "ServerMessage": "union of the server's messages",

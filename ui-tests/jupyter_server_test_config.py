@@ -158,3 +158,8 @@ c.ModelService.detect_servers = [["ollama", OLLAMA_PORT]]  # noqa: F821
 # server's memory of recent completions would answer a prompt an earlier test already asked for in
 # one piece, without the upstream (it has its own pytest tests).
 c.CodeCompleteApp.recent_completions = 0  # noqa: F821
+
+# Usage events (usage.spec.ts) go to a database of this run, never to the user's data directory.
+_usage_dir = tempfile.mkdtemp(prefix="codecomplete-ui-usage-")
+atexit.register(shutil.rmtree, _usage_dir, True)
+c.CodeCompleteApp.usage_path = os.path.join(_usage_dir, "usage.sqlite3")  # noqa: F821

@@ -43,6 +43,16 @@ def _errors(*codes: int) -> dict[str, Any]:
     }
 
 
+def _days() -> dict[str, Any]:
+    return {
+        "name": "days",
+        "in": "query",
+        "required": False,
+        "description": "only the events of the last N days",
+        "schema": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 100000},
+    }
+
+
 def _ws_schemas() -> dict[str, Any]:
     """The websocket's edit-prediction messages (``api/codecomplete/inline``, docs/protocol.md),
     listed here for tools that read schemas; they are not REST bodies."""
@@ -112,6 +122,35 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {
                         "200": {"description": "styles", "content": {"application/json": {"schema": obj}}},
                         **_errors(403),
+                    },
+                }
+            },
+            "/api/codecomplete/usage": {
+                "get": {
+                    "summary": "What became of the suggestions shown: totals, per model, trigger, language, "
+                    "line kind and day, the latency histogram (docs/usage.md)",
+                    "parameters": [_days()],
+                    "responses": {
+                        "200": {"description": "summary", "content": {"application/json": {"schema": obj}}},
+                        **_errors(400, 403),
+                    },
+                }
+            },
+            "/api/codecomplete/usage/gate": {
+                "get": {
+                    "summary": "The restraint learned from the usage events (where automatic requests skip)",
+                    "parameters": [
+                        _days(),
+                        {
+                            "name": "level",
+                            "in": "query",
+                            "required": False,
+                            "schema": {"type": "string", "enum": ["off", "more", "normal", "less"]},
+                        },
+                    ],
+                    "responses": {
+                        "200": {"description": "the gate", "content": {"application/json": {"schema": obj}}},
+                        **_errors(400, 403),
                     },
                 }
             },

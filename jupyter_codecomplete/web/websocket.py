@@ -51,6 +51,7 @@ from ..protocol import (
     InlineCompletionReply,
     InlineCompletionRequest,
     InlineCompletionStreamChunk,
+    UsageMessage,
     WarmReply,
     WarmRequest,
     client_message_adapter,
@@ -325,6 +326,11 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         return handler
 
     @property
+    def usage_store(self) -> Any:
+        """The usage store, or None while c.CodeCompleteApp.record_usage is off."""
+        return getattr(self.extensionapp, "usage_store", None)
+
+    @property
     def max_message_bytes(self) -> int:
         return int(cast("CodeCompleteApp", self.extensionapp).max_message_bytes)
 
@@ -366,6 +372,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         self._held: dict[int, _Held] = {}
         self._outbox: list[bytes] = []  # deferred messages, written with the next one
         self._flush_timer: asyncio.TimerHandle | None = None
+        self._usage_writes: set[asyncio.Task[int]] = set()
         self._warm_task: asyncio.Task[None] | None = None
         handler = self.completion_handler
         hello = HelloMessage(
@@ -373,6 +380,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             max_message_bytes=self.max_message_bytes,
             features=["edit_prediction"] if handler.supports_edits else [],
             warm=handler.warms(None),
+            usage=self.usage_store is not None,
         )
         self.send(hello)
 
@@ -503,6 +511,9 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         if isinstance(msg, WarmRequest):
             self.start_warm(msg)
             return
+        if isinstance(msg, UsageMessage):
+            self.record_usage(msg)
+            return
         if isinstance(msg, CancelRequest):
             if not self.cancel(msg.number, "cancelled"):
                 self.reply_error(
@@ -523,6 +534,26 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         task = asyncio.get_running_loop().create_task(self.serve(msg), name=f"codecomplete:{msg.number}")
         self._tasks[msg.number] = task
         task.add_done_callback(functools.partial(self._forget, msg.number))
+
+    def record_usage(self, msg: UsageMessage) -> None:
+        """Hand usage events to the store (written on its own thread; no answer is sent)."""
+        store = self.usage_store
+        if store is None:
+            self.reply_error(
+                -1,
+                "usage_off",
+                "Usage is not recorded",
+                "This server does not record usage events (c.CodeCompleteApp.record_usage is False).",
+            )
+            return
+        task = asyncio.get_running_loop().create_task(store.record(msg.events), name="codecomplete:usage")
+        self._usage_writes.add(task)
+        task.add_done_callback(self._usage_written)
+
+    def _usage_written(self, task: asyncio.Task[int]) -> None:
+        self._usage_writes.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.log.warning("codecomplete: usage events not recorded", exc_info=task.exception())
 
     def _forget(self, number: int, task: asyncio.Task[None]) -> None:
         if self._tasks.get(number) is task:

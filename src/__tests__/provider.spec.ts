@@ -509,3 +509,49 @@ describe('a request the editor has moved on from', () => {
     expect(client.requests).toHaveLength(2);
   });
 });
+
+describe('restraint and usage hooks', () => {
+  it('skips what restraint holds back, drops what a newer request superseded, never for Alt+\\', async () => {
+    let release!: (why: string | null) => void;
+    const { client, provider, activity } = setup(
+      {},
+      { restrain: () => new Promise<string | null>(resolve => (release = resolve)) }
+    );
+    const first = provider.fetch(request('x = 1'), auto);
+    await flush();
+    release('gate');
+    expect(await first).toEqual({ items: [] });
+    expect(activity).toContain('skipped');
+    expect(client.requests).toHaveLength(0);
+    // superseded while it waited: nothing asked
+    const older = provider.fetch(request('y = 1'), auto);
+    await flush();
+    const releaseOlder = release;
+    const newer = provider.fetch(request('y = 12'), auto);
+    await flush();
+    releaseOlder(null);
+    expect(await older).toEqual({ items: [] });
+    release(null);
+    await flush();
+    expect(client.requests.map(r => r.prefix)).toEqual(['y = 12']);
+    client.replies[0].resolve(reply(0, [{ insertText: '3' }]));
+    expect((await newer).items[0].insertText).toBe('3');
+    // the user's own request is never held
+    const asked = provider.fetch(request('z = '), manual);
+    await flush();
+    expect(client.requests).toHaveLength(2);
+    client.replies[1].resolve(reply(1, [{ insertText: '0' }]));
+    await asked;
+  });
+
+  it('says what it shows, with the trigger of its request', async () => {
+    const { client, provider } = setup();
+    const shown: { rest: string; trigger: string }[] = [];
+    provider.shown.connect((_, s) => shown.push({ rest: s.rest, trigger: s.trigger }));
+    const pending = provider.fetch(request('def f():'), manual);
+    await flush();
+    client.replies[0].resolve(reply(0, [{ insertText: '\n    pass' }]));
+    await pending;
+    expect(shown).toEqual([{ rest: '\n    pass', trigger: 'manual' }]);
+  });
+});

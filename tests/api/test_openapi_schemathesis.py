@@ -125,5 +125,6 @@ def test_no_token_is_403_everywhere(server: str) -> None:
 
 def test_document_lists_every_endpoint() -> None:
     paths = set(openapi_document()["paths"])
-    assert paths == {f"/api/codecomplete/{p}" for p in ("prompt", "completions", "models", "styles")}
+    names = ("prompt", "completions", "models", "styles", "usage", "usage/gate")
+    assert paths == {f"/api/codecomplete/{p}" for p in names}
     assert Path(__file__).exists()

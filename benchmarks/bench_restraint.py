@@ -1,0 +1,134 @@
+"""Restraint, replayed: fixed debounce vs adaptive debounce vs adaptive + the learned gate.
+
+A simulated user writes a Python text one key at a time at a person's rhythm, in virtual time
+(``benchmarks/replay/replay.bench.ts``, run with jest: the extension's own ``AdaptiveDebounce``,
+``Gate``, ``UsageTracker`` and line kinds; JupyterLab's 150 ms debounce, the editor and the model
+are simulated). The scripted model answers with the real next text to the end of the line, right
+with a chance that depends on the kind of place (code 45 %, a fresh line 35 %, mid-line 10 %,
+string 10 %, comment 5 %), otherwise right for a while and then astray; its time to show is
+140 ms + 4 ms per character ± 40 ms. The user accepts with Tab what is what they were going to
+type, the right words with Ctrl+Right, takes a mostly right one whole and deletes its wrong tail.
+
+1. A training session (the standard library's ``shlex.py``, its first 6,000 characters) with the
+   fixed debounce:
+   its usage events go into a real ``UsageStore`` (SQLite) and the server's ``gate.learn`` fits
+   the gate from them, as it would from the user's own history.
+2. The test session (``textwrap.py``, 6,000 characters) in each mode, three seeds; the
+   events of each go into a store of their own and ``summarize`` counts them.
+
+Per 1,000 characters of the session: model calls, suggestions shown, characters accepted, kept
+(still there 5 minutes later), and the ratios to the fixed debounce.
+
+    python benchmarks/bench_restraint.py [--chars 6000] [--seeds 3]
+
+Not a test; needs ``jlpm install``. Measured numbers are in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from jupyter_codecomplete.protocol import UsageEvent
+from jupyter_codecomplete.usage import UsageStore, summarize
+from jupyter_codecomplete.usage.gate import learn
+
+ROOT = Path(__file__).resolve().parents[1]
+MODES = ("fixed", "adaptive", "gated", "gated_less")
+
+
+def session(module: str, chars: int) -> str:
+    """The first ``chars`` characters of a standard-library module (the same text in every run of
+    one Python version, unlike this project's own files)."""
+    import importlib
+
+    path = importlib.import_module(module).__file__
+    assert path is not None
+    return Path(path).read_text()[:chars]
+
+
+def replay(text: str, modes: tuple[str, ...], seed: int, gates: dict[str, Any], tmp: Path) -> Any:
+    inp, out = tmp / f"in-{seed}.json", tmp / f"out-{seed}.json"
+    inp.write_text(json.dumps({"text": text, "modes": list(modes), "gates": gates, "seed": seed}))
+    cmd = ["npx", "jest", "--config", "benchmarks/replay/jest.config.js", "--silent"]
+    env = os.environ | {"REPLAY_IN": str(inp), "REPLAY_OUT": str(out)}
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        sys.exit(f"the replay failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return json.loads(out.read_text())
+
+
+def stored(events: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
+    """The events through a real store (virtual times moved to now), read back."""
+    start = time.time() * 1000 - 3_600_000
+    store = UsageStore(str(path))
+    store.record_sync([UsageEvent.model_validate(e | {"shown_at": start + e["shown_at"]}) for e in events])
+    rows = store.rows_sync()
+    store.close()
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chars", type=int, default=6000)
+    parser.add_argument("--seeds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="codecomplete-replay-") as tmpdir:
+        tmp = Path(tmpdir)
+        train = replay(session("shlex", args.chars), ("fixed",), 1, {}, tmp)["fixed"]
+        rows = stored(train["events"], tmp / "train.sqlite3")
+        gate = learn(rows, "normal")
+        gates = {"gated": gate, "gated_less": learn(rows, "less")}
+        skip = {m: ", ".join(f"{s['trigger']}/{s['line_kind']}" for s in g["skip"]) for m, g in gates.items()}
+        print(
+            f"gate learned from {gate['events']} training suggestions ({gate['overall']:.1f} kept characters "
+            f"each, threshold {gate['threshold']:.1f}): "
+            f"skips {skip['gated'] or 'nothing'}; at level 'less' {skip['gated_less'] or 'nothing'}"
+        )
+        for k in gate["kinds"]:
+            print(
+                f"  {k['trigger']:>10} {k['line_kind']:<8} shown {k['shown']:4}  "
+                f"kept per suggestion {k['kept_per_suggestion']:.1f}"
+            )
+        text = session("textwrap", args.chars)
+        totals = {m: {"calls": 0, "shown": 0, "accepted": 0, "kept": 0, "typed": 0} for m in MODES}
+        for seed in range(2, 2 + args.seeds):
+            result = replay(text, MODES, seed, gates, tmp)
+            for mode in MODES:
+                r = result[mode]
+                summary = summarize(stored(r["events"], tmp / f"{mode}-{seed}.sqlite3"))["total"]
+                t = totals[mode]
+                t["calls"] += r["calls"]
+                t["shown"] += summary["shown"]
+                t["accepted"] += summary["accepted_chars"]
+                t["kept"] += summary["kept_5m_chars"]
+                t["typed"] += r["typed"]
+    per = 1000 / (len(text) * args.seeds)
+    base = totals["fixed"]
+    print(f"\nper 1,000 characters of the session ({len(text)} characters, {args.seeds} seeds)\n")
+    print(
+        "| mode | model calls | shown | accepted chars | kept chars (5 min) | keys typed "
+        "| calls | shown | kept |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for mode in MODES:
+        t = totals[mode]
+        ratios = " | ".join(
+            f"{t[k] / base[k]:.2f}x" if base[k] else "-" for k in ("calls", "shown", "kept")
+        )
+        print(
+            f"| {mode} | {t['calls'] * per:.0f} | {t['shown'] * per:.0f} | {t['accepted'] * per:.0f} | "
+            f"{t['kept'] * per:.0f} | {t['typed'] * per:.0f} | {ratios} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+// The replay of bench_restraint.py: the project's jest setup, on this folder's *.bench.ts only.
+const path = require('path');
+const base = require('../../jest.config.js');
+
+module.exports = {
+  ...base,
+  rootDir: path.resolve(__dirname, '../..'),
+  testRegex: 'benchmarks/replay/.*\\.bench\\.ts$',
+  transform: {
+    ...base.transform,
+    '^.+\\.tsx?$': ['ts-jest/legacy', { tsconfig: path.join(__dirname, 'tsconfig.json') }]
+  }
+};

@@ -1,0 +1,307 @@
+/**
+ * The replay of a typing session (run by `python benchmarks/bench_restraint.py`, which reads what
+ * this writes). Virtual time: a simulated user types a text one key at a time; JupyterLab's fixed
+ * debounce (150 ms) passes the last keystroke of a pause to the client, which asks the scripted
+ * model (fixed), or first waits the rest of the adaptive debounce (adaptive), or also asks the
+ * gate (gated); what the model answers is shown when it arrives and the user has not typed away
+ * from it. The user accepts a suggestion when it is what they were going to type (Tab), the
+ * words of it that are (Ctrl+Right), or accepts a mostly right one and deletes its wrong tail.
+ *
+ * The restraint classes (`src/restraint.ts`), the usage tracker (`src/usage.ts`, with its kept
+ * measurement) and the line kinds are the extension's own; only the editor, JupyterLab's
+ * debounce and the model are simulated.
+ *
+ * Input (environment): REPLAY_IN, a JSON file {text, modes, gates: {mode: gate}, seed}; REPLAY_OUT, where the
+ * results go: per mode {calls, shown, typed, events}.
+ */
+import { IUsageEvent } from '../../src/protocol';
+import { AdaptiveDebounce, Gate, IGateModel } from '../../src/restraint';
+import { DEFAULT_SETTINGS } from '../../src/settings';
+import { Suggestion } from '../../src/typing';
+import { lineKind, UsageTracker } from '../../src/usage';
+
+// Node's own modules (the project has no Node type definitions)
+declare const require: (name: string) => any;
+const fs = require('fs');
+const env: { [name: string]: string | undefined } = (globalThis as any).process.env;
+
+const JUPYTERLAB_DEBOUNCE = 150;
+
+type Mode = 'fixed' | 'adaptive' | 'gated' | 'gated_less';
+
+class Rng {
+  constructor(private _s: number) {}
+  next(): number {
+    // mulberry32
+    this._s = (this._s + 0x6d2b79f5) | 0;
+    let t = Math.imul(this._s ^ (this._s >>> 15), 1 | this._s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  normal(mean: number, sd: number): number {
+    const u = Math.max(1e-9, this.next());
+    const v = this.next();
+    return mean + sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+}
+
+class Loop {
+  now = 0;
+  private _queue: { at: number; seq: number; f: () => void }[] = [];
+  private _seq = 0;
+  setTimeout = (f: () => void, ms: number) => {
+    const item = { at: this.now + Math.max(0, ms), seq: ++this._seq, f };
+    this._queue.push(item);
+    return item;
+  };
+  clearTimeout = (item: any) => {
+    this._queue = this._queue.filter(x => x !== item);
+  };
+  run(): void {
+    while (this._queue.length) {
+      this._queue.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const item = this._queue.shift()!;
+      this.now = item.at;
+      item.f();
+    }
+  }
+}
+
+/**
+ * The scripted model: the text that really follows, to the end of the line (or the next line
+ * after a line break), right with a chance that depends on the kind of place; a wrong one keeps
+ * a right start and then goes astray.
+ */
+function modelAnswer(rng: Rng, text: string, offset: number, kind: string): string {
+  let end = text.indexOf('\n', offset + (text[offset] === '\n' ? 1 : 0));
+  end = end < 0 ? text.length : end;
+  const truth = text.slice(offset, Math.min(end, offset + 120));
+  if (!truth.trim()) {
+    return '';
+  }
+  const right: { [k: string]: number } = {
+    code: 0.45,
+    empty: 0.35,
+    mid_line: 0.1,
+    comment: 0.05,
+    string: 0.1
+  };
+  if (rng.next() < (right[kind] ?? 0.3)) {
+    return truth;
+  }
+  // astray early more often than late
+  const keep = Math.floor(truth.length * rng.next() * rng.next() * 0.8);
+  return truth.slice(0, keep) + 'zz_wrong(' + truth.slice(keep, keep + 5).split('').reverse().join('') + ')';
+}
+
+function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: number) {
+  const rng = new Rng(seed);
+  const loop = new Loop();
+  const key = 'session.py';
+  let doc = '';
+  let cursor = 0;
+  let target = 0; // how much of `text` the user has written
+  let calls = 0;
+  let shownCount = 0;
+  let typed = 0;
+  const events = new Map<string, IUsageEvent>();
+  const tracker = new UsageTracker({
+    send: batch => {
+      for (const e of batch) {
+        events.set(e.id, { ...e });
+      }
+      return true;
+    },
+    readText: () => doc,
+    settings: () => ({ ...DEFAULT_SETTINGS }),
+    model: () => ({ name: 'completion', backend: 'openai', reported: 'scripted', style: 'raw' }),
+    now: () => loop.now,
+    setTimeout: loop.setTimeout,
+    clearTimeout: loop.clearTimeout,
+    editorState: () => ({ key, text: doc, offset: cursor }),
+    tabId: mode
+  });
+  const debounce = new AdaptiveDebounce();
+  const gate = new Gate();
+  gate.model = mode.startsWith('gated') ? gateModel : null;
+  let pending: any = null;
+  let generation = 0;
+  let lastKey = 0;
+  let shown: { suggestion: Suggestion; number: number } | null = null;
+  let number = 0;
+
+  const rest = (): string | null => {
+    if (!shown) {
+      return null;
+    }
+    return shown.suggestion.rest({ key, text: doc, offset: cursor });
+  };
+
+  const ask = (freshLine: boolean) => {
+    const asked = ++generation;
+    const kind = lineKind(doc, cursor, 'python');
+    const send = () => {
+      if (asked !== generation) {
+        return;
+      }
+      calls++;
+      const n = ++number;
+      tracker.started(n);
+      // the same place gets the same answer in every mode
+      const answer = modelAnswer(new Rng(seed * 1_000_003 + target), text, target, kind);
+      const latency = Math.max(60, rng.normal(140 + answer.length * 4, 40));
+      const before = doc.slice(0, cursor);
+      const after = doc.slice(cursor);
+      loop.setTimeout(() => {
+        if (asked !== generation || !answer) {
+          return;
+        }
+        const s = new Suggestion({ key, before, after, number: n });
+        s.update(answer, true);
+        const r = s.rest({ key, text: doc, offset: cursor });
+        if (!r) {
+          return;
+        }
+        shown = { suggestion: s, number: n };
+        shownCount++;
+        debounce.latency(latency);
+        tracker.shown(s, r, 'python', freshLine ? 'fresh_line' : 'typing');
+      }, latency);
+    };
+    if (mode === 'fixed') {
+      send();
+      return;
+    }
+    if (mode.startsWith('gated')) {
+      const why = gate.skip({
+        key,
+        text: doc,
+        offset: cursor,
+        trigger: freshLine ? 'fresh_line' : 'typing',
+        lineKind: kind
+      });
+      if (why) {
+        return;
+      }
+    }
+    if (freshLine) {
+      send();
+      return;
+    }
+    const wait = debounce.delay(AdaptiveDebounce.place(doc, cursor)) - (loop.now - lastKey);
+    loop.setTimeout(send, Math.max(0, wait));
+  };
+
+  const insert = (s: string) => {
+    doc = doc.slice(0, cursor) + s + doc.slice(cursor);
+    cursor += s.length;
+  };
+
+  // the user's next step: read the ghost text, accept what is right, else type a key
+  const step = () => {
+    if (target >= text.length) {
+      return;
+    }
+    const r = rest();
+    if (r) {
+      const intended = text.slice(target, target + r.length);
+      let right = 0;
+      while (right < r.length && r[right] === intended[right]) {
+        right++;
+      }
+      if (right === r.length) {
+        tracker.acceptedWhole();
+        insert(r);
+        target += r.length;
+        shown = null;
+        loop.setTimeout(step, 300 + rng.next() * 300);
+        return;
+      }
+      if (right >= 0.7 * r.length && right >= 4) {
+        // mostly right: take it all, then delete the wrong tail
+        tracker.acceptedWhole();
+        insert(r);
+        doc = doc.slice(0, cursor - (r.length - right)) + doc.slice(cursor);
+        cursor -= r.length - right;
+        target += right;
+        shown = null;
+        loop.setTimeout(step, 800 + rng.next() * 400);
+        return;
+      }
+      // the whole words that are right
+      let words = '';
+      for (;;) {
+        const m = /^(\s*[A-Za-z0-9_]+|\s*[^A-Za-z0-9_\s]+|\s+)/.exec(r.slice(words.length));
+        if (!m || words.length + m[0].length > right) {
+          break;
+        }
+        words += m[0];
+      }
+      if (words.length >= 4) {
+        tracker.acceptedPart('word', words);
+        insert(words);
+        target += words.length;
+        const left = rest();
+        if (left) {
+          tracker.shown(shown!.suggestion, left, 'python', 'typing');
+        }
+        loop.setTimeout(step, 250 + rng.next() * 200);
+        return;
+      }
+    }
+    // type one key
+    const ch = text[target];
+    insert(ch);
+    target++;
+    typed++;
+    lastKey = loop.now;
+    debounce.keystroke(loop.now);
+    const left = rest();
+    if (shown && left !== null) {
+      if (left) {
+        tracker.shown(shown.suggestion, left, 'python', 'typing');
+      } else {
+        tracker.observe();
+        shown = null;
+      }
+    } else {
+      shown = null;
+    }
+    // JupyterLab's debounce: the last key of a pause reaches the client
+    generation++;
+    if (pending) {
+      loop.clearTimeout(pending);
+    }
+    pending = loop.setTimeout(() => {
+      pending = null;
+      if (shown && rest()) {
+        return; // typing through: answered from the suggestion, no model call
+      }
+      ask(ch === '\n');
+    }, JUPYTERLAB_DEBOUNCE);
+    // a person's rhythm: faster inside words, slower after a line, now and then a pause to think
+    const gap =
+      ch === '\n'
+        ? 400 + rng.next() * 800
+        : rng.next() < 0.03
+          ? 1500 + rng.next() * 2500
+          : Math.max(40, rng.normal(170, 60));
+    loop.setTimeout(step, gap);
+  };
+  loop.setTimeout(step, 0);
+  loop.run();
+  tracker.dispose();
+  loop.run();
+  return { calls, shown: shownCount, typed, events: [...events.values()] };
+}
+
+describe('replay', () => {
+  it('replays the session', () => {
+    const input = JSON.parse(fs.readFileSync(env.REPLAY_IN!, 'utf-8'));
+    const out: { [mode: string]: unknown } = {};
+    for (const mode of input.modes as Mode[]) {
+      out[mode] = replay(input.text, mode, input.gates?.[mode] ?? null, input.seed ?? 1);
+    }
+    fs.writeFileSync(env.REPLAY_OUT!, JSON.stringify(out));
+  });
+});

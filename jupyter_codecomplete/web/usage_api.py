@@ -1,0 +1,85 @@
+"""``GET api/codecomplete/usage``: what became of the suggestions (the store's aggregates), and
+``GET api/codecomplete/usage/gate``: the restraint learned from them.
+
+(``api/codecomplete/stats`` is the server's own health: event-loop lag, tasks, memory.)
+Query: ``days`` (only events of the last N days), ``level`` (the gate's: off, more, normal, less).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from ..usage import gate, summarize
+from .rest import _Base
+
+LEVELS = ("off", "more", "normal", "less")
+
+
+class _UsageBase(_Base):
+    def since_ms(self) -> float | bool | None:
+        """The ``days`` argument as a start time (ms); False after answering 400."""
+        days = self.get_argument("days", "")
+        if not days:
+            return None
+        try:
+            value = float(days)
+            if not 0 < value <= 100_000:
+                raise ValueError
+        except ValueError:
+            self.fail(400, "bad_request", f"days must be a number of days above 0, not {days[:40]!r}.")
+            return False
+        return (time.time() - value * 86400) * 1000
+
+    async def query(self, fn: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any] | None:
+        """``fn`` of the stored rows, computed on the store's thread; None after answering 400."""
+        since = self.since_ms()
+        if since is False:
+            return None
+        store = getattr(self.extensionapp, "usage_store", None)
+        if store is None:
+            return fn([])
+        return await store.query(fn, since if isinstance(since, float) else None)  # type: ignore[no-any-return]
+
+    def recording(self) -> dict[str, Any]:
+        store = getattr(self.extensionapp, "usage_store", None)
+        return {
+            "recording": store is not None,
+            "path": None if store is None else store.path,
+            "problem": None if store is None else store.problem,
+        }
+
+
+class UsageHandler(_UsageBase):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        summary = await self.query(summarize)
+        if summary is None:
+            return
+        self.finish({**self.recording(), **summary})
+
+
+class GateHandler(_UsageBase):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        level = self.get_argument("level", "normal")
+        if level not in LEVELS:
+            self.fail(400, "bad_request", f"level must be one of {', '.join(LEVELS)}, not {level[:40]!r}.")
+            return
+        learned = await self.query(lambda rows: gate.learn(rows, level))  # type: ignore[arg-type]  # in LEVELS
+        if learned is None:
+            return
+        self.finish(learned)
+
+
+def handlers() -> list[tuple[str, type[web.RequestHandler]]]:
+    return [
+        (r"/api/codecomplete/usage", UsageHandler),
+        (r"/api/codecomplete/usage/gate", GateHandler),
+    ]

@@ -1,0 +1,219 @@
+import { IUsageEvent } from '../protocol';
+import { DEFAULT_SETTINGS, ISettings } from '../settings';
+import { IEditorState, Suggestion } from '../typing';
+import { hashText, IDLE_MS, keptChars, lineKind, UsageTracker } from '../usage';
+
+/**
+ * A clock and timers the test moves by hand.
+ */
+class Clock {
+  now = 1_000_000;
+  timers: { at: number; f: () => void; id: number }[] = [];
+  private _id = 0;
+  setTimeout = (f: () => void, ms: number) => {
+    const id = ++this._id;
+    this.timers.push({ at: this.now + ms, f, id });
+    return id;
+  };
+  clearTimeout = (id: number) => {
+    this.timers = this.timers.filter(t => t.id !== id);
+  };
+  advance(ms: number): void {
+    const end = this.now + ms;
+    for (;;) {
+      this.timers.sort((a, b) => a.at - b.at);
+      const next = this.timers[0];
+      if (!next || next.at > end) {
+        break;
+      }
+      this.timers.shift();
+      this.now = next.at;
+      next.f();
+    }
+    this.now = end;
+  }
+}
+
+function setup(overrides: Partial<ISettings> = {}) {
+  const clock = new Clock();
+  const sent: IUsageEvent[][] = [];
+  const docs = new Map<string, string>();
+  let connected = true;
+  let live: IEditorState | null = null;
+  const settings: ISettings = { ...DEFAULT_SETTINGS, ...overrides };
+  const tracker = new UsageTracker({
+    send: events => {
+      if (!connected) {
+        return false;
+      }
+      sent.push(events.map(e => ({ ...e })));
+      return true;
+    },
+    readText: key => docs.get(key) ?? null,
+    settings: () => settings,
+    model: () => ({ name: 'completion', backend: 'openai', reported: 'qwen', style: 'qwen' }),
+    now: () => clock.now,
+    setTimeout: clock.setTimeout,
+    clearTimeout: clock.clearTimeout,
+    tabId: 'tab',
+    editorState: () => live
+  });
+  const last = (id: string): IUsageEvent | undefined =>
+    sent
+      .flat()
+      .filter(e => e.id === id)
+      .pop();
+  return {
+    clock,
+    sent,
+    docs,
+    tracker,
+    last,
+    setLive: (state: IEditorState) => (live = state),
+    disconnect: () => (connected = false),
+    connect: () => (connected = true)
+  };
+}
+
+const suggestion = (number: number, before: string, text: string, after = '') => {
+  const s = new Suggestion({ key: 'nb.ipynb#cell-1', before, after, number });
+  s.update(text, true);
+  return s;
+};
+
+describe('lineKind', () => {
+  it('tells code, comments, strings, mid-line and empty lines apart', () => {
+    expect(lineKind('x = 1', 5, 'python')).toBe('code');
+    expect(lineKind('x = 1  # note', 13, 'python')).toBe('comment');
+    expect(lineKind('s = "a # b', 10, 'python')).toBe('string');
+    expect(lineKind('f(x, y)', 2, 'python')).toBe('mid_line');
+    expect(lineKind('f(x)', 3, 'python')).toBe('code'); // a closing bracket alone
+    expect(lineKind('a\n    ', 6, 'python')).toBe('empty');
+    expect(lineKind('// hi', 5, 'javascript')).toBe('comment');
+    expect(lineKind('-- q', 4, 'sql')).toBe('comment');
+  });
+});
+
+describe('keptChars', () => {
+  it('counts what is still there near the insertion point', () => {
+    expect(keptChars('return a + b', 'def f():\n    return a + b\n', 13)).toBe(12);
+    expect(keptChars('return a + b', 'def f():\n    return a - b\n', 13)).toBe(11);
+    expect(keptChars('return a + b', 'def f():\n    pass\n', 13)).toBeLessThan(5);
+    expect(keptChars('', 'anything', 0)).toBe(0);
+  });
+});
+
+describe('UsageTracker', () => {
+  it('records a whole accept with its latency, and the kept figures later', () => {
+    const { clock, tracker, docs, last } = setup();
+    tracker.started(1);
+    clock.advance(180);
+    const s = suggestion(1, 'def add(a, b):\n    ', 'return a + b');
+    tracker.shown(s, s.text, 'python', 'typing');
+    tracker.acceptedWhole();
+    clock.advance(600);
+    const e = last('tab-1')!;
+    expect(e).toMatchObject({
+      outcome: 'accepted',
+      accept_kind: 'whole',
+      accepted_chars: 12,
+      latency_ms: 180,
+      length: 12,
+      trigger: 'typing',
+      line_kind: 'empty',
+      model: 'qwen',
+      line: 1,
+      column: 4,
+      kept_30s: null,
+      text_hash: hashText('return a + b')
+    });
+    expect(e.sample).toBeUndefined();
+    docs.set('nb.ipynb#cell-1', 'def add(a, b):\n    return a + b  # sum\n');
+    clock.advance(30_000);
+    expect(last('tab-1')!.kept_30s).toBe(12);
+    docs.set('nb.ipynb#cell-1', 'def add(a, b):\n    return 0\n');
+    clock.advance(300_000);
+    expect(last('tab-1')!.kept_5m).toBeLessThan(12);
+    expect(last('tab-1')!.kept_30s).toBe(12);
+  });
+
+  it('counts word accepts, typing through and dismissals', () => {
+    const { clock, tracker, last } = setup();
+    const a = suggestion(1, 'x = ', 'compute(data, axis=1)');
+    tracker.shown(a, a.text, 'python', 'fresh_line');
+    tracker.acceptedPart('word', 'compute');
+    tracker.shown(a, '(data, axis=1)', 'python', 'fresh_line');
+    // the user types `(data` themselves
+    tracker.shown(a, ', axis=1)', 'python', 'fresh_line');
+    const b = suggestion(2, 'y = ', 'x + 1');
+    tracker.shown(b, b.text, 'python', 'typing');
+    tracker.shown(b, '', 'python', 'typing'); // typed all of it
+    const c = suggestion(3, 'z = ', 'None');
+    tracker.shown(c, c.text, 'python', 'manual');
+    tracker.dismissed();
+    const d = suggestion(4, 'w = ', '42');
+    tracker.shown(d, d.text, 'python', 'typing');
+    clock.advance(IDLE_MS + 600);
+    expect(last('tab-1')).toMatchObject({
+      outcome: 'accepted',
+      accept_kind: 'word',
+      accepted_chars: 7,
+      typed_chars: 5,
+      trigger: 'fresh_line'
+    });
+    expect(last('tab-2')).toMatchObject({ outcome: 'typed_through', typed_chars: 5 });
+    expect(last('tab-3')).toMatchObject({ outcome: 'dismissed', trigger: 'manual' });
+    expect(last('tab-4')).toMatchObject({ outcome: 'ignored' });
+  });
+
+  it('notices a suggestion typed to its end when the next request starts', () => {
+    const { clock, tracker, last, setLive } = setup();
+    const a = suggestion(1, 'x = ', 'abc');
+    tracker.shown(a, a.text, 'python', 'typing');
+    tracker.shown(a, 'c', 'python', 'typing');
+    setLive({ key: 'nb.ipynb#cell-1', text: 'x = abc', offset: 7 });
+    tracker.observe();
+    clock.advance(IDLE_MS + 600);
+    expect(last('tab-1')).toMatchObject({ outcome: 'typed_through', typed_chars: 3 });
+  });
+
+  it('reports a suggestion once even when it comes back', () => {
+    const { clock, tracker, sent } = setup();
+    const a = suggestion(1, 'x = ', 'abc');
+    tracker.shown(a, a.text, 'python', 'typing');
+    const b = suggestion(2, 'y = ', 'def');
+    tracker.shown(b, b.text, 'python', 'typing');
+    tracker.shown(a, a.text, 'python', 'typing'); // backspace into the first one
+    clock.advance(IDLE_MS + 600);
+    expect(sent.flat().map(e => e.id)).toEqual(['tab-1', 'tab-2']);
+  });
+
+  it('records nothing when the setting is off', () => {
+    const { clock, tracker, sent } = setup({ recordUsage: false });
+    const a = suggestion(1, 'x = ', 'abc');
+    tracker.shown(a, a.text, 'python', 'typing');
+    tracker.acceptedWhole();
+    clock.advance(400_000);
+    expect(sent).toEqual([]);
+    expect(tracker.queued).toEqual([]);
+  });
+
+  it('keeps samples only when asked, and waits for the socket', () => {
+    const { clock, tracker, sent, disconnect, connect } = setup({
+      usageSamples: true,
+      usageKeptWindows: [1, 2]
+    });
+    disconnect();
+    const a = suggestion(1, 'x = ', 'abc');
+    tracker.shown(a, a.text, 'python', 'typing');
+    tracker.acceptedWhole();
+    clock.advance(1000);
+    expect(sent).toEqual([]);
+    expect(tracker.queued.length).toBe(1);
+    connect();
+    clock.advance(3000);
+    const events = sent.flat();
+    expect(events.length).toBeGreaterThan(0);
+    expect(JSON.parse(events[0].sample!)).toMatchObject({ suggestion: 'abc', accepted: 'abc' });
+  });
+});

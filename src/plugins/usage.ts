@@ -1,0 +1,106 @@
+/**
+ * The usage plugin: records what becomes of each suggestion (src/usage.ts) and sends it to the
+ * server over the completion socket. Hooks: the provider's `shown`, `partlyAccepted` and
+ * `dismissed` signals, its `started` activity, and JupyterLab's Tab accept command.
+ */
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { IEditorTracker } from '@jupyterlab/fileeditor';
+import { INotebookTracker } from '@jupyterlab/notebook';
+
+import { editorState } from '../editorstate';
+import { CodeCompleteProvider } from '../provider';
+import { CompletionSocket } from '../socket';
+import {
+  ICodeCompleteProvider,
+  ICodeCompleteSettings,
+  ICompletionConnection,
+  IUsageTracker
+} from '../tokens';
+import { UsageTracker } from '../usage';
+
+/**
+ * JupyterLab's command that accepts the inline suggestion shown (bound to Tab).
+ */
+export const INLINE_ACCEPT_COMMAND = 'inline-completer:accept';
+
+export const usagePlugin: JupyterFrontEndPlugin<UsageTracker> = {
+  id: 'jupyter-codecomplete:usage',
+  description: 'Records, on this machine, what becomes of each code suggestion shown.',
+  autoStart: true,
+  provides: IUsageTracker,
+  requires: [ICodeCompleteProvider, ICompletionConnection, ICodeCompleteSettings],
+  optional: [INotebookTracker, IEditorTracker],
+  activate: (
+    app: JupyterFrontEnd,
+    provider: CodeCompleteProvider,
+    socket: CompletionSocket,
+    settings: ICodeCompleteSettings,
+    notebooks: INotebookTracker | null,
+    editors: IEditorTracker | null
+  ): UsageTracker => {
+    // The text of a document by the key the provider uses: `path#cellId` in a notebook or a
+    // console (found by cell id, so a moved cell or a renamed notebook is still found), the
+    // path of a file editor; null when it is not open.
+    const readText = (key: string): string | null => {
+      const hash = key.lastIndexOf('#');
+      if (hash >= 0) {
+        const cellId = key.slice(hash + 1);
+        let found: string | null = null;
+        let open = false;
+        notebooks?.forEach(panel => {
+          if (found !== null) {
+            return;
+          }
+          open = open || panel.context.path === key.slice(0, hash);
+          for (const cell of panel.content.widgets) {
+            if (cell.model.id === cellId) {
+              found = cell.model.sharedModel.getSource();
+              return;
+            }
+          }
+        });
+        // the notebook is open and the cell is gone: nothing kept
+        return found ?? (open ? '' : null);
+      }
+      let text: string | null = null;
+      editors?.forEach(widget => {
+        if (text === null && widget.context.path === key) {
+          text = widget.content.model.sharedModel.getSource();
+        }
+      });
+      return text;
+    };
+    const tracker = new UsageTracker({
+      send: events => socket.sendUsage(events),
+      readText,
+      settings: () => settings.current,
+      model: () => socket.model,
+      editorState: () => editorState(app.shell.currentWidget)
+    });
+    provider.activity.connect((_, activity) => {
+      if (activity.kind === 'started' || activity.kind === 'skipped') {
+        tracker.observe();
+      }
+      if (activity.kind === 'started') {
+        tracker.started(activity.number);
+      }
+    });
+    provider.shown.connect((_, { suggestion, rest, language, trigger }) =>
+      tracker.shown(suggestion, rest, language, trigger)
+    );
+    provider.partlyAccepted.connect((_, { kind, part }) => tracker.acceptedPart(kind, part));
+    provider.dismissed.connect(() => tracker.dismissed());
+    app.commands.commandExecuted.connect((_, { id }) => {
+      if (id === INLINE_ACCEPT_COMMAND) {
+        tracker.acceptedWhole();
+      }
+    });
+    socket.stateChanged.connect((_, state) => {
+      if (state === 'connected') {
+        tracker.flush();
+      }
+    });
+    window.addEventListener('beforeunload', () => tracker.dispose());
+    return tracker;
+  }
+};

@@ -1,0 +1,203 @@
+/**
+ * Restraint: fewer automatic requests where they are not wanted (docs/usage.md, "Restraint").
+ *
+ * - `AdaptiveDebounce`: how long to wait after a keystroke before asking, from the user's typing
+ *   rhythm and the model's measured time to show. The rule is Tabby's (tabby-agent's
+ *   `CompletionDebouncer`): a base interval, the mean of the last 20–100 intervals between
+ *   keystrokes (pauses over 400 ms left out), clamped to 100–400 ms; a rate from 3 down to 1.5 as
+ *   the place looks likelier to take a suggestion (after a non-word character: +0.5, at the end
+ *   of the line: +0.4, at the end of the document: +0.1); the wait is `rate × base − expected
+ *   time to show`, clamped to 100–1000 ms.
+ * - `Gate`: the places the server learned this user rarely keeps anything at
+ *   (`GET api/codecomplete/usage/gate`), and the place of the last dismissal.
+ */
+import { LineKind } from './protocol';
+
+function clamp(min: number, max: number, value: number): number {
+  return Math.max(min, Math.min(max, value));
+}
+
+/**
+ * The adaptive debounce.
+ */
+export class AdaptiveDebounce {
+  /**
+   * A keystroke at `now` (ms).
+   */
+  keystroke(now: number): void {
+    const interval = now - this._last;
+    this._last = now;
+    if (interval <= 0 || interval > AdaptiveDebounce.MAX_INTERVAL) {
+      return;
+    }
+    this._intervals.push(interval);
+    if (this._intervals.length > AdaptiveDebounce.MAX_SAMPLES) {
+      this._intervals.shift();
+    }
+  }
+
+  /**
+   * The model took `ms` from the request to the first ghost text.
+   */
+  latency(ms: number): void {
+    if (Number.isFinite(ms) && ms >= 0) {
+      // a moving average: the last ten or so count
+      this._latency = this._latency === null ? ms : this._latency * 0.8 + ms * 0.2;
+    }
+  }
+
+  /**
+   * The typing interval the wait is based on.
+   */
+  get base(): number {
+    if (this._intervals.length < AdaptiveDebounce.MIN_SAMPLES) {
+      return AdaptiveDebounce.BASE;
+    }
+    const mean = this._intervals.reduce((a, b) => a + b, 0) / this._intervals.length;
+    return clamp(100, AdaptiveDebounce.MAX_INTERVAL, mean);
+  }
+
+  /**
+   * The model's expected time to show (0 until measured).
+   */
+  get expectedLatency(): number {
+    return this._latency ?? 0;
+  }
+
+  /**
+   * How long to wait after the last keystroke before asking (ms).
+   */
+  delay(place: AdaptiveDebounce.IPlace): number {
+    const score = clamp(
+      0,
+      1,
+      (place.afterNonWord ? 0.5 : 0) + (place.lineEnd ? 0.4 : 0) + (place.documentEnd ? 0.1 : 0)
+    );
+    const rate = 3 - 1.5 * score;
+    return clamp(100, 1000, rate * this.base - this.expectedLatency);
+  }
+
+  private _last = -Infinity;
+  private _intervals: number[] = [];
+  private _latency: number | null = null;
+}
+
+/**
+ * A namespace for AdaptiveDebounce statics.
+ */
+export namespace AdaptiveDebounce {
+  export const BASE = 200;
+  export const MIN_SAMPLES = 20;
+  export const MAX_SAMPLES = 100;
+  export const MAX_INTERVAL = 400;
+
+  /**
+   * Where the cursor is.
+   */
+  export interface IPlace {
+    afterNonWord: boolean;
+    lineEnd: boolean;
+    documentEnd: boolean;
+  }
+
+  /**
+   * The place of a cursor in a text.
+   */
+  export function place(text: string, offset: number): IPlace {
+    const end = text.indexOf('\n', offset);
+    const rest = end < 0 ? text.slice(offset) : text.slice(offset, end);
+    return {
+      afterNonWord: offset > 0 && /\W/.test(text[offset - 1]),
+      lineEnd: !rest.trim(),
+      documentEnd: !text.slice(offset).trim()
+    };
+  }
+}
+
+/**
+ * What the server learned (the answer of `GET api/codecomplete/usage/gate`).
+ */
+export interface IGateModel {
+  level: string;
+  active: boolean;
+  events: number;
+  skip: { trigger: string; line_kind: string }[];
+  after_dismissal: boolean;
+}
+
+/**
+ * The gate: skip an automatic request at a place this user rarely keeps anything at.
+ */
+export class Gate {
+  /**
+   * The model learned from the user's events (null: none yet, skip nothing).
+   */
+  get model(): IGateModel | null {
+    return this._model;
+  }
+
+  set model(model: IGateModel | null) {
+    this._model = model;
+  }
+
+  /**
+   * The user dismissed a suggestion here.
+   */
+  dismissedAt(key: string, text: string, offset: number): void {
+    this._dismissal = { key, ...Private.lineAt(text, offset) };
+  }
+
+  /**
+   * Why an automatic request here is skipped, or null to ask.
+   */
+  skip(request: Gate.IRequest): 'gate' | 'after-dismissal' | null {
+    const model = this._model;
+    if (!model || !model.active) {
+      return null;
+    }
+    if (model.skip.some(s => s.trigger === request.trigger && s.line_kind === request.lineKind)) {
+      return 'gate';
+    }
+    const d = this._dismissal;
+    if (model.after_dismissal && d && d.key === request.key) {
+      const here = Private.lineAt(request.text, request.offset);
+      // the same line, and at most one character typed there since
+      if (
+        here.line === d.line &&
+        here.before.startsWith(d.before) &&
+        here.before.length - d.before.length < 2
+      ) {
+        return 'after-dismissal';
+      }
+    }
+    return null;
+  }
+
+  private _model: IGateModel | null = null;
+  private _dismissal: { key: string; line: number; before: string } | null = null;
+}
+
+/**
+ * A namespace for Gate statics.
+ */
+export namespace Gate {
+  export interface IRequest {
+    key: string;
+    text: string;
+    offset: number;
+    trigger: 'typing' | 'fresh_line';
+    lineKind: LineKind;
+  }
+}
+
+namespace Private {
+  export function lineAt(text: string, offset: number): { line: number; before: string } {
+    const head = text.slice(0, offset);
+    const start = head.lastIndexOf('\n') + 1;
+    let line = 0;
+    for (let i = head.indexOf('\n'); i >= 0; i = head.indexOf('\n', i + 1)) {
+      line++;
+    }
+    return { line, before: head.slice(start) };
+  }
+}

@@ -1,0 +1,408 @@
+/**
+ * "Code Suggestions — Statistics": what became of the suggestions (GET api/codecomplete/usage),
+ * as figures, tables and Vega-Lite plots drawn by JupyterLab's own Vega renderer (the
+ * `application/vnd.vegalite.v5+json` MIME renderer of the rendermime registry). Without that
+ * renderer (an application that leaves it out) the tables still show.
+ */
+import { URLExt } from '@jupyterlab/coreutils';
+import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
+import { ServerConnection } from '@jupyterlab/services';
+import { ITranslator, nullTranslator, TranslationBundle } from '@jupyterlab/translation';
+import { Widget } from '@lumino/widgets';
+
+/**
+ * The REST route of the aggregates.
+ */
+export const USAGE_PATH = 'api/codecomplete/usage';
+
+/**
+ * The MIME type of Vega-Lite 5 specs.
+ */
+export const VEGALITE_MIME = 'application/vnd.vegalite.v5+json';
+
+/**
+ * One group of the summary (a model, a trigger, a language, or everything).
+ */
+export interface IUsageGroup {
+  shown: number;
+  accepted: number;
+  typed_through: number;
+  dismissed: number;
+  ignored: number;
+  accept_rate: number | null;
+  accepted_chars: number;
+  kept_chars: number;
+  kept_30s_chars: number;
+  kept_5m_chars: number;
+  kept_ratio: number | null;
+  editing_hours: number;
+  kept_per_hour: number | null;
+  latency_p50_ms: number | null;
+  latency_p90_ms: number | null;
+  [key: string]: unknown;
+}
+
+/**
+ * The answer of GET api/codecomplete/usage.
+ */
+export interface IUsageSummary {
+  recording: boolean;
+  path: string | null;
+  problem: string | null;
+  total: IUsageGroup;
+  by_model: IUsageGroup[];
+  by_trigger: IUsageGroup[];
+  by_language: IUsageGroup[];
+  by_line_kind: IUsageGroup[];
+  by_accept_kind: IUsageGroup[];
+  latency_histogram: {
+    model: string;
+    bin: string;
+    order: number;
+    count: number;
+  }[];
+  per_day: IUsageGroup[];
+}
+
+/**
+ * The Vega-Lite specs of the panel, from a summary (exposed for tests).
+ */
+export function usageCharts(
+  summary: IUsageSummary,
+  trans: TranslationBundle
+): { id: string; title: string; spec: Record<string, unknown> }[] {
+  const base = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    width: 360,
+    height: 180
+  };
+  return [
+    {
+      id: 'kept-per-hour',
+      title: trans.__('Kept characters per hour of editing'),
+      spec: {
+        ...base,
+        data: { values: summary.per_day },
+        mark: { type: 'line', point: true },
+        encoding: {
+          x: { field: 'day', type: 'ordinal', title: trans.__('Day') },
+          y: { field: 'kept_per_hour', type: 'quantitative', title: trans.__('Kept / hour') },
+          color: { field: 'model', type: 'nominal', title: trans.__('Model') }
+        }
+      }
+    },
+    {
+      id: 'acceptance-by-trigger',
+      title: trans.__('Acceptance by trigger'),
+      spec: {
+        ...base,
+        data: { values: summary.by_trigger },
+        mark: 'bar',
+        encoding: {
+          x: { field: 'trigger', type: 'nominal', title: trans.__('Trigger') },
+          y: {
+            field: 'accept_rate',
+            type: 'quantitative',
+            title: trans.__('Accepted'),
+            axis: { format: '%' }
+          },
+          tooltip: [{ field: 'shown' }, { field: 'accepted' }, { field: 'kept_chars' }]
+        }
+      }
+    },
+    {
+      id: 'acceptance-by-language',
+      title: trans.__('Acceptance by language'),
+      spec: {
+        ...base,
+        data: { values: summary.by_language },
+        mark: 'bar',
+        encoding: {
+          x: { field: 'language', type: 'nominal', title: trans.__('Language') },
+          y: {
+            field: 'accept_rate',
+            type: 'quantitative',
+            title: trans.__('Accepted'),
+            axis: { format: '%' }
+          },
+          tooltip: [{ field: 'shown' }, { field: 'accepted' }, { field: 'kept_chars' }]
+        }
+      }
+    },
+    {
+      id: 'latency',
+      title: trans.__('Time to show (per model)'),
+      spec: {
+        ...base,
+        data: { values: summary.latency_histogram },
+        mark: 'bar',
+        encoding: {
+          x: {
+            field: 'bin',
+            type: 'ordinal',
+            sort: { field: 'order' },
+            title: trans.__('Time to show')
+          },
+          xOffset: { field: 'model' },
+          y: { field: 'count', type: 'quantitative', title: trans.__('Suggestions') },
+          color: { field: 'model', type: 'nominal', title: trans.__('Model') }
+        }
+      }
+    },
+    {
+      id: 'per-model',
+      title: trans.__('Per model'),
+      spec: {
+        ...base,
+        data: { values: summary.by_model },
+        mark: 'bar',
+        encoding: {
+          x: { field: 'model', type: 'nominal', title: trans.__('Model') },
+          y: { field: 'kept_per_hour', type: 'quantitative', title: trans.__('Kept / hour') },
+          color: { field: 'model', type: 'nominal', legend: null },
+          tooltip: [
+            { field: 'shown' },
+            { field: 'accept_rate', format: '.0%' },
+            { field: 'kept_chars' },
+            { field: 'latency_p50_ms' }
+          ]
+        }
+      }
+    }
+  ];
+}
+
+function pct(x: number | null): string {
+  return x === null ? '–' : `${Math.round(x * 100)}%`;
+}
+
+function num(x: number | null): string {
+  return x === null ? '–' : Math.round(x).toLocaleString();
+}
+
+/**
+ * The statistics panel.
+ */
+export class StatisticsPanel extends Widget {
+  constructor(options: StatisticsPanel.IOptions) {
+    super();
+    this._rendermime = options.rendermime;
+    this._serverSettings = options.serverSettings ?? ServerConnection.makeSettings();
+    this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
+    this.id = 'jp-codecomplete-statistics';
+    this.addClass('jp-CodeComplete-statistics');
+    this.title.label = this._trans.__('Code Suggestions — Statistics');
+    this.title.closable = true;
+    const header = document.createElement('div');
+    header.className = 'jp-CodeComplete-statistics-header';
+    const refresh = document.createElement('button');
+    refresh.className = 'jp-Button jp-mod-styled jp-mod-accept';
+    refresh.textContent = this._trans.__('Refresh');
+    refresh.onclick = () => void this.refresh();
+    this._days = document.createElement('select');
+    this._days.className = 'jp-CodeComplete-statistics-days';
+    for (const [value, label] of [
+      ['', this._trans.__('All time')],
+      ['1', this._trans.__('Last day')],
+      ['7', this._trans.__('Last 7 days')],
+      ['30', this._trans.__('Last 30 days')]
+    ]) {
+      const option = document.createElement('option');
+      option.value = value;
+      option.textContent = label;
+      this._days.appendChild(option);
+    }
+    this._days.onchange = () => void this.refresh();
+    header.append(refresh, this._days);
+    this._body = document.createElement('div');
+    this._body.className = 'jp-CodeComplete-statistics-body';
+    this.node.append(header, this._body);
+  }
+
+  /**
+   * The summary shown, once loaded.
+   */
+  get summary(): IUsageSummary | null {
+    return this._summary;
+  }
+
+  /**
+   * Load the aggregates again and redraw.
+   */
+  async refresh(): Promise<void> {
+    const days = this._days.value;
+    const url =
+      URLExt.join(this._serverSettings.baseUrl, USAGE_PATH) +
+      (days ? `?days=${encodeURIComponent(days)}` : '');
+    let summary: IUsageSummary;
+    try {
+      const response = await ServerConnection.makeRequest(url, {}, this._serverSettings);
+      const body = await response.json();
+      if (!response.ok) {
+        throw new Error(body?.error?.message ?? response.statusText);
+      }
+      summary = body as IUsageSummary;
+    } catch (reason) {
+      this._body.textContent = this._trans.__('Could not load the statistics: %1', String(reason));
+      return;
+    }
+    this._summary = summary;
+    await this._render(summary);
+  }
+
+  protected onAfterAttach(): void {
+    void this.refresh();
+  }
+
+  private async _render(summary: IUsageSummary): Promise<void> {
+    const trans = this._trans;
+    const body = this._body;
+    body.textContent = '';
+    const t = summary.total;
+    const figures = document.createElement('div');
+    figures.className = 'jp-CodeComplete-statistics-figures';
+    const figure = (name: string, label: string, value: string) => {
+      const box = document.createElement('div');
+      box.className = 'jp-CodeComplete-statistics-figure';
+      box.dataset.figure = name;
+      const v = document.createElement('div');
+      v.className = 'jp-CodeComplete-statistics-value';
+      v.textContent = value;
+      const l = document.createElement('div');
+      l.textContent = label;
+      box.append(v, l);
+      figures.appendChild(box);
+    };
+    figure('shown', trans.__('shown'), String(t.shown));
+    figure('accepted', trans.__('accepted'), `${t.accepted} (${pct(t.accept_rate)})`);
+    figure('typed_through', trans.__('typed through'), String(t.typed_through));
+    figure('dismissed', trans.__('dismissed'), String(t.dismissed));
+    figure('accepted_chars', trans.__('characters accepted'), num(t.accepted_chars));
+    figure('kept_chars', trans.__('characters kept'), num(t.kept_chars));
+    figure('kept_per_hour', trans.__('kept per hour of editing'), num(t.kept_per_hour));
+    body.appendChild(figures);
+    const note = document.createElement('p');
+    note.className = 'jp-CodeComplete-statistics-note';
+    note.textContent = summary.recording
+      ? trans.__(
+          'Recorded on this machine only (%1). Kept: characters still in the document 5 minutes after they were accepted (30 seconds while the 5 minutes are not over).',
+          summary.path ?? ''
+        )
+      : trans.__('This server does not record usage (c.CodeCompleteApp.record_usage).');
+    body.appendChild(note);
+    if (summary.problem) {
+      const problem = document.createElement('p');
+      problem.className = 'jp-CodeComplete-statistics-problem';
+      problem.textContent = summary.problem;
+      body.appendChild(problem);
+    }
+    if (!t.shown) {
+      return;
+    }
+    const canPlot =
+      this._rendermime?.preferredMimeType({ [VEGALITE_MIME]: {} }, 'any') === VEGALITE_MIME;
+    if (canPlot && this._rendermime) {
+      const grid = document.createElement('div');
+      grid.className = 'jp-CodeComplete-statistics-charts';
+      body.appendChild(grid);
+      for (const chart of usageCharts(summary, trans)) {
+        const box = document.createElement('div');
+        box.className = 'jp-CodeComplete-statistics-chart';
+        box.dataset.chart = chart.id;
+        const h = document.createElement('h3');
+        h.textContent = chart.title;
+        box.appendChild(h);
+        grid.appendChild(box);
+        const renderer = this._rendermime.createRenderer(VEGALITE_MIME);
+        box.appendChild(renderer.node);
+        try {
+          await renderer.renderModel(
+            new MimeModel({ data: { [VEGALITE_MIME]: chart.spec as any } })
+          );
+        } catch (reason) {
+          box.appendChild(document.createTextNode(String(reason)));
+        }
+      }
+    }
+    for (const [key, title] of [
+      ['model', trans.__('Per model')],
+      ['trigger', trans.__('Per trigger')],
+      ['language', trans.__('Per language')],
+      ['line_kind', trans.__('Per kind of line')]
+    ] as const) {
+      body.appendChild(this._table(key, title, summary[`by_${key}`]));
+    }
+  }
+
+  private _table(key: string, title: string, groups: IUsageGroup[]): HTMLElement {
+    const trans = this._trans;
+    const section = document.createElement('div');
+    const h = document.createElement('h3');
+    h.textContent = title;
+    const table = document.createElement('table');
+    table.className = 'jp-CodeComplete-statistics-table';
+    table.dataset.table = key;
+    const heads = [
+      '',
+      trans.__('shown'),
+      trans.__('accepted'),
+      trans.__('typed through'),
+      trans.__('dismissed'),
+      trans.__('accepted chars'),
+      trans.__('kept chars'),
+      trans.__('kept / hour'),
+      trans.__('p50 time to show')
+    ];
+    const row = (cells: string[], tag: 'th' | 'td') => {
+      const tr = document.createElement('tr');
+      for (const c of cells) {
+        const cell = document.createElement(tag);
+        cell.textContent = c;
+        tr.appendChild(cell);
+      }
+      return tr;
+    };
+    table.appendChild(row(heads, 'th'));
+    for (const g of groups) {
+      table.appendChild(
+        row(
+          [
+            String(g[key] ?? '?'),
+            String(g.shown),
+            `${g.accepted} (${pct(g.accept_rate)})`,
+            String(g.typed_through),
+            String(g.dismissed),
+            num(g.accepted_chars),
+            num(g.kept_chars),
+            num(g.kept_per_hour),
+            g.latency_p50_ms === null ? '–' : `${Math.round(g.latency_p50_ms)} ms`
+          ],
+          'td'
+        )
+      );
+    }
+    section.append(h, table);
+    return section;
+  }
+
+  private _rendermime: IRenderMimeRegistry | null;
+  private _serverSettings: ServerConnection.ISettings;
+  private _trans: TranslationBundle;
+  private _days: HTMLSelectElement;
+  private _body: HTMLElement;
+  private _summary: IUsageSummary | null = null;
+}
+
+/**
+ * A namespace for StatisticsPanel statics.
+ */
+export namespace StatisticsPanel {
+  export interface IOptions {
+    /**
+     * The application's rendermime registry (its Vega-Lite renderer draws the plots).
+     */
+    rendermime: IRenderMimeRegistry | null;
+    serverSettings?: ServerConnection.ISettings;
+    translator?: ITranslator;
+  }
+}

@@ -1,0 +1,491 @@
+/**
+ * Usage events: what became of each suggestion shown, and how much of what was accepted is
+ * still in the document 30 s and 5 min later (docs/usage.md).
+ *
+ * One *impression* per suggestion (per request number): created when its ghost text first
+ * shows something, updated while the user types through it or accepts parts of it, ended by a
+ * whole accept, a dismissal, another suggestion, or 10 s without news. Then one event goes to
+ * the server; an accepted one is sent again with its kept figures when each window ends. No code
+ * text leaves the tracker unless the user keeps samples: lengths, a hash, a line and column.
+ */
+import { LINE_COMMENTS, languageId } from './languagetable';
+import { IServingModel, IUsageEvent, LineKind, UsageTrigger } from './protocol';
+import { IEditorState, Suggestion } from './typing';
+
+/**
+ * How long an impression waits for news before it is ended (a rejection counts after 10 s).
+ */
+export const IDLE_MS = 10000;
+
+/**
+ * The kept windows, seconds (a setting can shorten them for tests).
+ */
+export const DEFAULT_KEPT_WINDOWS: [number, number] = [30, 300];
+
+/**
+ * Most events waiting for the socket; older ones are dropped past it.
+ */
+export const MAX_QUEUED = 500;
+
+/**
+ * Most events in one message (the server's limit, `MAX_USAGE_EVENTS`).
+ */
+export const MAX_BATCH = 64;
+
+/**
+ * What kind of place the cursor is at (the gate learns from it).
+ *
+ * `mid_line`: text after the cursor on its line (closing brackets and quotes alone do not
+ * count); `empty`: nothing but blanks before the cursor on its line; `comment`: after the
+ * language's line-comment marker; `string`: inside a quote opened on this line; else `code`.
+ */
+export function lineKind(text: string, offset: number, language: string | null): LineKind {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  let end = text.indexOf('\n', offset);
+  end = end === -1 ? text.length : end;
+  const before = text.slice(start, offset);
+  const after = text.slice(offset, end);
+  if (/[^\s)\]}'"`;,:]/.test(after)) {
+    return 'mid_line';
+  }
+  if (!before.trim()) {
+    return 'empty';
+  }
+  const markers = LINE_COMMENTS[languageId(language ?? 'python')] ?? ['#'];
+  let quote: string | null = null;
+  for (let i = 0; i < before.length; i++) {
+    const ch = before[i];
+    if (quote) {
+      if (ch === '\\') {
+        i++;
+      } else if (ch === quote) {
+        quote = null;
+      }
+      continue;
+    }
+    if (markers.some(m => before.startsWith(m, i))) {
+      return 'comment';
+    }
+    if (ch === '"' || ch === "'" || ch === '`') {
+      quote = ch;
+    }
+  }
+  return quote ? 'string' : 'code';
+}
+
+/**
+ * How many characters of `accepted` are still in `current`, near where they were inserted
+ * (`anchor`): all of them when the text is still there as it was, else the longest common
+ * subsequence with the text around the anchor; for a long text, the accepted lines still present.
+ */
+export function keptChars(accepted: string, current: string, anchor: number): number {
+  if (!accepted) {
+    return 0;
+  }
+  if (current.includes(accepted)) {
+    return accepted.length;
+  }
+  const slack = accepted.length * 2 + 200;
+  const from = Math.max(0, Math.min(anchor, current.length) - slack);
+  const window = current.slice(from, Math.min(current.length, anchor + accepted.length + slack));
+  if (accepted.length * window.length > 4_000_000) {
+    const lines = new Set(current.split('\n').map(l => l.trim()));
+    return accepted
+      .split('\n')
+      .filter(l => l.trim() && lines.has(l.trim()))
+      .reduce((n, l) => n + l.length, 0);
+  }
+  // LCS, one row at a time
+  let prev = new Uint16Array(window.length + 1);
+  let row = new Uint16Array(window.length + 1);
+  for (let i = 1; i <= accepted.length; i++) {
+    const a = accepted.charCodeAt(i - 1);
+    for (let j = 1; j <= window.length; j++) {
+      row[j] =
+        a === window.charCodeAt(j - 1)
+          ? prev[j - 1] + 1
+          : row[j - 1] > prev[j]
+            ? row[j - 1]
+            : prev[j];
+    }
+    [prev, row] = [row, prev];
+  }
+  return prev[window.length];
+}
+
+/**
+ * A short hash of a text (FNV-1a, 32 bits, hex): equal suggestions can be told apart from
+ * different ones without storing them.
+ */
+export function hashText(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * Records usage events for the suggestions of one browser tab.
+ */
+export class UsageTracker {
+  constructor(options: UsageTracker.IOptions) {
+    this._send = options.send;
+    this._readText = options.readText;
+    this._settings = options.settings;
+    this._model = options.model;
+    this._now = options.now ?? (() => Date.now());
+    this._setTimeout = options.setTimeout ?? ((f, ms) => setTimeout(f, ms));
+    this._clearTimeout = options.clearTimeout ?? (h => clearTimeout(h));
+    this._tab = options.tabId ?? Math.random().toString(36).slice(2, 10);
+    this._editorState = options.editorState ?? (() => null);
+  }
+
+  /**
+   * Look at the editor now: typing the last characters of a suggestion leaves nothing to show,
+   * so the provider says nothing; the next request (or skip) is the moment to notice it.
+   */
+  observe(): void {
+    const current = this._current;
+    const live = this._editorState();
+    if (!current || !live || !current.rest) {
+      return;
+    }
+    const rest = current.suggestion.rest(live);
+    if (rest !== null && rest.length < current.rest.length) {
+      current.rest = rest;
+      const consumed = current.suggestion.text.length - rest.length;
+      current.typed = Math.max(current.typed, consumed - current.accepted);
+    }
+  }
+
+  /**
+   * A request was sent (its time is the start of "time to show").
+   */
+  started(number: number): void {
+    this._startedAt.set(number, this._now());
+    if (this._startedAt.size > 64) {
+      this._startedAt.delete(this._startedAt.keys().next().value as number);
+    }
+  }
+
+  /**
+   * The provider answered the editor with `rest` of a suggestion.
+   */
+  shown(
+    suggestion: Suggestion,
+    rest: string,
+    language: string | null,
+    trigger: UsageTrigger
+  ): void {
+    if (!this._settings().recordUsage) {
+      return;
+    }
+    let current = this._current;
+    if (current && current.suggestion !== suggestion) {
+      this._end(current);
+      current = null;
+    }
+    if (!current) {
+      if (!rest || this._ended.has(suggestion)) {
+        return; // nothing shown, or a suggestion already reported coming back
+      }
+      const now = this._now();
+      const started = this._startedAt.get(suggestion.number);
+      const model = this._model();
+      const before = suggestion.before;
+      const lines = before.split('\n');
+      current = {
+        id: `${this._tab}-${++this._count}`,
+        suggestion,
+        shownAt: now,
+        latency: started === undefined ? 0 : Math.max(0, now - started),
+        trigger,
+        language,
+        model: model?.reported || model?.name || null,
+        style: model?.style ?? null,
+        lineKind: lineKind(before + suggestion.after, before.length, language),
+        line: lines.length - 1,
+        column: lines[lines.length - 1].length,
+        rest,
+        accepted: 0,
+        typed: 0,
+        acceptKind: null,
+        pieces: [],
+        dismissed: false,
+        idle: null
+      };
+      this._current = current;
+    }
+    current.rest = rest;
+    const consumed = Math.max(0, suggestion.text.length - rest.length);
+    current.typed = Math.max(current.typed, consumed - current.accepted);
+    this._touch(current);
+  }
+
+  /**
+   * The user accepted what the ghost text shows (Tab).
+   */
+  acceptedWhole(): void {
+    const current = this._current;
+    if (!current || !current.rest) {
+      return;
+    }
+    current.accepted += current.rest.length;
+    current.pieces.push(current.rest);
+    current.acceptKind ??= 'whole';
+    current.rest = '';
+    this._end(current);
+  }
+
+  /**
+   * The user accepted a word or a line of it.
+   */
+  acceptedPart(kind: 'word' | 'line', part: string): void {
+    const current = this._current;
+    if (!current || !part) {
+      return;
+    }
+    current.accepted += part.length;
+    current.pieces.push(part);
+    current.acceptKind ??= kind;
+    current.rest = current.rest.startsWith(part) ? current.rest.slice(part.length) : current.rest;
+    if (!current.rest) {
+      this._end(current);
+    } else {
+      this._touch(current);
+    }
+  }
+
+  /**
+   * The user dismissed the suggestion shown (Escape).
+   */
+  dismissed(): void {
+    const current = this._current;
+    if (current) {
+      current.dismissed = true;
+      this._end(current);
+    }
+  }
+
+  /**
+   * Send what waits now (also called on a timer).
+   */
+  flush(): void {
+    this._flushTimer = null;
+    while (this._queue.length) {
+      const batch = this._queue.slice(0, MAX_BATCH);
+      if (!this._send(batch)) {
+        this._scheduleFlush(2000);
+        return;
+      }
+      this._queue.splice(0, batch.length);
+    }
+  }
+
+  /**
+   * Events waiting for the socket (for tests and the panel).
+   */
+  get queued(): ReadonlyArray<IUsageEvent> {
+    return this._queue;
+  }
+
+  dispose(): void {
+    if (this._current) {
+      this._end(this._current);
+    }
+    this.flush();
+  }
+
+  private _touch(current: Private.IImpression): void {
+    if (current.idle !== null) {
+      this._clearTimeout(current.idle);
+    }
+    current.idle = this._setTimeout(() => {
+      current.idle = null;
+      if (this._current === current) {
+        this._end(current);
+      }
+    }, IDLE_MS);
+  }
+
+  private _end(current: Private.IImpression): void {
+    if (this._current === current) {
+      // typed to its end just now (the next suggestion may already be on its way)
+      this.observe();
+    }
+    if (current.idle !== null) {
+      this._clearTimeout(current.idle);
+      current.idle = null;
+    }
+    if (this._current === current) {
+      this._current = null;
+    }
+    this._ended.add(current.suggestion);
+    const outcome: IUsageEvent['outcome'] =
+      current.accepted > 0
+        ? 'accepted'
+        : !current.rest && current.typed > 0
+          ? 'typed_through'
+          : current.dismissed
+            ? 'dismissed'
+            : 'ignored';
+    const s = current.suggestion;
+    const settings = this._settings();
+    const event: IUsageEvent = {
+      id: current.id,
+      shown_at: current.shownAt,
+      model: current.model,
+      style: current.style,
+      language: current.language,
+      trigger: current.trigger,
+      line_kind: current.lineKind,
+      latency_ms: Math.round(current.latency),
+      length: s.text.length,
+      outcome,
+      accept_kind: current.acceptKind,
+      accepted_chars: current.accepted,
+      typed_chars: current.typed,
+      kept_30s: null,
+      kept_5m: null,
+      text_hash: hashText(s.text),
+      line: current.line,
+      column: current.column,
+      ...(settings.usageSamples
+        ? {
+            sample: JSON.stringify({
+              before: s.before.slice(-1000),
+              after: s.after.slice(0, 500),
+              suggestion: s.text.slice(0, 4000),
+              accepted: current.pieces.join('').slice(0, 4000)
+            }).slice(0, 20000)
+          }
+        : {})
+    };
+    this._enqueue(event);
+    if (current.accepted > 0) {
+      const accepted = current.pieces.join('');
+      const anchor = s.before.length;
+      const [first, second] = settings.usageKeptWindows;
+      this._setTimeout(() => this._kept(event, s.key, accepted, anchor, 'kept_30s'), first * 1000);
+      this._setTimeout(() => this._kept(event, s.key, accepted, anchor, 'kept_5m'), second * 1000);
+    }
+  }
+
+  private _kept(
+    event: IUsageEvent,
+    key: string,
+    accepted: string,
+    anchor: number,
+    field: 'kept_30s' | 'kept_5m'
+  ): void {
+    if (!this._settings().recordUsage) {
+      return;
+    }
+    const text = this._readText(key);
+    if (text === null) {
+      return; // the document is not open here: unknown, not zero
+    }
+    event[field] = keptChars(accepted, text, anchor);
+    this._enqueue({ ...event });
+  }
+
+  private _enqueue(event: IUsageEvent): void {
+    const i = this._queue.findIndex(e => e.id === event.id);
+    if (i >= 0) {
+      this._queue[i] = event;
+    } else {
+      this._queue.push(event);
+      if (this._queue.length > MAX_QUEUED) {
+        this._queue.shift();
+      }
+    }
+    this._scheduleFlush(500);
+  }
+
+  private _scheduleFlush(ms: number): void {
+    if (this._flushTimer === null) {
+      this._flushTimer = this._setTimeout(() => this.flush(), ms);
+    }
+  }
+
+  private _send: UsageTracker.IOptions['send'];
+  private _readText: UsageTracker.IOptions['readText'];
+  private _settings: UsageTracker.IOptions['settings'];
+  private _model: () => IServingModel | null;
+  private _now: () => number;
+  private _setTimeout: (f: () => void, ms: number) => any;
+  private _clearTimeout: (handle: any) => void;
+  private _tab: string;
+  private _editorState: () => IEditorState | null;
+  private _count = 0;
+  private _current: Private.IImpression | null = null;
+  private _ended = new WeakSet<Suggestion>();
+  private _startedAt = new Map<number, number>();
+  private _queue: IUsageEvent[] = [];
+  private _flushTimer: any = null;
+}
+
+/**
+ * A namespace for UsageTracker statics.
+ */
+export namespace UsageTracker {
+  /**
+   * The settings the tracker reads.
+   */
+  export type ISettings = Pick<
+    import('./settings').ISettings,
+    'recordUsage' | 'usageSamples' | 'usageKeptWindows'
+  >;
+
+  export interface IOptions {
+    /**
+     * Send events to the server; false when they could not be sent (they wait).
+     */
+    send: (events: IUsageEvent[]) => boolean;
+    /**
+     * The text of the document (and cell) with this key now; null when it is not open.
+     */
+    readText: (key: string) => string | null;
+    settings: () => ISettings;
+    /**
+     * The model that serves now.
+     */
+    model: () => IServingModel | null;
+    now?: () => number;
+    setTimeout?: (f: () => void, ms: number) => any;
+    clearTimeout?: (handle: any) => void;
+    /**
+     * The editor's state now (to notice a suggestion typed to its end).
+     */
+    editorState?: () => IEditorState | null;
+    /**
+     * The prefix of event ids (default: random per tab).
+     */
+    tabId?: string;
+  }
+}
+
+namespace Private {
+  export interface IImpression {
+    id: string;
+    suggestion: Suggestion;
+    shownAt: number;
+    latency: number;
+    trigger: UsageTrigger;
+    language: string | null;
+    model: string | null;
+    style: string | null;
+    lineKind: LineKind;
+    line: number;
+    column: number;
+    rest: string;
+    accepted: number;
+    typed: number;
+    acceptKind: IUsageEvent['accept_kind'];
+    pieces: string[];
+    dismissed: boolean;
+    idle: any;
+  }
+}

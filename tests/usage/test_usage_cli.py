@@ -1,0 +1,67 @@
+"""``jupyter codecomplete stats [--json]`` in a subprocess, on a store the server would write."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from jupyter_codecomplete.protocol import UsageEvent
+from jupyter_codecomplete.usage import UsageStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_stats(tmp_path: Path, *args: str, config: str = "") -> subprocess.CompletedProcess[str]:
+    conf = tmp_path / "config"
+    conf.mkdir(parents=True, exist_ok=True)
+    (conf / "jupyter_server_config.py").write_text(config)
+    env = os.environ | {
+        "JUPYTER_CONFIG_DIR": str(conf),
+        "JUPYTER_CONFIG_PATH": "",
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+    }
+    cmd = [sys.executable, "-m", "jupyter_codecomplete.cli", "stats", "--config-dir", str(conf), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+
+
+def fill(path: Path) -> None:
+    now = time.time() * 1000
+    store = UsageStore(str(path))
+    store.record_sync(
+        [
+            UsageEvent(id="a", shown_at=now - 60_000, model="qwen", language="python", latency_ms=200,
+                       length=20, outcome="accepted", accept_kind="whole", accepted_chars=20, kept_5m=15),
+            UsageEvent(id="b", shown_at=now, model="qwen", language="python", latency_ms=300,
+                       length=8, outcome="dismissed", trigger="fresh_line"),
+        ]
+    )
+    store.close()
+
+
+def test_table_and_json(tmp_path: Path) -> None:
+    fill(tmp_path / "data" / "codecomplete" / "usage.sqlite3")
+    out = run_stats(tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "2 suggestions shown, 1 accepted (50%)" in out.stdout
+    assert "20 characters accepted, 15 kept (75%)" in out.stdout
+    lines = out.stdout.splitlines()
+    assert any(line.split()[:3] == ["qwen", "2", "1"] for line in lines)
+    assert any(line.split()[:2] == ["fresh_line", "1"] for line in lines)
+    out = run_stats(tmp_path, "--json")
+    summary = json.loads(out.stdout)
+    assert summary["total"]["kept_chars"] == 15
+    assert summary["path"] == str(tmp_path / "data" / "codecomplete" / "usage.sqlite3")
+
+
+def test_configured_path_and_empty_store(tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere.sqlite3"
+    fill(other)
+    out = run_stats(tmp_path, config=f"c.CodeCompleteApp.usage_path = {str(other)!r}\n")
+    assert "2 suggestions shown" in out.stdout
+    out = run_stats(tmp_path / "fresh")
+    assert out.returncode == 0 and "No suggestions recorded yet." in out.stdout
