@@ -47,6 +47,31 @@ export function dismissSuggestion(manager: ICompletionProviderManager, widgetId:
 }
 
 /**
+ * The code editor (`.cm-editor`) a plain keydown of one of `keys` happened in (no modifier, not
+ * handled yet), or null.
+ */
+export function editorOfPlainKey(
+  key: KeyboardEvent,
+  keys: ReadonlyArray<string>
+): HTMLElement | null {
+  if (
+    key.type !== 'keydown' ||
+    !keys.includes(key.key) ||
+    key.defaultPrevented ||
+    key.shiftKey ||
+    key.altKey ||
+    key.ctrlKey ||
+    key.metaKey
+  ) {
+    return null;
+  }
+  const target = key.target as Element | null;
+  return target && typeof target.closest === 'function'
+    ? (target.closest('.cm-editor') as HTMLElement | null)
+    : null;
+}
+
+/**
  * Escape while a suggestion is shown: dismiss it, and the key goes no further.
  *
  * The listener sits on the window in the capture phase, so it runs before everything that
@@ -63,22 +88,7 @@ export class EscapeListener implements IDisposable {
 
   handleEvent(event: Event): void {
     const key = event as KeyboardEvent;
-    if (
-      key.type !== 'keydown' ||
-      key.key !== 'Escape' ||
-      key.defaultPrevented ||
-      key.shiftKey ||
-      key.altKey ||
-      key.ctrlKey ||
-      key.metaKey
-    ) {
-      return;
-    }
-    const target = key.target as Element | null;
-    const editor =
-      target && typeof target.closest === 'function'
-        ? (target.closest('.cm-editor') as HTMLElement | null)
-        : null;
+    const editor = editorOfPlainKey(key, ['Escape']);
     // the "active" class alone is no suggestion: JupyterLab leaves it behind after Tab
     if (
       !editor ||

@@ -20,6 +20,8 @@ import {
   WidgetType
 } from '@codemirror/view';
 
+import { editorOfPlainKey } from './dismiss';
+
 /**
  * One edit of a prediction, in the editor's offsets (UTF-16 code units).
  */
@@ -404,22 +406,7 @@ export class EditPredictionKeys implements IDisposable {
 
   handleEvent(event: Event): void {
     const key = event as KeyboardEvent;
-    if (
-      key.type !== 'keydown' ||
-      (key.key !== 'Tab' && key.key !== 'Escape') ||
-      key.defaultPrevented ||
-      key.shiftKey ||
-      key.altKey ||
-      key.ctrlKey ||
-      key.metaKey
-    ) {
-      return;
-    }
-    const target = key.target as Element | null;
-    const dom =
-      target && typeof target.closest === 'function'
-        ? (target.closest('.cm-editor') as HTMLElement | null)
-        : null;
+    const dom = editorOfPlainKey(key, ['Tab', 'Escape']);
     const view = dom ? EditorView.findFromDOM(dom) : null;
     if (!view || !this._options.shown(view)) {
       return;
