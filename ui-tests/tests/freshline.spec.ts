@@ -90,13 +90,15 @@ for (const surface of SURFACES) {
         await page.waitForTimeout(300);
         const before = (await prompts(request)).length;
 
+        // no ghost text with something in it (JupyterLab may leave an empty node after Tab)
+        const shown = ghost.filter({ hasText: /\S/ });
         if (ending === 'Tab, Enter') {
           await page.keyboard.press('Tab');
-          await expect(ghost).toHaveCount(0);
+          await expect(shown).toHaveCount(0);
           await page.waitForTimeout(200);
         } else if (ending === 'Escape, Enter') {
           await page.keyboard.press('Escape');
-          await expect(ghost).toHaveCount(0);
+          await expect(shown).toHaveCount(0);
           await page.waitForTimeout(200);
         }
         await page.keyboard.press('Enter');
