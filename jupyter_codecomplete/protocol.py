@@ -65,6 +65,8 @@ MAX_OUTPUT_TEXT = 20_000
 MAX_CELL_OUTPUTS = 32
 MAX_CANDIDATES = 100
 MAX_CANDIDATE_TEXT = 200
+# A cell id's length (nbformat allows 64; JupyterLab's are UUIDs) with room for other front ends.
+MAX_CELL_ID = 256
 
 
 class _Strict(BaseModel):
@@ -92,6 +94,13 @@ class ContextCell(_Strict):
     language: str | None = None
     source: Annotated[str, Field(max_length=MAX_TEXT)] = ""
     outputs: Annotated[list[CellOutput], Field(max_length=MAX_CELL_OUTPUTS)] = Field(default_factory=list)
+    # the cell's id (nbformat 4.5): an edit prediction with ``scope="notebook"`` may name it in a
+    # :class:`TextEdit`; cells without one are context only
+    cell_id: Annotated[str, Field(min_length=1, max_length=MAX_CELL_ID)] | None = None
+    # execution order: the ``In [n]`` of the cell's last run (None: it has not run in this kernel)
+    execution_count: Annotated[int, Field(ge=0, strict=True)] | None = None
+    # its source changed since it last ran
+    changed: bool = False
 
 
 class KernelCandidate(_Strict):
@@ -117,6 +126,23 @@ class ContextFile(_Strict):
     language: str | None = None
 
 
+# Edit history: how many recent edits a request may carry, and how long each diff may be.
+MAX_RECENT_EDITS = 16
+MAX_EDIT_DIFF = 20_000
+
+
+class RecentEdit(_Strict):
+    """One of the user's recent edits, as a unified diff (``---``/``+++`` headers optional), oldest
+    first in a request's list. The client merges consecutive keystrokes into one edit."""
+
+    path: Annotated[str, Field(max_length=4096)] | None = None
+    diff: Annotated[str, Field(max_length=MAX_EDIT_DIFF)]
+    # the notebook cell the edit was made in (None: a file, or the request's own cell unknown)
+    cell_id: Annotated[str, Field(min_length=1, max_length=MAX_CELL_ID)] | None = None
+    # the edit was an accepted suggestion (a completion or an edit prediction), not typed
+    accepted: bool = False
+
+
 class InlineCompletionRequest(_Strict):
     """One numbered request for an inline completion at the cursor."""
 
@@ -136,18 +162,29 @@ class InlineCompletionRequest(_Strict):
     files: list[ContextFile] = Field(default_factory=list)
     # what the notebook's kernel completes at the cursor (optional; older clients leave it out)
     kernel_candidates: KernelCandidates | None = None
+    # the user's recent edits in this notebook or file, oldest first (hello feature ``edit_history``)
+    recent_edits: Annotated[list[RecentEdit], Field(max_length=MAX_RECENT_EDITS)] = Field(
+        default_factory=list
+    )
 
 
-# Edit predictions: how many recent edits a request may carry, and how long each diff may be.
-MAX_RECENT_EDITS = 16
-MAX_EDIT_DIFF = 20_000
+# The traceback text an error-fix request may carry (the client keeps the end of a longer one).
+MAX_TRACEBACK = 20_000
 
 
-class RecentEdit(_Strict):
-    """One of the user's recent edits, as a unified diff (``---``/``+++`` headers optional)."""
+class CellError(_Strict):
+    """The error the cell's last run ended with (its ``error`` output), for an error fix.
 
-    path: Annotated[str, Field(max_length=4096)] | None = None
-    diff: Annotated[str, Field(max_length=MAX_EDIT_DIFF)]
+    ``traceback`` is the traceback's text with terminal colour codes removed (the client keeps its
+    last :data:`MAX_TRACEBACK` characters); the server finds the line it names in the cell
+    (ipykernel's ``Cell In[n], line k``, a SyntaxError's ``line k``) and cleans it like other
+    outputs before any of it reaches a model."""
+
+    ename: Annotated[str, Field(min_length=1, max_length=256)]
+    evalue: Annotated[str, Field(max_length=MAX_OUTPUT_TEXT)] = ""
+    traceback: Annotated[str, Field(max_length=MAX_TRACEBACK)] = ""
+    # the ``In [n]`` of the run that raised
+    execution_count: Annotated[int, Field(ge=0, strict=True)] | None = None
 
 
 class EditRegion(_Strict):
@@ -164,6 +201,12 @@ class EditPredictionRequest(_Strict):
     in Unicode code points. ``region`` is the editable region the client proposes (the server
     widens it to whole lines); without it the model's format decides. ``version`` is the client's
     document version: the reply carries it back, so an answer to an older text is never applied.
+
+    ``scope="notebook"`` (hello feature ``notebook_edits``): the notebook is one document; the
+    reply's edits may also land in the context cells that carry a ``cell_id`` (offsets in that
+    cell's ``source`` as sent here). ``trigger="error"`` (hello feature ``error_fix``): fix the
+    ``error`` this cell's last run raised; ``kernel_candidates`` then holds what the kernel offers
+    for the missing key, attribute or name.
     """
 
     type: Literal["edit_prediction"] = "edit_prediction"
@@ -179,10 +222,13 @@ class EditPredictionRequest(_Strict):
     recent_edits: Annotated[list[RecentEdit], Field(max_length=MAX_RECENT_EDITS)] = Field(
         default_factory=list
     )
-    trigger: Literal["auto", "manual"] = "manual"
+    trigger: Literal["auto", "manual", "error"] = "manual"
     cells_above: list[ContextCell] = Field(default_factory=list)
     cells_below: list[ContextCell] = Field(default_factory=list)
     files: list[ContextFile] = Field(default_factory=list)
+    scope: Literal["cell", "notebook"] = "cell"
+    error: CellError | None = None
+    kernel_candidates: KernelCandidates | None = None
 
     @model_validator(mode="after")
     def _in_document(self) -> EditPredictionRequest:
@@ -195,6 +241,18 @@ class EditPredictionRequest(_Strict):
                 f"region [{r.start}, {r.end}) must lie in the text (0..{n}) and hold the cursor "
                 f"({self.cursor})"
             )
+        if (self.trigger == "error") != (self.error is not None):
+            raise ValueError('trigger "error" goes with an error, and an error with trigger "error"')
+        if self.scope == "notebook":
+            if self.cell_id is None:
+                raise ValueError('scope "notebook" needs the cell_id of the cell being edited')
+            seen = {self.cell_id}
+            for cell in (*self.cells_above, *self.cells_below):
+                if cell.cell_id is None:
+                    continue
+                if cell.cell_id in seen:
+                    raise ValueError(f"cell id {cell.cell_id!r} appears twice in the request")
+                seen.add(cell.cell_id)
         return self
 
 
@@ -333,17 +391,25 @@ class InlineCompletionStreamChunk(BaseModel):
 
 
 class TextEdit(BaseModel):
-    """Replace ``[start, end)`` of the request's text with ``text`` (offsets in code points)."""
+    """Replace ``[start, end)`` of the request's text with ``text`` (offsets in code points).
+
+    ``cell_id`` (a ``scope="notebook"`` request only): the edit lands in that context cell, and
+    ``start``/``end`` are offsets in its ``source`` as the request sent it; None: the request's own
+    text. A client applies an edit only to the cell with that id, and only while the cell's text is
+    still the one it sent (cells move and change while the answer travels)."""
 
     start: int
     end: int
     text: str
+    cell_id: str | None = None
 
 
 class EditPredictionReply(BaseModel):
     """The answer to an :class:`EditPredictionRequest`: the edits, sorted and not overlapping, all
     within the editable region (none: nothing to suggest). ``version`` is the request's: a client
-    whose document has changed since drops the reply. ``region`` is the span the model rewrote."""
+    whose document has changed since drops the reply. ``region`` is the span the model rewrote in
+    the request's own text. For a ``scope="notebook"`` request, edits naming other cells follow
+    the own cell's, grouped by cell in notebook order, each group sorted and not overlapping."""
 
     type: Literal["edit_prediction"] = "edit_prediction"
     reply_to: int
@@ -386,8 +452,10 @@ class HelloMessage(BaseModel):
     protocols: list[int] = Field(default_factory=lambda: list(PROTOCOL_VERSIONS))
     model: ServingModel | None = None
     max_message_bytes: int
-    # what this server offers besides inline completions (``edit_prediction``: it answers
-    # :class:`EditPredictionRequest`); a client sends only what is listed here
+    # what this server offers besides inline completions; a client sends only what is listed here:
+    # ``edit_prediction``: it answers :class:`EditPredictionRequest`; ``notebook_edits``: its
+    # ``scope="notebook"``; ``error_fix``: its ``trigger="error"``; ``edit_history``: inline
+    # completion requests may carry ``recent_edits``
     features: list[str] = Field(default_factory=list)
     # protocol 3: whether the server warms the default model's cache (``warm`` messages)
     warm: bool = False

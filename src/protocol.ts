@@ -54,6 +54,18 @@ export interface IContextCell {
   language: string | null;
   source: string;
   outputs?: ICellOutput[];
+  /**
+   * The cell's id: a notebook-scope edit prediction may name it in an edit.
+   */
+  cell_id?: string | null;
+  /**
+   * Execution order: the `In [n]` of the cell's last run (null: it has not run).
+   */
+  execution_count?: number | null;
+  /**
+   * Its source changed since it last ran.
+   */
+  changed?: boolean;
 }
 
 /**
@@ -104,6 +116,10 @@ export interface IInlineCompletionRequest {
   cells_below: IContextCell[];
   files: IContextFile[];
   kernel_candidates?: IKernelCandidates;
+  /**
+   * The user's recent edits here, oldest first (only when the hello lists `edit_history`).
+   */
+  recent_edits?: IRecentEdit[];
 }
 
 /**
@@ -117,7 +133,31 @@ export type IRequestBody = Omit<IInlineCompletionRequest, 'type' | 'number'>;
 export interface IRecentEdit {
   path: string | null;
   diff: string;
+  /**
+   * The notebook cell the edit was made in.
+   */
+  cell_id?: string | null;
+  /**
+   * The edit was an accepted suggestion, not typed.
+   */
+  accepted?: boolean;
 }
+
+/**
+ * The error a cell's last run ended with, for an error fix (`traceback`: its text without
+ * terminal colour codes, at most the last 20,000 characters).
+ */
+export interface ICellError {
+  ename: string;
+  evalue: string;
+  traceback: string;
+  execution_count: number | null;
+}
+
+/**
+ * Who asked for an edit prediction: the user typing, the user's command, or a cell's error.
+ */
+export type EditTrigger = 'auto' | 'manual' | 'error';
 
 /**
  * A span `[start, end)` of a document, in Unicode code points (not UTF-16 units).
@@ -146,10 +186,19 @@ export interface IEditPredictionRequest {
   cursor: number;
   region: IEditRegion | null;
   recent_edits: IRecentEdit[];
-  trigger: Trigger;
+  trigger: EditTrigger;
   cells_above: IContextCell[];
   cells_below: IContextCell[];
   files: IContextFile[];
+  /**
+   * `notebook` (hello feature `notebook_edits`): edits may land in context cells with an id.
+   */
+  scope?: 'cell' | 'notebook';
+  /**
+   * With trigger `error` (hello feature `error_fix`): the error to fix.
+   */
+  error?: ICellError | null;
+  kernel_candidates?: IKernelCandidates | null;
 }
 
 /**
@@ -164,6 +213,11 @@ export interface ITextEdit {
   start: number;
   end: number;
   text: string;
+  /**
+   * A notebook-scope reply: the context cell the edit lands in (offsets in its source as sent);
+   * null: the request's own text.
+   */
+  cell_id?: string | null;
 }
 
 /**
@@ -199,6 +253,7 @@ export interface IWarmRequest {
   cells_below: IContextCell[];
   files: IContextFile[];
   kernel_candidates?: IKernelCandidates;
+  recent_edits?: IRecentEdit[];
 }
 
 /**

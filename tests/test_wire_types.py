@@ -52,6 +52,7 @@ MIRRORED: dict[tuple[str, str], tuple[str, Direction]] = {
     ("src/protocol.ts", "IInlineCompletionRequest"): ("InlineCompletionRequest", "to_server"),
     ("src/protocol.ts", "ICancelRequest"): ("CancelRequest", "to_server"),
     ("src/protocol.ts", "IRecentEdit"): ("RecentEdit", "to_server"),
+    ("src/protocol.ts", "ICellError"): ("CellError", "to_server"),
     ("src/protocol.ts", "IEditRegion"): ("EditRegion", "to_server"),
     ("src/protocol.ts", "IEditPredictionRequest"): ("EditPredictionRequest", "to_server"),
     ("src/protocol.ts", "ITextEdit"): ("TextEdit", "to_browser"),
