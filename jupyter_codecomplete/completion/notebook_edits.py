@@ -136,7 +136,15 @@ def notebook_prompt_request(
     if line is not None:
         s, e = doc.to_document(line.start, after_insert=True), doc.to_document(line.end, after_insert=True)
         end = e + 1 if doc.text[e : e + 1] == "\n" else e
-        return doc, _prompt(request, doc, (s, end), e)
+        assert style.edit is not None
+        block = s - doc.to_document(line.start)
+        if style.edit.context_lines_before == 0:
+            # a format that shows nothing outside its region (Sweep's window): the error's comment
+            # block is the region's start (edits in it are dropped when mapped back)
+            return doc, _prompt(request, doc, (s - block, end), e)
+        # the others show the whole block above the region, whatever their lines of context
+        shown = doc.text.count("\n", s - block, s) + 1
+        return doc, _prompt(request, doc, (s, end), e).model_copy(update={"min_lines_before": shown})
     return doc, _prompt(request, doc, (0, len(doc.text)), doc.cursor)
 
 
@@ -210,14 +218,11 @@ async def handle_notebook_edit_request(
         return _reply(request, [], model=model, notes=notes, error=error)
 
 
-async def _fim_line(
-    handler: DefaultInlineCompletionHandler,
-    request: EditPredictionRequest,
-    doc: NotebookDocument,
-    region: tuple[int, int],
-    notes: list[str],
-) -> list[Edit]:
-    """The line that raised, re-filled by a fill-in-the-middle model after the error's comment."""
+def fim_fill_request(
+    request: EditPredictionRequest, doc: NotebookDocument, region: tuple[int, int]
+) -> tuple[InlineCompletionRequest, tuple[int, int, str]]:
+    """The completion request that re-fills the line ``region`` of the document (after its
+    indentation), and the line's span and text it replaces."""
     s, e = region
     line = doc.text[s:e].rstrip("\n")
     indent = line[: len(line) - len(line.lstrip(" \t"))]
@@ -231,16 +236,28 @@ async def _fim_line(
         suffix=doc.text[line_end:],
         trigger="manual",
     )
+    return inline, (body_start, line_end, line[len(indent) :])
+
+
+async def _fim_line(
+    handler: DefaultInlineCompletionHandler,
+    request: EditPredictionRequest,
+    doc: NotebookDocument,
+    region: tuple[int, int],
+    notes: list[str],
+) -> list[Edit]:
+    """The line that raised, re-filled by a fill-in-the-middle model after the error's comment."""
+    inline, (body_start, _, old) = fim_fill_request(request, doc, region)
     reply = await handler.handle_request(inline)
     notes.extend(reply.notes)
     if reply.error is not None:
         raise CompletionError(reply.error.type, reply.error.message)
     items = reply.list.items
     text = items[0].insertText.split("\n", 1)[0].rstrip() if items else ""
-    if not text.strip() or text == line[len(indent) :]:
+    if not text.strip() or text == old:
         notes.append("The model re-filled the line as it was; no edit.")
         return []
-    return diff_edits(line[len(indent) :], text, body_start)
+    return diff_edits(old, text, body_start)
 
 
-__all__ = ["handle_notebook_edit_request", "notebook_prompt_request"]
+__all__ = ["fim_fill_request", "handle_notebook_edit_request", "notebook_prompt_request"]

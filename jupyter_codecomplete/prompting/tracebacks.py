@@ -162,7 +162,8 @@ def clean_traceback(error: CellError, secrets: Sequence[str] = ()) -> list[str]:
     if text is None:
         return []
     text = scrub(text, secrets)
-    lines = [_short(line) for line in text.strip("\n").split("\n") if line.strip()]
+    # blank lines and IPython's rule of dashes say nothing
+    lines = [_short(line) for line in text.strip("\n").split("\n") if line.strip().strip("-")]
     if len(lines) > MAX_TRACEBACK_LINES:
         lines = [ELLIPSIS, *lines[-MAX_TRACEBACK_LINES:]]
     return lines
