@@ -460,6 +460,12 @@ def build_parser() -> argparse.ArgumentParser:
         "to a Python file: the first as the recent edit, the rest to predict)",
     )
     ev.add_argument(
+        "--fim-history",
+        action="store_true",
+        help="with the --edits tasks, score inline completions of the next change's text with and "
+        "without the recent edit as a comment block above the cursor's line",
+    )
+    ev.add_argument(
         "--cells",
         action="store_true",
         help="score edit predictions across notebook cells instead: a rename in one cell and its uses "

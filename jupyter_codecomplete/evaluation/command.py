@@ -53,7 +53,7 @@ def run_command(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"jupyter codecomplete eval: {exc}", file=sys.stderr)
         return 2
-    if getattr(args, "edits", False):
+    if getattr(args, "edits", False) or getattr(args, "fim_history", False):
         return run_edits_command(args, configs)
     if getattr(args, "cells", False):
         return run_cells_command(args, configs)
@@ -122,6 +122,20 @@ def run_edits_command(args: argparse.Namespace, configs: list[EvalConfig]) -> in
         if not args.quiet:
             print(msg, file=sys.stderr, flush=True)
 
+    if getattr(args, "fim_history", False):
+        from .history import format_history_table, history_task, run_history_eval
+
+        completions = [h for h in map(history_task, tasks) if h is not None]
+        history: dict[str, Any] = {
+            "folder": args.folder,
+            "seed": args.seed,
+            "samples": args.samples,
+            **asyncio.run(run_history_eval(configs, completions, progress=progress)),
+        }
+        print(format_history_table(history))
+        if args.json:
+            Path(args.json).write_text(json.dumps(history, indent=2) + "\n", encoding="utf-8")
+        return 1 if any(r["summary"]["errors"] == r["summary"]["tasks"] > 0 for r in history["runs"]) else 0
     report: dict[str, Any] = {
         "folder": args.folder,
         "seed": args.seed,
