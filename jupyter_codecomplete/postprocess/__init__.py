@@ -8,12 +8,14 @@ Public interface (used by ``completion/``; keep these names and signatures):
   the suggestion has ended: the caller stops the upstream stream).
 - :func:`postprocess`: the whole pipeline over a list of chunks, returning the suggestion.
 
-The filters live in ``textfilters`` (character level), ``linefilters`` (per line), ``brackets``;
-the per-language rules are data in ``languages``. See docs/postprocessing.md.
+One module per filter, named by what it does (``strip_echo``, ``limit_scope``, ...); their order is
+the one list :data:`~.order.ORDER`. The per-language rules are data in ``languages``. See
+docs/postprocessing.md.
 """
 
+from .context import PostprocessContext
 from .languages import LANGUAGES, LanguageRules, rules_for
-from .pipeline import Pipeline, PostprocessContext, build_filters, make_pipeline, postprocess
+from .pipeline import Pipeline, build_filters, make_pipeline, postprocess
 
 __all__ = [
     "LANGUAGES",

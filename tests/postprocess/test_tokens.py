@@ -4,7 +4,7 @@ left to the style because they may be real code)."""
 from __future__ import annotations
 
 from jupyter_codecomplete.postprocess import PostprocessContext, postprocess
-from jupyter_codecomplete.postprocess.leftovers import END_TOKENS, PAD_TOKENS
+from jupyter_codecomplete.postprocess.tokens import END_TOKENS, PAD_TOKENS
 from jupyter_codecomplete.prompting.styles import BUILTIN_STYLES
 
 # may be code: handled only by the styles that name them
