@@ -267,15 +267,11 @@ class Repetition(Filter):
             nl = self._text.find("\n", pos)
             if nl < 0:
                 break
-            line = self._text[self._line_start : nl]
-            if self._index == 0:
-                line = self.cursor_line + line
+            line = self._line_to(nl)
             if self._scan(nl):
                 return self._cut_runaway()
             if line.strip():
-                self._lines.append(line.rstrip())
-                self._starts.append(self._line_start)
-                cut = self._complete_cut()
+                cut = self._line_complete(line)
                 if cut is not None:
                     self.done = True
                     return self._text[self._emitted : max(cut, self._emitted)]
@@ -291,20 +287,28 @@ class Repetition(Filter):
         self._emitted = hold
         return out
 
+    def _line_to(self, end: int) -> str:
+        """The current line up to ``end`` (line 0 continues the cursor's line)."""
+        line = self._text[self._line_start : end]
+        return self.cursor_line + line if self._index == 0 else line
+
+    def _line_complete(self, line: str) -> int | None:
+        """A complete line with text: remember it; where the suggestion ends if it completes a
+        repetition (None: it does not)."""
+        self._lines.append(line.rstrip())
+        self._starts.append(self._line_start)
+        return self._complete_cut()
+
     def finish(self) -> str:
         if self.done:
             return ""
         out = self._text[self._emitted :]
-        partial = self._text[self._line_start :]
-        if self._index == 0:
-            partial = self.cursor_line + partial
+        partial = self._line_to(len(self._text))
         if self._scan(len(self._text)):
             return self._cut_runaway()
         if partial.strip():
             # the last line is complete now: it may finish a repetition
-            self._lines.append(partial.rstrip())
-            self._starts.append(self._line_start)
-            cut = self._complete_cut()
+            cut = self._line_complete(partial)
             if cut is not None:
                 out = self._text[self._emitted : max(cut, self._emitted)]
         self.done = True
