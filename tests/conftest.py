@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
 

@@ -15,9 +15,14 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.backends.embedded import default_model_path, is_available
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.processes import LlamaCppServer, llama_cpp_server
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import (
+    LlamaCppServer,
+    OpenAIUpstream,
+    UpstreamConfig,
+    llama_cpp_server,
+    open_socket,
+    request,
+)
 
 pytestmark = pytest.mark.skipif(
     not is_available() or not Path(default_model_path()).is_file(),

@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.postprocess.edits import Edit, apply_edits
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.postprocess import Edit, apply_edits
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 CELL = "def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n"
 RENAMED = CELL.replace("in items", "in prices").replace("len(items)", "len(prices)")

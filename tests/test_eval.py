@@ -31,7 +31,7 @@ from jupyter_codecomplete.evaluation import (
     score,
 )
 from jupyter_codecomplete.protocol import InlineCompletionRequest
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 CODE = '''"""A module."""
 

@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_codecomplete.cli import main
 from jupyter_codecomplete.evaluation.edits import edit_tasks_from_git, task_from_change
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 BEFORE = (
     "import math\n\n\n"

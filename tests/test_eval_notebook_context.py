@@ -13,7 +13,7 @@ import pytest
 from jupyter_codecomplete.cli import main
 from jupyter_codecomplete.evaluation import Document, find_documents, sample_tasks, score
 from jupyter_codecomplete.evaluation.kernel import candidates_from_reply
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 
 def _cell(source: str, outputs: list[dict[str, Any]] | None = None) -> dict[str, Any]:

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, open_socket, request
 
 SECRET = "sk-hostile-SECRET-0123456789abcdef"
 HEADER_SECRET = "hdr-hostile-SECRET-fedcba9876543210"
@@ -438,8 +437,12 @@ async def test_many_streams_at_once_all_reach_the_model(jp_ws_fetch: Any, upstre
 class TestParseFailuresOnEveryBackend:
     @pytest.fixture
     def natives(self) -> Any:
-        from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig
-        from jupyter_codecomplete.testing.providers import LlamaCppUpstream, MistralUpstream, OllamaUpstream
+        from jupyter_codecomplete.testing import (
+            LlamaCppUpstream,
+            MistralUpstream,
+            OllamaUpstream,
+            UpstreamConfig,
+        )
 
         ups = {
             "ollama": OllamaUpstream(UpstreamConfig(model="qwen2.5-coder:1.5b")),

@@ -8,8 +8,7 @@ from typing import Any
 from tornado.httpclient import HTTPClientError
 
 from jupyter_codecomplete.protocol import MAX_OUTPUT_TEXT
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 CELLS_ABOVE = [
     {

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, open_socket, request
 
 # ordinary code at a new top-level statement: three lines, nothing that may still be cut
 CODE = "def area(radius):\n    squared = radius ** 2\n    return math.pi * squared\n"

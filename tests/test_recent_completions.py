@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.completion.recent import RecentCompletions, fingerprint
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 
 async def test_repeated_request_is_answered_without_the_model(

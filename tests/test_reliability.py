@@ -11,8 +11,7 @@ import pytest
 from jupyter_server.auth.authorizer import Authorizer
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, open_socket, request
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 HEADER_SECRET = "hdr-SECRET-fedcba9876543210"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
+from jupyter_codecomplete.testing import OpenAIUpstream
 
 
 @pytest.fixture

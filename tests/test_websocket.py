@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 
 async def wait_for(predicate: Any, timeout: float = 5.0) -> None:

@@ -23,8 +23,11 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig  # noqa: E402
-from jupyter_codecomplete.testing.processes import free_port  # noqa: E402
+from jupyter_codecomplete.testing import (  # noqa: E402
+    OpenAIUpstream,
+    UpstreamConfig,
+    free_port,
+)
 from jupyter_codecomplete.web.openapi import openapi_document  # noqa: E402
 
 TOKEN = "schemathesis-token"

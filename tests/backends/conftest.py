@@ -7,8 +7,13 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import LlamaCppUpstream, MistralUpstream, OllamaUpstream
+from jupyter_codecomplete.testing import (
+    LlamaCppUpstream,
+    MistralUpstream,
+    OllamaUpstream,
+    OpenAIUpstream,
+    UpstreamConfig,
+)
 
 RULES: list[dict[str, Any]] = [
     {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},

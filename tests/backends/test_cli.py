@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import OllamaUpstream
+from jupyter_codecomplete.testing import OllamaUpstream, OpenAIUpstream, UpstreamConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from jupyter_codecomplete.backends.discovery import adiscover_local_models, discover_local_models
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import FIM_TEMPLATE, LlamaCppUpstream, OllamaUpstream
+from jupyter_codecomplete.testing import (
+    FIM_TEMPLATE,
+    LlamaCppUpstream,
+    OllamaUpstream,
+    OpenAIUpstream,
+    UpstreamConfig,
+)
 
 
 def free_port() -> int:

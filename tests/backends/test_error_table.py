@@ -17,10 +17,9 @@ from backends.helpers import aclose_backend, collect
 from langchain_core.messages import HumanMessage
 
 from jupyter_codecomplete.backends import Backend, ModelConfig, make_backend
-from jupyter_codecomplete.completion.base import error_info_from
+from jupyter_codecomplete.completion import error_info_from
 from jupyter_codecomplete.protocol import ErrorInfo
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.providers import upstream_for
+from jupyter_codecomplete.testing import OpenAIUpstream, upstream_for
 
 KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
 KEY = "sk-test-secret-1234"  # the Mistral fake wants this key; the others ignore it

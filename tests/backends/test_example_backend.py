@@ -22,9 +22,14 @@ from backends.helpers import aclose_backend, collect
 from tornado import web
 
 from jupyter_codecomplete.backends import ENTRY_POINT_GROUP, BackendError, ModelConfig, make_backend
-from jupyter_codecomplete.completion.base import error_info_from
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, RequestRecord, split_tokens
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
+from jupyter_codecomplete.completion import error_info_from
+from jupyter_codecomplete.testing import (
+    CompletionSocket,
+    OpenAIUpstream,
+    RequestRecord,
+    request,
+    split_tokens,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "examples" / "backend_package"

@@ -7,7 +7,7 @@ from backends.helpers import collect
 from langchain_core.messages import HumanMessage
 
 from jupyter_codecomplete.backends import BackendError, ModelConfig, make_backend
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
+from jupyter_codecomplete.testing import OpenAIUpstream
 
 
 def test_llm_class_by_import_path(openai_up: OpenAIUpstream) -> None:

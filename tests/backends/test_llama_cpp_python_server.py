@@ -10,7 +10,7 @@ from backends.helpers import collect
 
 from jupyter_codecomplete.backends import ModelConfig, make_backend
 from jupyter_codecomplete.backends.embedded import default_model_path, is_available
-from jupyter_codecomplete.testing.processes import llama_cpp_server
+from jupyter_codecomplete.testing import llama_cpp_server
 
 pytestmark = pytest.mark.llamacpp
 

@@ -9,8 +9,8 @@ from backends.helpers import cancel_after_first_chunk, collect, wait_for
 from langchain_core.messages import HumanMessage
 
 from jupyter_codecomplete.backends import BackendError, ModelConfig, make_backend
-from jupyter_codecomplete.completion.base import error_info_from
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
+from jupyter_codecomplete.completion import error_info_from
+from jupyter_codecomplete.testing import OpenAIUpstream
 
 
 def compat(up: OpenAIUpstream, **extra: Any) -> Any:

@@ -15,8 +15,7 @@ import pytest
 from jupyter_codecomplete.backends.embedded import default_model_path, shared_model
 from jupyter_codecomplete.completion.edits import prepare_edits
 from jupyter_codecomplete.protocol import EditPredictionRequest
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 pytestmark = pytest.mark.llamacpp
 

@@ -20,13 +20,15 @@ from langchain_core.tracers.context import collect_runs
 
 from jupyter_codecomplete.backends import ModelConfig
 from jupyter_codecomplete.backends.http import HttpTransport
-from jupyter_codecomplete.completion import DefaultInlineCompletionHandler, EngineSettings
+from jupyter_codecomplete.completion import (
+    DefaultInlineCompletionHandler,
+    EngineSettings,
+    make_default_engine,
+)
 from jupyter_codecomplete.completion.default import Prepared
-from jupyter_codecomplete.completion.engine import make_default_engine
 from jupyter_codecomplete.errors import as_error
 from jupyter_codecomplete.protocol import InlineCompletionRequest
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import upstream_for
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, upstream_for
 
 KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
 KEY = "sk-direct-test"

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, request
 
 # A model that answers one token a second (8 tokens: 8 s), one that never answers, and one whose
 # first token comes after 30 s. Every model below has a 1 s deadline.

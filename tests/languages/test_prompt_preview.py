@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
+from jupyter_codecomplete.testing import OpenAIUpstream
 
 
 @pytest.fixture

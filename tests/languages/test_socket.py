@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, request
 
 RULES: list[dict[str, Any]] = [
     # one closing parenthesis too many, then the next statement

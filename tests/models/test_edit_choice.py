@@ -21,10 +21,8 @@ from traitlets.config import Config
 
 from jupyter_codecomplete.backends.embedded import default_model_path
 from jupyter_codecomplete.extension import CodeCompleteApp
-from jupyter_codecomplete.postprocess.edits import Edit, apply_edits
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import OllamaUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.postprocess import Edit, apply_edits
+from jupyter_codecomplete.testing import OllamaUpstream, OpenAIUpstream, UpstreamConfig, open_socket, request
 
 CELL = "def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n"
 RENAMED = CELL.replace("in items", "in prices").replace("len(items)", "len(prices)")

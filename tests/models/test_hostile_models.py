@@ -15,9 +15,7 @@ import pytest
 from models.leaks import ADMIN_HEADER, ADMIN_KEY, STORE_KEY, LeakWatch
 from tornado import web
 
-from jupyter_codecomplete.testing.fake_hub import FakeHub
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.server import LocalServer, Route
+from jupyter_codecomplete.testing import FakeHub, LocalServer, OpenAIUpstream, Route, UpstreamConfig
 
 
 @pytest.fixture
@@ -386,7 +384,7 @@ async def test_a_wrong_etag_and_corrupt_bytes_are_caught_by_the_pinned_digest(
 class TestUnpinnedEntry:
     @pytest.fixture
     def service_config(self, service_config: dict[str, Any]) -> dict[str, Any]:
-        from jupyter_codecomplete.testing.fake_hub import demo_entry
+        from jupyter_codecomplete.testing import demo_entry
 
         return {**service_config, "extra_catalogue": [demo_entry(sha256=None)]}
 

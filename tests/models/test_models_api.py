@@ -14,11 +14,15 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.models_service.download import is_gguf
-from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry
-from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream
-from jupyter_codecomplete.testing.processes import free_port
-from jupyter_codecomplete.testing.providers import OllamaUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import (
+    FakeHub,
+    OllamaUpstream,
+    OpenAIUpstream,
+    demo_entry,
+    free_port,
+    open_socket,
+    request,
+)
 
 needs_llama = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"

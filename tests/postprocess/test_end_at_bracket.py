@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from jupyter_codecomplete.postprocess.cursor import analyze
+from jupyter_codecomplete.postprocess import analyze
 from jupyter_codecomplete.postprocess.end_at_bracket import Brackets
 
 from .helpers import both

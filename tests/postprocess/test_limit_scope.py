@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from jupyter_codecomplete.postprocess.cursor import analyze
+from jupyter_codecomplete.postprocess import analyze
 from jupyter_codecomplete.postprocess.limit_scope import Scope
 
 from .helpers import both

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from jupyter_codecomplete.postprocess import PostprocessContext, build_filters
-from jupyter_codecomplete.postprocess.order import ORDER, STAGES
+from jupyter_codecomplete.postprocess import ORDER, PostprocessContext, build_filters
+from jupyter_codecomplete.postprocess.order import STAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "postprocessing.md"

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from jupyter_codecomplete.postprocess.cursor import analyze
+from jupyter_codecomplete.postprocess import analyze
 from jupyter_codecomplete.postprocess.stop_at_suffix_lines import SuffixLines
 
 from .helpers import both
