@@ -1,6 +1,7 @@
 """The order of the filters is one list (``order.ORDER``): the pipeline builds from it, the docs table
 (docs/postprocessing.md) names the same filters and modules in the same order, and every filter's
-module has its test beside the others (``tests/postprocess/test_<module>.py``)."""
+module has its test beside the others (``tests/postprocess/test_<module>.py``); the golden cases
+run every filter."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 
 from jupyter_codecomplete.postprocess import ORDER, PostprocessContext, build_filters
 from jupyter_codecomplete.postprocess.order import STAGES
+
+from .golden import load_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "postprocessing.md"
@@ -69,3 +72,11 @@ def test_the_pipeline_builds_in_the_listed_order() -> None:
     assert len(built) >= 15
     positions = [listed.index(cls) for cls in built]
     assert positions == sorted(positions)
+
+
+def test_the_golden_cases_run_every_filter() -> None:
+    """Every filter of the order is built for some golden case (``Degenerate`` only for the demo
+    model, which no golden case is: its own test has its table of cases)."""
+    built = {type(f) for _, case in load_cases() for f in build_filters(case.context())}
+    missing = [step.name for step in ORDER if step.filter not in built]
+    assert missing == ["Degenerate"]
