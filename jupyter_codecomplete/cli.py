@@ -141,7 +141,7 @@ async def check_model(key: str, handler: Any, timeout: float, sample: bool = Tru
     else:
         report["tokens_per_s"] = None
     report["sample"] = text
-    report["serves"] = report["serves"] or getattr(backend.llm, "reported_model", None)
+    report["serves"] = report["serves"] or getattr(backend.llm, "answered_model", None)
     report["ok"] = True
     if not text:
         # it answers, but a suggestion from it would be empty: not a pass

@@ -31,7 +31,7 @@ from jupyter_codecomplete.evaluation import (
     score,
 )
 from jupyter_codecomplete.protocol import InlineCompletionRequest
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 CODE = '''"""A module."""
 
@@ -267,19 +267,19 @@ LINES = [f"value_{i} = compute({i})" for i in range(1, 9)]
 
 
 @pytest.fixture
-def scripted() -> Iterator[ScriptedUpstream]:
+def scripted() -> Iterator[OpenAIUpstream]:
     # A completion-only prompt (style "raw") gets the real next line; a fill-in-the-middle prompt
     # gets a wrong answer: so the two configurations must score differently.
     rules: list[dict[str, Any]] = [{"contains": "<|fim_prefix|>", "completion": "nothing_here()\n"}]
     rules += [{"contains": LINES[k - 1], "completion": LINES[k] + "\n"} for k in range(len(LINES) - 1, 0, -1)]
-    up = ScriptedUpstream(UpstreamConfig(rules=rules, default=LINES[0] + "\n"))
+    up = OpenAIUpstream(UpstreamConfig(rules=rules, default=LINES[0] + "\n"))
     up.start()
     yield up
     up.stop()
 
 
 def test_eval_compares_two_config_files(
-    tmp_path: Path, scripted: ScriptedUpstream, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, scripted: OpenAIUpstream, capsys: pytest.CaptureFixture[str]
 ) -> None:
     src = tmp_path / "code"
     src.mkdir()

@@ -273,7 +273,7 @@ class HttpTransport(QuirkState):
                 except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
                     raise errors.bad_answer("an event of an unexpected shape", exc) from exc
                 if event.model:
-                    self._reported = event.model
+                    self._answered = event.model
                 text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
                 if text:
                     sent = True

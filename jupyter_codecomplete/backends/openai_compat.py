@@ -145,7 +145,7 @@ def _describe(llm: HttpTransport, config: ModelConfig) -> Describe:
         data = r.json().get("data") or []
         ids = [str(m.get("id")) for m in data if isinstance(m, dict)]
         want = config.api_model or config.model
-        model = want if want in ids else (ids[0] if ids else getattr(llm, "reported_model", None))
+        model = want if want in ids else (ids[0] if ids else getattr(llm, "answered_model", None))
         return Description(model=model)
 
     return describe

@@ -239,7 +239,7 @@ class QuirkState(BaseModel):
     quirks: Quirks = Field(default_factory=Quirks)
     secrets: list[str] = Field(default_factory=list, exclude=True, repr=False)
     _memory: FieldMemory | None = PrivateAttr(default=None)
-    _reported: str | None = PrivateAttr(default=None)
+    _answered: str | None = PrivateAttr(default=None)
 
     @property
     def memory(self) -> FieldMemory:
@@ -248,6 +248,6 @@ class QuirkState(BaseModel):
         return self._memory
 
     @property
-    def reported_model(self) -> str | None:
+    def answered_model(self) -> str | None:
         """The model name the server put in its last answer."""
-        return self._reported
+        return self._answered

@@ -35,8 +35,6 @@ from .worker import (
     GenerationParams,
     GenerationStats,
     SharedLlama,
-    _held_back,
-    _utf8_complete_prefix,
     shared_model,
 )
 
@@ -47,8 +45,6 @@ __all__ = [
     "GenerationParams",
     "GenerationStats",
     "SharedLlama",
-    "_held_back",
-    "_utf8_complete_prefix",
     "default_model_path",
     "is_available",
     "read_gguf_info",
