@@ -37,6 +37,8 @@ from traitlets.config import LoggingConfigurable
 
 from ..backends import ModelConfig
 from ..backends.inprocess import DEMO_NAME
+from ..completion import EngineSettings
+from ..completion.check import check_models
 from ..errors import scrub, validation_message
 from .catalogue import CatalogueEntry, load_catalogue
 from .download import Downloader, is_gguf
@@ -230,11 +232,16 @@ class ModelService(LoggingConfigurable):
         self,
         configured: Callable[[], dict[str, ModelConfig]] | None = None,
         engine: Callable[[], Any] | None = None,
+        engine_settings: Callable[[dict[str, ModelConfig]], EngineSettings] | None = None,
         **kwargs: Any,
     ) -> None:
+        """``configured``: the administrator's models; ``engine``: the running engine (None
+        outside a server); ``engine_settings``: the configuration's engine settings for the given
+        models (what a model is tested on before it is used)."""
         super().__init__(**kwargs)
         self._configured = configured or (lambda: {})
         self._engine = engine or (lambda: None)
+        self._engine_settings = engine_settings or (lambda models: EngineSettings(models=models))
         self.downloader = Downloader(
             self.models_dir, endpoint=self.hub_endpoint, log=self.log, read_timeout=self.download_timeout
         )
@@ -797,20 +804,11 @@ class ModelService(LoggingConfigurable):
 
     # -- testing and switching ----------------------------------------------------------------------
     async def probe(self, cfg: ModelConfig, sample: bool = True) -> dict[str, Any]:
-        """The ``jupyter codecomplete check`` report for one model (nothing is switched)."""
-        from ..cli import check_model
-        from ..completion import DefaultInlineCompletionHandler
-
-        engine = self._engine()
-        styles = getattr(engine, "styles", None)
-        handler = DefaultInlineCompletionHandler(
-            settings={"models": {"completion": cfg}, "styles": styles, "repo_name": "check"}
+        """The ``jupyter codecomplete check`` report for one model (nothing is switched), on an
+        engine built from the configuration's settings with ``cfg`` as its completion model."""
+        (report,) = await check_models(
+            self._engine_settings({"completion": cfg}), self.probe_timeout, sample=sample
         )
-        try:
-            report = await check_model("completion", handler, self.probe_timeout, sample=sample)
-        finally:
-            with contextlib.suppress(Exception):
-                await handler.close()
         report.pop("base_url", None) if cfg.backend == "embedded" else None
         # a model may write its key back: the completion path's scrubbing, on the sample and the error
         secrets = [*cfg.secrets(), *self.secrets()]
