@@ -82,7 +82,11 @@ async def check_model(
     handler._reported[key] = reported  # what the server says, for the style choice and the reply
     if described is not None:
         handler._described[key] = described
-    style = handler.style_for(backend)
+    try:
+        style = handler.style_for(backend)
+    except Exception as exc:  # an unknown prompt style: the report names it
+        report["error"] = error_info_from(exc, secrets).message
+        return report
     native = native_suffix(backend, style, described)
     report["style"] = style.name
     report["fim"] = {
