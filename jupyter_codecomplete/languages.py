@@ -142,6 +142,21 @@ _JVM_TOP = (
 _JVM_STRINGS = (StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'"))
 
 
+def _names(
+    name: str, display: str, aliases: tuple[str, ...], mimes: tuple[str, ...], extensions: tuple[str, ...]
+) -> dict[str, object]:
+    """The naming fields of a record that copies another's rules (``Language.model_copy``); the
+    grammar is named like the language."""
+    return {
+        "name": name,
+        "display": display,
+        "aliases": aliases,
+        "mime_types": mimes,
+        "extensions": extensions,
+        "grammar": name,
+    }
+
+
 def _marked(
     name: str,
     display: str,
@@ -335,7 +350,8 @@ LANGUAGES: tuple[Language, ...] = (
             "continuation_words": (*_C_CONTINUE, "public", "private", "protected"),
         }
     ),
-    Language(
+    # Java's rules (its strings, declarations), then the languages that share them: their names
+    _JAVA := Language(
         name="java",
         display="Java",
         mime_types=("text/x-java",),
@@ -348,48 +364,15 @@ LANGUAGES: tuple[Language, ...] = (
         top_level_stop=_JVM_TOP,
         brace_lines=True,
     ),
-    Language(
-        name="csharp",
-        display="C#",
-        aliases=("c#", "cs"),
-        mime_types=("text/x-csharp",),
-        extensions=(".cs",),
-        grammar="csharp",
-        line_comments=_SLASH,
-        block_comments=_C_BLOCK,
-        strings=_JVM_STRINGS,
-        continuation_words=_C_CONTINUE,
-        top_level_stop=_JVM_TOP,
-        brace_lines=True,
-    ),
-    Language(
-        name="kotlin",
-        display="Kotlin",
-        aliases=("kt", "kts"),
-        mime_types=("text/x-kotlin",),
-        extensions=(".kt", ".kts"),
-        grammar="kotlin",
-        line_comments=_SLASH,
-        block_comments=_C_BLOCK,
-        strings=_JVM_STRINGS,
-        continuation_words=_C_CONTINUE,
-        top_level_stop=_JVM_TOP,
-        brace_lines=True,
-    ),
-    Language(
-        name="scala",
-        display="Scala",
-        aliases=("sc",),
-        mime_types=("text/x-scala",),
-        extensions=(".scala", ".sc"),
-        grammar="scala",
-        line_comments=_SLASH,
-        block_comments=_C_BLOCK,
-        strings=_JVM_STRINGS,
-        block_opener=r"(=|=>|\bdo|\bthen|\byield)$",
-        continuation_words=(*_C_CONTINUE, "case"),
-        top_level_stop=r"^(object|class|trait|def|case\s+class|enum)\b",
-        brace_lines=True,
+    _JAVA.model_copy(update=_names("csharp", "C#", ("c#", "cs"), ("text/x-csharp",), (".cs",))),
+    _JAVA.model_copy(update=_names("kotlin", "Kotlin", ("kt", "kts"), ("text/x-kotlin",), (".kt", ".kts"))),
+    _JAVA.model_copy(
+        update={
+            **_names("scala", "Scala", ("sc",), ("text/x-scala",), (".scala", ".sc")),
+            "block_opener": r"(=|=>|\bdo|\bthen|\byield)$",
+            "continuation_words": (*_C_CONTINUE, "case"),
+            "top_level_stop": r"^(object|class|trait|def|case\s+class|enum)\b",
+        }
     ),
     Language(
         name="go",
