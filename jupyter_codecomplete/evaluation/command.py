@@ -10,16 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..config import CodeCompleteConfig
-from .runner import (
-    EvalConfig,
-    apply_variant,
-    config_from_file,
-    config_from_json,
-    config_from_settings,
-    format_table,
-    run_eval,
-)
+from .runner import EvalConfig, apply_variant, config_from_file, config_from_json, format_table, run_eval
 from .tasks import KINDS, find_documents, sample_tasks
 
 
@@ -29,10 +20,7 @@ def configurations(args: argparse.Namespace) -> list[EvalConfig]:
     configs: list[EvalConfig] = [config_from_file(p) for p in args.config or []]
     configs += [config_from_json(s) for s in args.model_json or []]
     if not configs:
-        server = config_from_settings("server", CodeCompleteConfig.from_files())
-        if server is None:
-            raise ValueError("no completion model is configured; pass --config or --model-json")
-        configs.append(server)
+        configs.append(config_from_file(None))
     configs += [apply_variant(configs[0], v) for v in args.variant or []]
     seen: dict[str, int] = {}
     for c in configs:  # unique names

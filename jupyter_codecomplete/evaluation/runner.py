@@ -134,28 +134,24 @@ def apply_variant(base: EvalConfig, spec: str) -> EvalConfig:
     return variant
 
 
-def config_from_settings(name: str, config: CodeCompleteConfig) -> EvalConfig | None:
-    """What the server would build from ``config`` (None: it configures no completion model)."""
+def config_from_file(path: str | None, name: str | None = None) -> EvalConfig:
+    """The configuration a server would build from this one config file (``.py`` or ``.json``;
+    None: the server's own configuration files, named ``server``)."""
+    config = CodeCompleteConfig.from_files([], path) if path else CodeCompleteConfig.from_files()
     models = config.model_configs()
+    if not models and path:
+        raise ValueError(f"{path}: no completion model is configured and none was found")
     if not models:
-        return None
+        raise ValueError("no completion model is configured; pass --config or --model-json")
+    stem = os.path.splitext(os.path.basename(path))[0] if path else "server"
     return EvalConfig(
-        name,
+        name or stem,
         models,
         dict(config.routes),
         dict(config.prompt_styles),
         engine=config.engine_settings(models, repo_name="eval"),
         handler_class=config.handler_class(),
     )
-
-
-def config_from_file(path: str, name: str | None = None) -> EvalConfig:
-    """The configuration a server would build from this one config file (``.py`` or ``.json``)."""
-    stem = os.path.splitext(os.path.basename(path))[0]
-    found = config_from_settings(name or stem, CodeCompleteConfig.from_files([], path))
-    if found is None:
-        raise ValueError(f"{path}: no completion model is configured and none was found")
-    return found
 
 
 def config_from_json(spec: str) -> EvalConfig:

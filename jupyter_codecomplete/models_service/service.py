@@ -64,16 +64,18 @@ class ModelEntry(BaseModel):
     size_bytes: int | None = None
     style: str | None = None
     fim: bool | None = None
+    status: str = "available"  # available | downloaded | not downloaded | downloading | not answering
+    path: str | None = None
+    # what the catalogue says of its entries (CATALOGUE_FACTS: copied from the CatalogueEntry)
     license: str | None = None
     memory_gb: float | None = None
     good_for: str | None = None
-    status: str = "available"  # available | downloaded | not downloaded | downloading | not answering
-    path: str | None = None
     repo: str | None = None
     file: str | None = None
     revision: str | None = None
     quantization: str | None = None
     verified: str | None = None
+    # the user's choice and the administrator's policy
     active: bool = False
     edit_active: bool = False  # this entry serves edit predictions
     edit_style: str | None = None  # the format edit predictions would ask this model in
@@ -94,6 +96,14 @@ class CustomEndpoint(BaseModel):
     model: str = Field("", max_length=512)
     api_key: str | None = Field(None, max_length=4096)
     style: str | None = Field(None, max_length=128)
+
+
+# The facts of a catalogue entry its row shows, under the same names (the entry's ``source``, where
+# its pins were read, is not the row's ``source``).
+CATALOGUE_FACTS: set[str] = {
+    *("id", "name", "size_bytes", "style", "fim", "license", "memory_gb", "good_for"),
+    *("repo", "file", "revision", "quantization", "verified"),
+}
 
 
 def mask_key(key: str | None) -> str | None:
@@ -511,25 +521,13 @@ class ModelService(LoggingConfigurable):
             reason = self._download_lock_reason(entry)
             out.append(
                 ModelEntry(
-                    id=entry.id,
+                    **entry.model_dump(include=CATALOGUE_FACTS),
                     source="catalogue",
-                    name=entry.name,
                     backend="embedded",
                     model=entry.id,
                     where=f"this computer, from {entry.repo}",
-                    size_bytes=entry.size_bytes,
-                    style=entry.style,
-                    fim=entry.fim,
-                    license=entry.license,
-                    memory_gb=entry.memory_gb,
-                    good_for=entry.good_for,
                     status=status,
                     path=str(self.downloader.target_of(entry)) if downloaded else None,
-                    repo=entry.repo,
-                    file=entry.file,
-                    revision=entry.revision,
-                    quantization=entry.quantization,
-                    verified=entry.verified,
                     locked=reason is not None,
                     locked_reason=reason,
                 )
