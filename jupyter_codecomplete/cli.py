@@ -66,7 +66,7 @@ def format_report(r: dict[str, Any]) -> str:
 
 async def run_check(args: argparse.Namespace) -> int:
     from .backends.discovery import adiscover_local_models
-    from .completion.check import check_models
+    from .completion import check_models
 
     config = CodeCompleteConfig.from_files(args.config_dir or None, args.config)
     models = config.model_configs()

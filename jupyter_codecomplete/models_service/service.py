@@ -37,8 +37,7 @@ from traitlets.config import LoggingConfigurable
 
 from ..backends import ModelConfig
 from ..backends.inprocess import DEMO_NAME
-from ..completion import EngineSettings
-from ..completion.check import check_models
+from ..completion import EngineSettings, check_models
 from ..errors import scrub, validation_message
 from .catalogue import CatalogueEntry, load_catalogue
 from .download import Downloader, is_gguf
