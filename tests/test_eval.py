@@ -316,6 +316,30 @@ def test_eval_compares_two_config_files(
     assert "| completion_only | next_line |" in table and "| fim " in table and "100.0%" in table
 
 
+def test_eval_honours_the_configured_suggestion_bounds(tmp_path: Path, scripted: OpenAIUpstream) -> None:
+    # the same model, once with the server's suggestion bound: eval cuts where the editor would
+    src = tmp_path / "code"
+    src.mkdir()
+    (src / "values.py").write_text("\n".join(LINES) + "\n# end\n")
+    model = {"backend": "openai", "base_url": scripted.base_url, "model": "m", "style": "raw"}
+    (tmp_path / "free.py").write_text(f"c.CodeCompleteApp.completion_model = {model!r}\n")
+    (tmp_path / "bounded.py").write_text(
+        f"c.CodeCompleteApp.completion_model = {model!r}\nc.CodeCompleteApp.max_suggestion_chars = 8\n"
+    )
+    out = tmp_path / "report.json"
+    rc = main(
+        [
+            "eval", str(src), "--config", str(tmp_path / "free.py"), "--config", str(tmp_path / "bounded.py"),
+            "--samples", "3", "--kinds", "next_line", "--json", str(out), "--quiet",
+        ]
+    )  # fmt: skip
+    assert rc == 0
+    free, bounded = json.loads(out.read_text())["configurations"]
+    full = [r["suggestion"] for r in free["results"]]
+    assert all(len(text) > 8 for text in full), full
+    assert [r["suggestion"] for r in bounded["results"]] == [text[:8] for text in full]
+
+
 def test_eval_reports_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a.py").write_text("x = compute(1)\n")
     assert main(["eval", str(tmp_path), "--model-json", '{"backend": "embedded"}', "--kinds", "lines"]) == 2

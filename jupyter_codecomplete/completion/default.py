@@ -25,7 +25,6 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -45,10 +44,11 @@ from ..backends import Backend, Description, ModelConfig, make_backend, native_s
 from ..backends.http import HttpStreamingChat, HttpStreamingLLM
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
-from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
+from ..prompting import Budget, PromptRequest, PromptStyle, StyleRegistry, build_prompt
 from ..protocol import EditPredictionReply, EditPredictionRequest, InlineCompletionRequest, ServingModel
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
 from .edits import handle_edit_request
+from .prepared import Prepared
 from .recent import RecentCompletions, fingerprint
 from .settings import EngineSettings, Overrides
 
@@ -105,25 +105,6 @@ def _texts(chunks: Iterator[Any]) -> Iterator[str]:
 async def _atexts(chunks: AsyncIterator[Any]) -> AsyncIterator[str]:
     async for chunk in chunks:
         yield chunk_text(chunk)
-
-
-@dataclass
-class Prepared:
-    """Everything decided about one request before the model is called."""
-
-    key: str
-    backend: Backend
-    style: PromptStyle
-    built: BuiltPrompt
-    postprocess: PostprocessContext
-    max_tokens: int
-    stop: list[str]
-    first_timeout: float
-    total_timeout: float
-    bind: dict[str, Any] = field(default_factory=dict)
-    # the cursor analysis made once for this request (the pipeline reuses it) and its decision
-    cursor: Cursor | None = None
-    single_line: bool = False
 
 
 class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[InlineCompletionRequest, str]):

@@ -29,7 +29,7 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, Overrides
-from ..completion.default import Prepared
+from ..completion.prepared import Prepared
 from ..errors import HTTP_STATUS, validation_message
 from ..postprocess import Pipeline
 from ..prompting import PromptError, PromptRequest

@@ -25,7 +25,7 @@ from jupyter_codecomplete.completion import (
     EngineSettings,
     make_default_engine,
 )
-from jupyter_codecomplete.completion.default import Prepared
+from jupyter_codecomplete.completion.prepared import Prepared
 from jupyter_codecomplete.errors import as_error
 from jupyter_codecomplete.protocol import InlineCompletionRequest
 from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, upstream_for
