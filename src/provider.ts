@@ -7,7 +7,6 @@ import {
   IInlineCompletionContext,
   IInlineCompletionItem,
   IInlineCompletionList,
-  IInlineCompletionProvider,
   InlineCompletionTriggerKind
 } from '@jupyterlab/completer';
 import { Text } from '@jupyterlab/coreutils';
@@ -38,6 +37,7 @@ import {
 } from './protocol';
 import { isLanguageEnabled, ISettings } from './settings';
 import { CompletionError } from './socket';
+import type { ICodeCompleteProvider } from './tokens';
 import { IEditorState, RecentSuggestions, Suggestion } from './typing';
 
 /**
@@ -73,7 +73,7 @@ export interface ICompletionClient {
 /**
  * The provider.
  */
-export class CodeCompleteProvider implements IInlineCompletionProvider {
+export class CodeCompleteProvider implements ICodeCompleteProvider {
   readonly identifier = PROVIDER_ID;
   readonly icon: LabIcon.ILabIcon = codeCompleteIcon;
 

@@ -5,7 +5,6 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { PromiseDelegate } from '@lumino/coreutils';
-import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import {
@@ -22,6 +21,7 @@ import {
   PROTOCOL_VERSION,
   ServerMessage
 } from './protocol';
+import type { ICompletionConnection } from './tokens';
 
 /**
  * The path of the websocket, relative to the server's base URL.
@@ -114,7 +114,7 @@ export class ChunkQueue implements AsyncIterable<IStreamChunk> {
 /**
  * The websocket client. One per browser tab.
  */
-export class CompletionSocket implements IDisposable {
+export class CompletionSocket implements ICompletionConnection {
   constructor(options: CompletionSocket.IOptions = {}) {
     this._serverSettings = options.serverSettings ?? ServerConnection.makeSettings();
     this._WebSocket = options.WebSocket ?? this._serverSettings.WebSocket;

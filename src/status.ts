@@ -10,7 +10,8 @@ import { Menu, Widget } from '@lumino/widgets';
 import { codeCompleteIcon } from './icon';
 import { IErrorInfo, IServingModel, isQuietError } from './protocol';
 import { SlowModelWatch } from './slowness';
-import { CompletionSocket } from './socket';
+import type { CompletionSocket } from './socket';
+import type { ICodeCompleteStatus } from './tokens';
 
 /**
  * What the status item shows.
@@ -20,7 +21,7 @@ export type StatusState = 'idle' | 'working' | 'disabled' | 'language-off' | 'er
 /**
  * The status of completions, fed by the settings, the socket and the provider.
  */
-export class StatusModel {
+export class StatusModel implements ICodeCompleteStatus {
   constructor(options: StatusModel.IOptions = {}) {
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
   }
@@ -429,7 +430,7 @@ export class StatusWidget extends Widget {
     this.node.setAttribute('aria-label', this._model.message);
   }
 
-  private _model: StatusModel;
+  private _model: ICodeCompleteStatus;
   private _commands: CommandRegistry;
   private _menuCommands: string[];
   private _label: HTMLSpanElement;
@@ -441,7 +442,10 @@ export class StatusWidget extends Widget {
  */
 export namespace StatusWidget {
   export interface IOptions {
-    model: StatusModel;
+    /**
+     * What the item shows.
+     */
+    model: ICodeCompleteStatus;
     commands: CommandRegistry;
     /**
      * Command ids of the menu; '-' is a separator.

@@ -13,9 +13,7 @@ import { Widget } from '@lumino/widgets';
 import { displayLanguage } from '../context';
 import { EditorFocusTracker } from '../focus';
 import { codeCompleteIcon } from '../icon';
-import { CodeCompleteProvider } from '../provider';
 import { isLanguageEnabled, toggleLanguage } from '../settings';
-import { CompletionSocket } from '../socket';
 import {
   CommandIDs,
   ICodeCompleteProvider,
@@ -45,8 +43,8 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
-    socket: CompletionSocket,
-    provider: CodeCompleteProvider,
+    socket: ICompletionConnection,
+    provider: ICodeCompleteProvider,
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
     translator: ITranslator | null,

@@ -6,7 +6,6 @@ import { EditorExtensionRegistry, IEditorExtensionRegistry } from '@jupyterlab/c
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 
 import { FreshLineTrigger } from '../freshline';
-import { CodeCompleteProvider } from '../provider';
 import { ICodeCompleteProvider, ICodeCompleteSettings, ILanguageResolver } from '../tokens';
 
 export const freshLinePlugin: JupyterFrontEndPlugin<void> = {
@@ -23,7 +22,7 @@ export const freshLinePlugin: JupyterFrontEndPlugin<void> = {
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
-    provider: CodeCompleteProvider,
+    provider: ICodeCompleteProvider,
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
     extensions: IEditorExtensionRegistry | null

@@ -7,7 +7,6 @@ import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 import { Text } from '@jupyterlab/coreutils';
 
 import { activeEditor } from '../editorstate';
-import { CodeCompleteProvider } from '../provider';
 import { ICodeCompleteProvider } from '../tokens';
 import { WarmTrigger } from '../warm';
 
@@ -19,7 +18,7 @@ export const warmPlugin: JupyterFrontEndPlugin<void> = {
   optional: [IEditorExtensionRegistry],
   activate: (
     app: JupyterFrontEnd,
-    provider: CodeCompleteProvider,
+    provider: ICodeCompleteProvider,
     extensions: IEditorExtensionRegistry | null
   ): void => {
     if (!extensions) {
