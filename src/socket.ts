@@ -8,15 +8,20 @@ import { PromiseDelegate } from '@lumino/coreutils';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import {
+  ICancelRequest,
   IEditPredictionReply,
+  IEditPredictionRequest,
   IEditRequestBody,
   IErrorInfo,
   IHelloMessage,
   IInlineCompletionReply,
+  IInlineCompletionRequest,
   IRequestBody,
   IStreamChunk,
   IServingModel,
   IUsageEvent,
+  IUsageMessage,
+  IWarmRequest,
   isQuietError,
   PROTOCOL_VERSION,
   ServerMessage
@@ -270,15 +275,10 @@ export class CompletionSocket implements ICompletionConnection {
    * whether it was sent.
    */
   warm(body: IRequestBody): boolean {
-    if (this._state !== 'connected' || !this._ws || this._protocol < 3 || !this._hello?.warm) {
+    if (this._state !== 'connected' || this._protocol < 3 || !this._hello?.warm) {
       return false;
     }
-    try {
-      this._ws.send(JSON.stringify({ ...body, type: 'warm', number: this._counter++ }));
-      return true;
-    } catch {
-      return false;
-    }
+    return this._send({ ...body, type: 'warm', number: this._counter++ }) === null;
   }
 
   request(body: IRequestBody): CompletionSocket.IPendingRequest {
@@ -294,23 +294,9 @@ export class CompletionSocket implements ICompletionConnection {
       text: ''
     };
     this._pending.set(number, entry);
-    const message = { type: 'inline_completion', number, ...body };
-    if (this._state !== 'connected' || !this._ws) {
-      this._fail(entry, {
-        type: 'disconnected',
-        title: 'Not connected',
-        message: Private.disconnectedMessage(this._reconnectDelay)
-      });
-    } else {
-      try {
-        this._ws.send(JSON.stringify(message));
-      } catch (reason) {
-        this._fail(entry, {
-          type: 'disconnected',
-          title: 'Not connected',
-          message: String(reason)
-        });
-      }
+    const failed = this._send({ type: 'inline_completion', number, ...body });
+    if (failed !== null) {
+      this._fail(entry, { type: 'disconnected', title: 'Not connected', message: failed });
     }
     return {
       number,
@@ -324,18 +310,13 @@ export class CompletionSocket implements ICompletionConnection {
    * not record usage (its hello says so) gets nothing: the events are dropped, true.
    */
   sendUsage(events: IUsageEvent[]): boolean {
-    if (this._state !== 'connected' || !this._ws || !this._hello) {
+    if (this._state !== 'connected' || !this._hello) {
       return false;
     }
     if (!this._hello.usage || !events.length) {
       return true;
     }
-    try {
-      this._ws.send(JSON.stringify({ type: 'usage', events }));
-      return true;
-    } catch {
-      return false;
-    }
+    return this._send({ type: 'usage', events }) === null;
   }
 
   /**
@@ -349,17 +330,14 @@ export class CompletionSocket implements ICompletionConnection {
     const features = this._hello?.features ?? [];
     const fail = (type: string, title: string, message: string): void =>
       reply.reject(new CompletionError({ type, title, message }, number));
-    if (this._state !== 'connected' || !this._ws) {
-      fail('disconnected', 'Not connected', Private.disconnectedMessage(this._reconnectDelay));
-    } else if (!features.includes('edit_prediction')) {
+    if (this._state === 'connected' && this._ws && !features.includes('edit_prediction')) {
       fail('not_supported', 'No edit predictions', 'The server does not offer edit predictions.');
     } else {
       this._edits.set(number, reply);
-      try {
-        this._ws.send(JSON.stringify({ type: 'edit_prediction', number, ...body }));
-      } catch (reason) {
+      const failed = this._send({ type: 'edit_prediction', number, ...body });
+      if (failed !== null) {
         this._edits.delete(number);
-        fail('disconnected', 'Not connected', String(reason));
+        fail('disconnected', 'Not connected', failed);
       }
     }
     return { number, reply: reply.promise };
@@ -370,32 +348,20 @@ export class CompletionSocket implements ICompletionConnection {
    */
   cancel(number: number): void {
     const edit = this._edits.get(number);
+    const entry = this._pending.get(number);
+    if (!edit && !entry) {
+      return;
+    }
+    // Not sent: the close handler fails the request.
+    this._send({ type: 'cancel', number });
     if (edit) {
       this._edits.delete(number);
-      if (this._ws && this._state === 'connected') {
-        try {
-          this._ws.send(JSON.stringify({ type: 'cancel', number }));
-        } catch {
-          // The close handler fails the request.
-        }
-      }
       edit.reject(
         new CompletionError({ type: 'cancelled', title: 'Cancelled', message: '' }, number)
       );
       return;
     }
-    const entry = this._pending.get(number);
-    if (!entry) {
-      return;
-    }
-    if (this._ws && this._state === 'connected') {
-      try {
-        this._ws.send(JSON.stringify({ type: 'cancel', number }));
-      } catch {
-        // The close handler fails the request.
-      }
-    }
-    this._fail(entry, {
+    this._fail(entry!, {
       type: 'cancelled',
       title: 'Cancelled',
       message: 'The request was cancelled.'
@@ -460,6 +426,21 @@ export class CompletionSocket implements ICompletionConnection {
       default:
         break;
     }
+  }
+
+  /**
+   * Send one message: null when sent, else why not (not connected, or the socket's error).
+   */
+  private _send(message: Private.ClientMessage): string | null {
+    if (this._state !== 'connected' || !this._ws) {
+      return Private.disconnectedMessage(this._reconnectDelay);
+    }
+    try {
+      this._ws.send(JSON.stringify(message));
+    } catch (reason) {
+      return String(reason);
+    }
+    return null;
   }
 
   /**
@@ -741,6 +722,16 @@ export namespace CompletionSocket {
 }
 
 namespace Private {
+  /**
+   * What this socket sends after the hello.
+   */
+  export type ClientMessage =
+    | IInlineCompletionRequest
+    | IWarmRequest
+    | ICancelRequest
+    | IUsageMessage
+    | IEditPredictionRequest;
+
   export interface IEntry {
     number: number;
     reply: PromiseDelegate<IInlineCompletionReply>;
