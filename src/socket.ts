@@ -223,10 +223,7 @@ export class CompletionSocket implements ICompletionConnection {
     if (this._state === 'disposed') {
       return;
     }
-    if (this._reconnectTimer !== null) {
-      this._clearTimeout(this._reconnectTimer);
-      this._reconnectTimer = null;
-    }
+    this._cancelReconnect();
     if (this._ws) {
       return;
     }
@@ -372,10 +369,7 @@ export class CompletionSocket implements ICompletionConnection {
     if (this._state === 'disposed') {
       return;
     }
-    if (this._reconnectTimer !== null) {
-      this._clearTimeout(this._reconnectTimer);
-      this._reconnectTimer = null;
-    }
+    this._cancelReconnect();
     const ws = this._ws;
     this._ws = null;
     this._failAll({
@@ -425,6 +419,16 @@ export class CompletionSocket implements ICompletionConnection {
         break; // nothing waits for a warm-up's answer
       default:
         break;
+    }
+  }
+
+  /**
+   * Drop the planned reconnection, if any.
+   */
+  private _cancelReconnect(): void {
+    if (this._reconnectTimer !== null) {
+      this._clearTimeout(this._reconnectTimer);
+      this._reconnectTimer = null;
     }
   }
 
