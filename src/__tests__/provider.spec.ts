@@ -1,41 +1,10 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import { ICompletionClient, CodeCompleteProvider, PROVIDER_ID } from '../provider';
-import { IInlineCompletionReply, IRequestBody, IStreamChunk } from '../protocol';
-import { ChunkQueue, CompletionError } from '../socket';
+import { CodeCompleteProvider, PROVIDER_ID } from '../provider';
+import { IInlineCompletionReply } from '../protocol';
+import { CompletionError } from '../socket';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
-import { flush } from './fakes';
-
-/**
- * A client whose answers the test scripts.
- */
-class FakeClient implements ICompletionClient {
-  requests: IRequestBody[] = [];
-  cancelled: number[] = [];
-  hello: { max_message_bytes: number } | null = { max_message_bytes: 1000000 };
-  replies: {
-    resolve: (r: IInlineCompletionReply) => void;
-    reject: (e: Error) => void;
-    chunks: ChunkQueue | null;
-  }[] = [];
-
-  request(body: IRequestBody) {
-    const number = this.requests.length;
-    this.requests.push(body);
-    let resolve!: (r: IInlineCompletionReply) => void;
-    let reject!: (e: Error) => void;
-    const reply = new Promise<IInlineCompletionReply>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    const chunks = body.stream ? new ChunkQueue() : null;
-    this.replies.push({ resolve, reject, chunks });
-    return { number, reply, chunks };
-  }
-  cancel(number: number): void {
-    this.cancelled.push(number);
-  }
-}
+import { FakeClient, flush, streamChunk } from './fakes';
 
 const request = (text: string, offset = text.length, mimeType = 'text/x-ipython') => ({
   text,
@@ -47,14 +16,6 @@ const manual = { widget: {} as any, triggerKind: InlineCompletionTriggerKind.Inv
 
 function reply(number: number, items: any[], error: any = null): IInlineCompletionReply {
   return { type: 'inline_completion', reply_to: number, list: { items }, error };
-}
-function chunk(number: number, text: string, done: boolean): IStreamChunk {
-  return {
-    type: 'stream',
-    reply_to: number,
-    response: { insertText: text, isIncomplete: !done },
-    done
-  };
 }
 
 function setup(
@@ -122,9 +83,9 @@ describe('CodeCompleteProvider', () => {
       }
     })();
     await flush();
-    queue.push(chunk(0, '\n    ret', false));
+    queue.push(streamChunk(0, '\n    ret', false));
     await flush();
-    queue.push(chunk(0, '\n    return a + b', true));
+    queue.push(streamChunk(0, '\n    return a + b', true));
     await reading;
     expect(seen).toEqual([
       { insertText: '', isIncomplete: true },
@@ -270,11 +231,11 @@ describe('CodeCompleteProvider', () => {
     client.replies[1].resolve(reply(1, [{ insertText: '', isIncomplete: true, token: 'b' }]));
     const tokenA = (await a).items[0]?.token;
     const tokenB = (await b).items[0].token!;
-    client.replies[0].chunks!.push(chunk(0, 'part', false));
+    client.replies[0].chunks!.push(streamChunk(0, 'part', false));
     client.replies[0].chunks!.fail(
       new CompletionError({ type: 'superseded', title: 'Superseded', message: '' }, 0)
     );
-    client.replies[1].chunks!.push(chunk(1, 'half', false));
+    client.replies[1].chunks!.push(streamChunk(1, 'half', false));
     client.replies[1].chunks!.fail(
       new CompletionError({ type: 'timeout', title: 'Timed out', message: 'model too slow' }, 1)
     );
@@ -400,10 +361,10 @@ describe('CodeCompleteProvider', () => {
         }
       })();
       const queue = client.replies[0].chunks!;
-      queue.push(chunk(0, 'su', false));
+      queue.push(streamChunk(0, 'su', false));
       await flush();
       editor = { key: 'demo.py', text: 'total = s', offset: 9 };
-      queue.push(chunk(0, 'sum(val', false));
+      queue.push(streamChunk(0, 'sum(val', false));
       await flush();
       // The next request (after the debounce) is answered from the stream, at once.
       const next = await provider.fetch(request('total = su'), auto);
@@ -417,7 +378,7 @@ describe('CodeCompleteProvider', () => {
           seenNext.push(update.response.insertText);
         }
       })();
-      queue.push(chunk(0, 'sum(values)', true));
+      queue.push(streamChunk(0, 'sum(values)', true));
       await reading;
       await readingNext;
       expect(client.requests.length).toBe(1);
@@ -440,10 +401,10 @@ describe('CodeCompleteProvider', () => {
         }
       })();
       const queue = client.replies[0].chunks!;
-      queue.push(chunk(0, 'sum', false));
+      queue.push(streamChunk(0, 'sum', false));
       await flush();
       editor = { key: 'demo.py', text: 'total = x', offset: 9 };
-      queue.push(chunk(0, 'sum(values)', true));
+      queue.push(streamChunk(0, 'sum(values)', true));
       await reading;
       expect(seen).toEqual(['', 'sum']);
     });

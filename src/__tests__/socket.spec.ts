@@ -1,23 +1,5 @@
 import { CompletionError, CompletionSocket, SOCKET_PATH } from '../socket';
-import { IRequestBody } from '../protocol';
-import { FakeWebSocket, flush, ManualTimers } from './fakes';
-
-function body(overrides: Partial<IRequestBody> = {}): IRequestBody {
-  return {
-    path: 'a.py',
-    language: 'python',
-    mime: 'text/x-python',
-    prefix: 'def add(a, b):',
-    suffix: '',
-    stream: false,
-    cell_id: null,
-    trigger: 'auto',
-    cells_above: [],
-    cells_below: [],
-    files: [],
-    ...overrides
-  };
-}
+import { FakeWebSocket, flush, ManualTimers, requestBody } from './fakes';
 
 function makeSocket(timers = new ManualTimers()) {
   FakeWebSocket.reset();
@@ -62,8 +44,8 @@ describe('CompletionSocket', () => {
   it('numbers requests in increasing order and sends only protocol fields', () => {
     const { socket } = makeSocket();
     FakeWebSocket.last.open();
-    const a = socket.request(body());
-    const b = socket.request(body({ prefix: 'x' }));
+    const a = socket.request(requestBody());
+    const b = socket.request(requestBody({ prefix: 'x' }));
     expect(a.number).toBe(0);
     expect(b.number).toBe(1);
     const sent = FakeWebSocket.last.sent;
@@ -93,8 +75,8 @@ describe('CompletionSocket', () => {
     const { socket } = makeSocket();
     const ws = FakeWebSocket.last;
     ws.open();
-    const a = socket.request(body());
-    const b = socket.request(body());
+    const a = socket.request(requestBody());
+    const b = socket.request(requestBody());
     ws.receive({
       type: 'inline_completion',
       reply_to: 1,
@@ -121,7 +103,7 @@ describe('CompletionSocket', () => {
     const { socket } = makeSocket();
     const ws = FakeWebSocket.last;
     ws.open();
-    const p = socket.request(body({ stream: true }));
+    const p = socket.request(requestBody({ stream: true }));
     ws.receive({
       type: 'inline_completion',
       reply_to: 0,
@@ -166,7 +148,7 @@ describe('CompletionSocket', () => {
     });
     expect(ws.sent).toEqual([{ type: 'hello', protocol: 2 }]);
     expect(socket.protocol).toBe(2);
-    const p = socket.request(body({ stream: true }));
+    const p = socket.request(requestBody({ stream: true }));
     ws.receive({
       type: 'inline_completion',
       reply_to: 0,
@@ -214,7 +196,7 @@ describe('CompletionSocket', () => {
     ws.open();
     const errors: string[] = [];
     socket.unmatchedError.connect((_, e) => errors.push(e.type));
-    const p = socket.request(body());
+    const p = socket.request(requestBody());
     socket.cancel(p.number);
     ws.receive({
       type: 'error',
@@ -229,7 +211,7 @@ describe('CompletionSocket', () => {
     const { socket } = makeSocket();
     const ws = FakeWebSocket.last;
     ws.open();
-    const p = socket.request(body({ stream: true }));
+    const p = socket.request(requestBody({ stream: true }));
     const texts: string[] = [];
     const reading = (async () => {
       for await (const chunk of p.chunks!) {
@@ -260,7 +242,7 @@ describe('CompletionSocket', () => {
     const { socket } = makeSocket();
     const ws = FakeWebSocket.last;
     ws.open();
-    const a = socket.request(body());
+    const a = socket.request(requestBody());
     ws.receive({
       type: 'error',
       reply_to: 0,
@@ -271,7 +253,7 @@ describe('CompletionSocket', () => {
       expect(e.info.type).toBe('backend_unavailable');
       expect(e.number).toBe(0);
     });
-    const b = socket.request(body());
+    const b = socket.request(requestBody());
     expect(b.number).toBe(1);
     expect(ws.sent.length).toBe(2);
     socket.dispose();
@@ -281,7 +263,7 @@ describe('CompletionSocket', () => {
     const { socket } = makeSocket();
     const ws = FakeWebSocket.last;
     ws.open();
-    const p = socket.request(body({ stream: true }));
+    const p = socket.request(requestBody({ stream: true }));
     ws.receive({
       type: 'inline_completion',
       reply_to: 0,
@@ -312,7 +294,7 @@ describe('CompletionSocket', () => {
     const { socket } = makeSocket();
     const ws = FakeWebSocket.last;
     ws.open();
-    const p = socket.request(body({ stream: true }));
+    const p = socket.request(requestBody({ stream: true }));
     ws.receive({
       type: 'inline_completion',
       reply_to: 0,
@@ -339,7 +321,7 @@ describe('CompletionSocket', () => {
     const { socket } = makeSocket();
     const ws = FakeWebSocket.last;
     ws.open();
-    const p = socket.request(body());
+    const p = socket.request(requestBody());
     socket.cancel(p.number);
     expect(ws.sent[1]).toEqual({ type: 'cancel', number: 0 });
     await expect(p.reply).rejects.toMatchObject({ info: { type: 'cancelled' } });
@@ -366,13 +348,13 @@ describe('CompletionSocket', () => {
   it('fails pending requests when the server goes away and reconnects with backoff', async () => {
     const { socket, timers } = makeSocket();
     FakeWebSocket.last.open();
-    const pending = socket.request(body());
+    const pending = socket.request(requestBody());
     FakeWebSocket.last.drop();
     await expect(pending.reply).rejects.toMatchObject({ info: { type: 'disconnected' } });
     expect(socket.state).toBe('disconnected');
 
     // Requests while down fail at once, without sending.
-    const whileDown = socket.request(body());
+    const whileDown = socket.request(requestBody());
     await expect(whileDown.reply).rejects.toMatchObject({ info: { type: 'disconnected' } });
 
     // Each failed attempt doubles the delay, up to the maximum.
@@ -390,7 +372,7 @@ describe('CompletionSocket', () => {
     FakeWebSocket.last.open();
     expect(socket.state).toBe('connected');
     expect(socket.failedAttempts).toBe(0);
-    const again = socket.request(body());
+    const again = socket.request(requestBody());
     // Numbers keep increasing across connections.
     expect(again.number).toBe(2);
     FakeWebSocket.last.drop();
