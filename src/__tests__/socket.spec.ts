@@ -14,6 +14,49 @@ function makeSocket(timers = new ManualTimers()) {
   return { socket, timers };
 }
 
+/**
+ * A socket connected to a server that said hello.
+ */
+function openSocket() {
+  const made = makeSocket();
+  const ws = FakeWebSocket.last;
+  ws.open();
+  return { ...made, ws };
+}
+
+/**
+ * A streamed request that the server started (its reply with the stream's token came).
+ */
+function startStream(socket: CompletionSocket, ws: FakeWebSocket, token = 't') {
+  const p = socket.request(requestBody({ stream: true }));
+  ws.receive({
+    type: 'inline_completion',
+    reply_to: p.number,
+    list: { items: [{ insertText: '', isIncomplete: true, token }] }
+  });
+  return p;
+}
+
+/**
+ * The server streams these texts (`done` on each) to request `number`.
+ */
+function sendChunks(
+  ws: FakeWebSocket,
+  number: number,
+  chunks: [string, boolean][],
+  fields: Record<string, unknown>
+): void {
+  for (const [text, done] of chunks) {
+    ws.receive({
+      type: 'stream',
+      reply_to: number,
+      response: { insertText: text, isIncomplete: !done },
+      done,
+      ...fields
+    });
+  }
+}
+
 describe('CompletionSocket', () => {
   it('builds the URL from the server settings, with the token', () => {
     const socket = new CompletionSocket({
@@ -72,9 +115,7 @@ describe('CompletionSocket', () => {
   });
 
   it('resolves a non-stream reply by number, out of order', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const a = socket.request(requestBody());
     const b = socket.request(requestBody());
     ws.receive({
@@ -100,9 +141,7 @@ describe('CompletionSocket', () => {
   });
 
   it('assembles a stream: token reply, then chunks until done', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const p = socket.request(requestBody({ stream: true }));
     ws.receive({
       type: 'inline_completion',
@@ -111,19 +150,16 @@ describe('CompletionSocket', () => {
       error: null
     });
     // Chunks arriving before anyone reads are kept.
-    for (const [text, done] of [
-      ['\n    ret', false],
-      ['\n    return a', false],
-      ['\n    return a + b\n', true]
-    ] as [string, boolean][]) {
-      ws.receive({
-        type: 'stream',
-        reply_to: 0,
-        response: { insertText: text, isIncomplete: !done },
-        done,
-        error: null
-      });
-    }
+    sendChunks(
+      ws,
+      0,
+      [
+        ['\n    ret', false],
+        ['\n    return a', false],
+        ['\n    return a + b\n', true]
+      ],
+      { error: null }
+    );
     const reply = await p.reply;
     expect(reply.list.items[0].token).toBe('t0');
     const texts: string[] = [];
@@ -148,26 +184,18 @@ describe('CompletionSocket', () => {
     });
     expect(ws.sent).toEqual([{ type: 'hello', protocol: 2 }]);
     expect(socket.protocol).toBe(2);
-    const p = socket.request(requestBody({ stream: true }));
-    ws.receive({
-      type: 'inline_completion',
-      reply_to: 0,
-      list: { items: [{ insertText: '', isIncomplete: true, token: 't0' }] }
-    });
-    for (const [text, done] of [
-      ['\n    ret', false],
-      ['urn a', false],
-      [' + b\n', false],
-      ['', true]
-    ] as [string, boolean][]) {
-      ws.receive({
-        type: 'stream',
-        reply_to: 0,
-        response: { insertText: text, isIncomplete: !done },
-        done,
-        delta: true
-      });
-    }
+    const p = startStream(socket, ws, 't0');
+    sendChunks(
+      ws,
+      0,
+      [
+        ['\n    ret', false],
+        ['urn a', false],
+        [' + b\n', false],
+        ['', true]
+      ],
+      { delta: true }
+    );
     const texts: string[] = [];
     for await (const chunk of p.chunks!) {
       texts.push(chunk.response.insertText);
@@ -182,18 +210,14 @@ describe('CompletionSocket', () => {
   });
 
   it('keeps protocol 1 with a server that names no other version', () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     expect(ws.sent).toEqual([]);
     expect(socket.protocol).toBe(1);
     socket.dispose();
   });
 
   it('does not report a quiet answer to a request it already gave up', () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const errors: string[] = [];
     socket.unmatchedError.connect((_, e) => errors.push(e.type));
     const p = socket.request(requestBody());
@@ -208,9 +232,7 @@ describe('CompletionSocket', () => {
   });
 
   it('delivers chunks to a reader already waiting', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const p = socket.request(requestBody({ stream: true }));
     const texts: string[] = [];
     const reading = (async () => {
@@ -239,9 +261,7 @@ describe('CompletionSocket', () => {
   });
 
   it('rejects a pending fetch with the error reply and keeps the socket usable', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const a = socket.request(requestBody());
     ws.receive({
       type: 'error',
@@ -260,15 +280,8 @@ describe('CompletionSocket', () => {
   });
 
   it('ends a stream with an error (superseded) raised to the reader', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const p = socket.request(requestBody({ stream: true }));
-    ws.receive({
-      type: 'inline_completion',
-      reply_to: 0,
-      list: { items: [{ insertText: '', isIncomplete: true, token: 't' }] }
-    });
+    const { socket, ws } = openSocket();
+    const p = startStream(socket, ws);
     ws.receive({ type: 'stream', reply_to: 0, response: { insertText: 'a' }, done: false });
     ws.receive({
       type: 'error',
@@ -291,15 +304,8 @@ describe('CompletionSocket', () => {
   });
 
   it('treats an error inside a stream chunk as the end of the request', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const p = socket.request(requestBody({ stream: true }));
-    ws.receive({
-      type: 'inline_completion',
-      reply_to: 0,
-      list: { items: [{ insertText: '', isIncomplete: true, token: 't' }] }
-    });
+    const { socket, ws } = openSocket();
+    const p = startStream(socket, ws);
     ws.receive({
       type: 'stream',
       reply_to: 0,
@@ -318,9 +324,7 @@ describe('CompletionSocket', () => {
   });
 
   it('sends cancel and ends the request quietly', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const p = socket.request(requestBody());
     socket.cancel(p.number);
     expect(ws.sent[1]).toEqual({ type: 'cancel', number: 0 });
@@ -331,9 +335,7 @@ describe('CompletionSocket', () => {
   });
 
   it('signals errors that name no request', () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const errors: string[] = [];
     socket.unmatchedError.connect((_, e) => errors.push(e.type));
     ws.receive({
