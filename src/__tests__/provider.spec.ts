@@ -39,6 +39,29 @@ function setup(
   };
 }
 
+/**
+ * Read one of the provider's streams in the background: the texts it shows, and its end.
+ */
+function watch(provider: CodeCompleteProvider, token: string) {
+  const seen: string[] = [];
+  const reading = (async () => {
+    for await (const update of provider.stream(token)) {
+      seen.push(update.response.insertText);
+    }
+  })();
+  return { seen, reading };
+}
+
+/**
+ * An automatic streamed request at the end of `text` that the server started; its stream read.
+ */
+async function startStream(client: FakeClient, provider: CodeCompleteProvider, text: string) {
+  const result = provider.fetch(request(text), auto);
+  await flush();
+  client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 't' }]));
+  return watch(provider, (await result).items[0].token!);
+}
+
 describe('CodeCompleteProvider', () => {
   it('has the fixed identifier and inline-completer defaults', () => {
     const { provider } = setup();
@@ -350,16 +373,7 @@ describe('CodeCompleteProvider', () => {
       // The editor as the user sees it, changed by the test between chunks.
       let editor = { key: 'demo.py', text: 'total = ', offset: 8 };
       const { client, provider } = setup({ streaming: 'always' }, { editorState: () => editor });
-      const result = provider.fetch(request('total = '), auto);
-      await flush();
-      client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 't' }]));
-      const token = (await result).items[0].token!;
-      const seen: string[] = [];
-      const reading = (async () => {
-        for await (const update of provider.stream(token)) {
-          seen.push(update.response.insertText);
-        }
-      })();
+      const { seen, reading } = await startStream(client, provider, 'total = ');
       const queue = client.replies[0].chunks!;
       queue.push(streamChunk(0, 'su', false));
       await flush();
@@ -372,12 +386,7 @@ describe('CodeCompleteProvider', () => {
         { insertText: 'm(val', isIncomplete: true, token: expect.any(String) }
       ]);
       editor = { key: 'demo.py', text: 'total = su', offset: 10 };
-      const seenNext: string[] = [];
-      const readingNext = (async () => {
-        for await (const update of provider.stream(next.items[0].token!)) {
-          seenNext.push(update.response.insertText);
-        }
-      })();
+      const { seen: seenNext, reading: readingNext } = watch(provider, next.items[0].token!);
       queue.push(streamChunk(0, 'sum(values)', true));
       await reading;
       await readingNext;
@@ -390,16 +399,7 @@ describe('CodeCompleteProvider', () => {
     it('stops painting a stream once the user types away from it', async () => {
       let editor = { key: 'demo.py', text: 'total = ', offset: 8 };
       const { client, provider } = setup({ streaming: 'always' }, { editorState: () => editor });
-      const result = provider.fetch(request('total = '), auto);
-      await flush();
-      client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 't' }]));
-      const token = (await result).items[0].token!;
-      const seen: string[] = [];
-      const reading = (async () => {
-        for await (const update of provider.stream(token)) {
-          seen.push(update.response.insertText);
-        }
-      })();
+      const { seen, reading } = await startStream(client, provider, 'total = ');
       const queue = client.replies[0].chunks!;
       queue.push(streamChunk(0, 'sum', false));
       await flush();
