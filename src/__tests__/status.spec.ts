@@ -10,6 +10,15 @@ const backendDown = {
   message: 'refused (port 8911)'
 };
 
+/**
+ * A status model whose socket is connected.
+ */
+function connectedStatus(): StatusModel {
+  const model = new StatusModel();
+  model.setConnection('connected');
+  return model;
+}
+
 describe('ErrorNotifier', () => {
   it('shows each distinct error once until a success', () => {
     const shown: string[] = [];
@@ -38,8 +47,7 @@ describe('ErrorNotifier', () => {
 
 describe('StatusModel', () => {
   it('says when completions are off for the current language, and clears it', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     model.model = { name: 'qwen', backend: 'ollama', demo: false };
     expect(model.state).toBe('idle');
     model.languageOff = 'Python';
@@ -53,8 +61,7 @@ describe('StatusModel', () => {
   });
 
   it('goes idle → working → error → recovers', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     expect(model.state).toBe('idle');
     model.started(1);
     expect(model.state).toBe('working');
@@ -105,8 +112,7 @@ describe('StatusModel', () => {
 
 describe('StatusModel: what the server says about the model (issue 23)', () => {
   it('is not "ready" while the model\'s server did not answer the start-up check', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     model.model = { name: 'qwen', backend: 'ollama', problem: 'no answer on 127.0.0.1:11434' };
     expect(model.state).toBe('error');
     expect(model.message).toContain('Not ready: no answer on 127.0.0.1:11434');
@@ -116,8 +122,7 @@ describe('StatusModel: what the server says about the model (issue 23)', () => {
   });
 
   it("a switch clears the old model's error at once", () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     model.model = { name: 'old', backend: 'openai' };
     model.failed(1, backendDown);
     expect(model.state).toBe('error');
@@ -127,8 +132,7 @@ describe('StatusModel: what the server says about the model (issue 23)', () => {
   });
 
   it('shows the notice in the hover', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     model.model = {
       name: 'codecomplete-demo',
       backend: 'embedded',
@@ -142,8 +146,7 @@ describe('StatusModel: what the server says about the model (issue 23)', () => {
 
 describe('StatusWidget', () => {
   it('reflects the model in data-state, label and hover text', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     const widget = new StatusWidget({
       model,
       commands: new CommandRegistry(),
@@ -161,8 +164,7 @@ describe('StatusWidget', () => {
   });
 
   it('shows "off for Python" in its own element, apart from the name that may be shortened', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     model.model = {
       name: 'a-model-name-long-enough-to-be-cut-with-an-ellipsis',
       backend: 'openai'
