@@ -290,42 +290,37 @@ describe('CodeCompleteProvider', () => {
       await result;
       return t;
     }
+    /**
+     * What the provider answers once the user typed `text` after the definition.
+     */
+    const typed = (provider: CodeCompleteProvider, text: string) =>
+      provider.fetch(request(DEF + text), auto);
+    /**
+     * A finished suggestion of `text`.
+     */
+    const whole = (text: string) => ({ items: [{ insertText: text, isIncomplete: false }] });
 
     it('answers from the suggestion while the user types its characters', async () => {
       const { client, provider, activity } = await suggested();
-      expect(await provider.fetch(request(DEF + '\n    ret'), auto)).toEqual({
-        items: [{ insertText: 'urn a + b', isIncomplete: false }]
-      });
-      expect(await provider.fetch(request(DEF + '\n    return a'), auto)).toEqual({
-        items: [{ insertText: ' + b', isIncomplete: false }]
-      });
+      expect(await typed(provider, '\n    ret')).toEqual(whole('urn a + b'));
+      expect(await typed(provider, '\n    return a')).toEqual(whole(' + b'));
       expect(client.requests.length).toBe(1);
       expect(activity).toEqual(['started', 'shown', 'succeeded', 'reused', 'reused']);
     });
 
     it("takes the editor's auto-indent after Enter", async () => {
       const { client, provider } = await suggested();
-      expect(await provider.fetch(request(DEF + '\n    '), auto)).toEqual({
-        items: [{ insertText: 'return a + b', isIncomplete: false }]
-      });
-      expect(await provider.fetch(request(DEF + '\n        '), auto)).toEqual({
-        items: [{ insertText: 'return a + b', isIncomplete: false }]
-      });
-      expect(await provider.fetch(request(DEF + '\n  '), auto)).toEqual({
-        items: [{ insertText: '  return a + b', isIncomplete: false }]
-      });
+      expect(await typed(provider, '\n    ')).toEqual(whole('return a + b'));
+      expect(await typed(provider, '\n        ')).toEqual(whole('return a + b'));
+      expect(await typed(provider, '\n  ')).toEqual(whole('  return a + b'));
       expect(client.requests.length).toBe(1);
     });
 
     it('answers Backspace and retyping, and coming back, from memory', async () => {
       const { client, provider } = await suggested();
       await provider.fetch(request(DEF + '\n    retu'), auto);
-      expect(await provider.fetch(request(DEF + '\n    r'), auto)).toEqual({
-        items: [{ insertText: 'eturn a + b', isIncomplete: false }]
-      });
-      expect(await provider.fetch(request(DEF + '\n    re'), auto)).toEqual({
-        items: [{ insertText: 'turn a + b', isIncomplete: false }]
-      });
+      expect(await typed(provider, '\n    r')).toEqual(whole('eturn a + b'));
+      expect(await typed(provider, '\n    re')).toEqual(whole('turn a + b'));
       expect(client.requests.length).toBe(1);
     });
 
@@ -369,15 +364,25 @@ describe('CodeCompleteProvider', () => {
       expect(client.requests.length).toBe(3);
     });
 
+    /**
+     * A streamed suggestion after `total = `, being read; `view.editor` is the editor as the
+     * user sees it, changed by the test between chunks.
+     */
+    async function typingIntoStream() {
+      const view = { editor: { key: 'demo.py', text: 'total = ', offset: 8 } };
+      const { client, provider } = setup(
+        { streaming: 'always' },
+        { editorState: () => view.editor }
+      );
+      const read = await startStream(client, provider, 'total = ');
+      return { client, provider, view, queue: client.replies[0].chunks!, ...read };
+    }
+
     it('paints only the rest while the user types into a streaming suggestion', async () => {
-      // The editor as the user sees it, changed by the test between chunks.
-      let editor = { key: 'demo.py', text: 'total = ', offset: 8 };
-      const { client, provider } = setup({ streaming: 'always' }, { editorState: () => editor });
-      const { seen, reading } = await startStream(client, provider, 'total = ');
-      const queue = client.replies[0].chunks!;
+      const { client, provider, view, queue, seen, reading } = await typingIntoStream();
       queue.push(streamChunk(0, 'su', false));
       await flush();
-      editor = { key: 'demo.py', text: 'total = s', offset: 9 };
+      view.editor = { key: 'demo.py', text: 'total = s', offset: 9 };
       queue.push(streamChunk(0, 'sum(val', false));
       await flush();
       // The next request (after the debounce) is answered from the stream, at once.
@@ -385,7 +390,7 @@ describe('CodeCompleteProvider', () => {
       expect(next.items).toEqual([
         { insertText: 'm(val', isIncomplete: true, token: expect.any(String) }
       ]);
-      editor = { key: 'demo.py', text: 'total = su', offset: 10 };
+      view.editor = { key: 'demo.py', text: 'total = su', offset: 10 };
       const { seen: seenNext, reading: readingNext } = watch(provider, next.items[0].token!);
       queue.push(streamChunk(0, 'sum(values)', true));
       await reading;
@@ -397,13 +402,10 @@ describe('CodeCompleteProvider', () => {
     });
 
     it('stops painting a stream once the user types away from it', async () => {
-      let editor = { key: 'demo.py', text: 'total = ', offset: 8 };
-      const { client, provider } = setup({ streaming: 'always' }, { editorState: () => editor });
-      const { seen, reading } = await startStream(client, provider, 'total = ');
-      const queue = client.replies[0].chunks!;
+      const { view, queue, seen, reading } = await typingIntoStream();
       queue.push(streamChunk(0, 'sum', false));
       await flush();
-      editor = { key: 'demo.py', text: 'total = x', offset: 9 };
+      view.editor = { key: 'demo.py', text: 'total = x', offset: 9 };
       queue.push(streamChunk(0, 'sum(values)', true));
       await reading;
       expect(seen).toEqual(['', 'sum']);
