@@ -13,7 +13,7 @@ import { Widget } from '@lumino/widgets';
 import { displayLanguage } from '../context';
 import { EditorFocusTracker } from '../focus';
 import { codeCompleteIcon } from '../icon';
-import { isLanguageEnabled, toggleLanguage } from '../settings';
+import { isLanguageEnabled, disabledLanguagesWith } from '../settings';
 import {
   CommandIDs,
   ICodeCompleteProvider,
@@ -94,7 +94,11 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
         const current = settings.current;
         return settings.save(
           'disabledLanguages',
-          toggleLanguage(current.disabledLanguages, language, !isLanguageEnabled(current, language))
+          disabledLanguagesWith(
+            current.disabledLanguages,
+            language,
+            !isLanguageEnabled(current, language)
+          )
         );
       }
     });
@@ -173,7 +177,7 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
                 const current = settings.current;
                 void settings.save(
                   'disabledLanguages',
-                  toggleLanguage(current.disabledLanguages, language, true)
+                  disabledLanguagesWith(current.disabledLanguages, language, true)
                 );
               }
             }
