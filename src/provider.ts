@@ -36,7 +36,7 @@ import {
   isQuietError
 } from './protocol';
 import { isLanguageEnabled, ISettings } from './settings';
-import { CompletionError } from './socket';
+import { CompletionError, CompletionSocket } from './socket';
 import type { ICodeCompleteProvider } from './tokens';
 import { IEditorState, RecentSuggestions, Suggestion } from './typing';
 
@@ -57,11 +57,7 @@ export const DEFAULT_DEBOUNCE_MS = 150;
  * The part of the socket client the provider uses.
  */
 export interface ICompletionClient {
-  request(body: IRequestBody): {
-    number: number;
-    reply: Promise<IInlineCompletionReply>;
-    chunks: AsyncIterable<IStreamChunk> | null;
-  };
+  request(body: IRequestBody): CompletionSocket.IPendingRequest;
   cancel(number: number): void;
   readonly hello: { max_message_bytes: number; warm?: boolean } | null;
   /**

@@ -693,9 +693,6 @@ export namespace CompletionSocket {
   }
 
   /**
-   * A request in flight.
-   */
-  /**
    * An edit prediction request in flight.
    */
   export interface IPendingEdit {
@@ -709,6 +706,9 @@ export namespace CompletionSocket {
     reply: Promise<IEditPredictionReply>;
   }
 
+  /**
+   * A request in flight.
+   */
   export interface IPendingRequest {
     /**
      * The request's number on this socket.
