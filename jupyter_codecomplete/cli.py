@@ -217,10 +217,8 @@ async def run_check(args: argparse.Namespace) -> int:
             reports.append(await check_model(key, handler, args.timeout, sample=not args.no_completion))
     finally:
         for b in handler._backends.values():
-            closer = getattr(b.llm, "aclose", None)
-            if closer is not None:
-                with contextlib.suppress(Exception):
-                    await closer()
+            with contextlib.suppress(Exception):
+                await b.aclose()
         with contextlib.suppress(Exception):
             await handler.close()
     ok = all(r["ok"] for r in reports)

@@ -27,7 +27,7 @@ import sys
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import httpx
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -39,7 +39,7 @@ from pydantic import Field, PrivateAttr, SecretStr
 
 from .. import errors
 from ..errors import BackendError, error_message, parse_retry_after
-from .base import ModelConfig
+from .base import Backend, Description, ModelConfig, pick_model
 from .quirks import QuirkFilter, Quirks, QuirkState
 
 Format = Literal["sse", "ndjson", "json"]
@@ -135,11 +135,7 @@ class HttpTransport(QuirkState):
         loop = asyncio.get_running_loop()
         client = self._clients.get(id(loop))
         if client is None or client.is_closed:
-            client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout, connect=min(self.connect_timeout, self.timeout)),
-                limits=POOL_LIMITS,
-                follow_redirects=False,
-            )
+            client = make_client(self.timeout, connect=self.connect_timeout, limits=POOL_LIMITS)
             self._clients[id(loop)] = client
         return client
 
@@ -161,26 +157,42 @@ class HttpTransport(QuirkState):
     def _error(self, kind: str, message: str) -> BackendError:
         return BackendError(kind, errors.clip(self.scrub(message)))
 
-    async def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 5.0) -> Any:
-        """A small JSON request (model info); errors become :class:`BackendError`."""
+    @contextlib.contextmanager
+    def _mapped(self, url: str) -> Iterator[None]:
+        """httpx's errors of a small request to ``url`` as :class:`BackendError`."""
+        secrets = self.all_secrets()
         try:
-            resp = await self.client().request(
-                method, self.url(path), json=body, headers=self.request_headers(), timeout=timeout
-            )
+            yield
         except httpx.TimeoutException as exc:
-            raise errors.timed_out(self.url(path), exc, self.all_secrets()) from exc
+            raise errors.timed_out(url, exc, secrets) from exc
+        except httpx.HTTPStatusError as exc:
+            resp = exc.response
+            if resp.status_code >= 400:
+                raise errors.from_response(
+                    resp.status_code, resp.headers, resp.content, secrets, url=url
+                ) from exc
+            raise errors.redirected(resp.status_code, resp.headers.get("location"), secrets) from exc
         except httpx.TransportError as exc:
-            raise errors.unreachable(self.url(path), exc, self.all_secrets()) from exc
-        if resp.status_code >= 400:
-            raise errors.from_response(
-                resp.status_code, resp.headers, resp.content, self.all_secrets(), url=self.url(path)
+            raise errors.unreachable(url, exc, secrets) from exc
+
+    async def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 5.0) -> Any:
+        """A small JSON request (model info); errors become :class:`BackendError`; an answer that
+        is not JSON is None."""
+        url = self.url(path)
+        with self._mapped(url), contextlib.suppress(ValueError):
+            return await request_json(
+                self.client(), method, url, body, headers=self.request_headers(), timeout=timeout
             )
-        if resp.is_redirect or 300 <= resp.status_code < 400:
-            raise errors.redirected(resp.status_code, resp.headers.get("location"), self.all_secrets())
-        try:
-            return resp.json()
-        except ValueError:
-            return None
+        return None
+
+    async def list_models(self, path: str, timeout: float = 5.0) -> list[str]:
+        """The model ids the server lists at ``path`` (:func:`fetch_models`); errors as :meth:`get_json`."""
+        url = self.url(path)
+        with self._mapped(url):
+            try:
+                return await fetch_models(self.client(), url, headers=self.request_headers(), timeout=timeout)
+            except ValueError:
+                return []
 
     async def events(self, call: Call) -> AsyncGenerator[Any, None]:
         """The decoded JSON events of one streamed answer (retried once without a rejected field)."""
@@ -290,6 +302,101 @@ class HttpTransport(QuirkState):
                 # dropped with a half-read response. Briefly: a server that keeps the body open
                 # after its last event loses only its connection.
                 await _drain(stream, BackendError)
+
+
+def root_url(base_url: str | None, default: str) -> str:
+    """The server root: a trailing ``/v1`` or ``/api`` (OpenAI-style habits) is dropped."""
+    url = (base_url or default).rstrip("/")
+    for tail in ("/v1", "/api"):
+        if url.endswith(tail):
+            url = url[: -len(tail)]
+    return url
+
+
+def make_client(
+    timeout: float,
+    *,
+    connect: float | None = None,
+    limits: httpx.Limits | None = None,
+    trust_env: bool = True,
+) -> httpx.AsyncClient:
+    """The one way this package makes an httpx client: ``timeout`` seconds (``connect`` at most
+    for the connection), no redirects followed, ``limits`` for a pooled client, ``trust_env``
+    off where only this machine is asked (discovery: no proxy between us and a loopback port)."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout, connect=min(connect, timeout) if connect is not None else timeout),
+        limits=limits or httpx.Limits(),
+        follow_redirects=False,
+        trust_env=trust_env,
+    )
+
+
+async def request_json(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    body: Any = None,
+    *,
+    headers: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> Any:
+    """One small JSON request; a status of 300 or more raises :class:`httpx.HTTPStatusError`
+    (transport errors as httpx raises them), an answer that is not JSON :class:`ValueError`."""
+    extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+    resp = await client.request(method, url, json=body, headers=headers, **extra)
+    if resp.status_code >= 300:
+        raise httpx.HTTPStatusError(f"HTTP {resp.status_code}", request=resp.request, response=resp)
+    return resp.json()
+
+
+async def fetch_models(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    headers: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> list[str]:
+    """The one model-listing function: the model ids a server lists at ``url`` (``/v1/models``,
+    Ollama's ``/api/tags``), read by :func:`model_ids`. Errors as :func:`request_json` raises them."""
+    return model_ids(await request_json(client, "GET", url, headers=headers, timeout=timeout))
+
+
+def model_ids(data: Any) -> list[str]:
+    """The one reading of a server's list of models: OpenAI's ``{"data": [{"id"}]}`` (``/v1/models``)
+    or Ollama's ``{"models": [{"name" | "model"}]}`` (``/api/tags``), in the server's order."""
+    if not isinstance(data, dict):
+        return []
+    entries = data.get("data") or data.get("models") or []
+    if not isinstance(entries, list):
+        return []
+    ids = (m.get("id") or m.get("name") or m.get("model") for m in entries if isinstance(m, dict))
+    return [str(i) for i in ids if i]
+
+
+@dataclass
+class HttpBackend(Backend):
+    """A backend whose model is one of our HTTP models (:class:`HttpTransport`): it lists the
+    server's models at :attr:`models_path` and closes the model's pooled clients."""
+
+    # where the server lists its models, relative to the model's base URL
+    models_path: ClassVar[str] = "/models"
+
+    @property
+    def transport(self) -> HttpTransport:
+        assert isinstance(self.llm, HttpTransport)
+        return self.llm
+
+    async def list_models(self) -> list[str]:
+        return await self.transport.list_models(self.models_path)
+
+    async def describe(self) -> Description:
+        """The configured model when the server lists it, else the first it lists, else the one
+        its last answer named."""
+        want = self.config.api_model or self.config.model
+        return Description(model=pick_model(want, await self.list_models()) or self.transport.reported_model)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
 
 
 # The connection pool of one backend. httpx's default (100 connections) queues requests beyond
@@ -497,11 +604,17 @@ status_error = errors.from_status
 __all__ = [
     "Call",
     "Event",
+    "HttpBackend",
     "HttpStreamingChat",
     "HttpStreamingLLM",
     "HttpTransport",
     "error_message",
+    "fetch_models",
+    "make_client",
+    "model_ids",
     "parse_retry_after",
+    "request_json",
+    "root_url",
     "run_sync",
     "status_error",
 ]

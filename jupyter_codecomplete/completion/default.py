@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 from langchain_core.callbacks import AsyncCallbackManager
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import (
@@ -306,30 +305,16 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             return self._reported[key]
         backend = self.backend(key)
         reported: str | None = None
-        describe = backend.describe
-        if describe is not None:
-            try:
-                described = await describe()
-                self._described[key] = described
-                reported = described.model
-                if self.models.get(key) is backend.config:
-                    self.set_problem(key, None)
-            except Exception as exc:
-                info = self.error_info(exc)
-                if info.type in NOT_READY_ERRORS | {"timeout"} and self.models.get(key) is backend.config:
-                    self.set_problem(key, info.message)
-        elif backend.config.base_url:
-            headers = dict(backend.config.headers)
-            api_key = backend.config.resolved_api_key()
-            if api_key:
-                headers["Authorization"] = f"Bearer {api_key}"
-            with contextlib.suppress(Exception):
-                async with httpx.AsyncClient(timeout=3.0) as client:
-                    r = await client.get(backend.config.base_url.rstrip("/") + "/models", headers=headers)
-                    data = r.json().get("data") or []
-                    ids = [str(m.get("id")) for m in data if isinstance(m, dict)]
-                    want = backend.config.api_model or backend.config.model
-                    reported = want if want in ids else (ids[0] if ids else None)
+        try:
+            described = await backend.describe()
+            self._described[key] = described
+            reported = described.model
+            if self.models.get(key) is backend.config:
+                self.set_problem(key, None)
+        except Exception as exc:
+            info = self.error_info(exc)
+            if info.type in NOT_READY_ERRORS | {"timeout"} and self.models.get(key) is backend.config:
+                self.set_problem(key, info.message)
         self._reported[key] = reported
         return reported
 
@@ -451,9 +436,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         if over.temperature is not None:
             bind["temperature"] = over.temperature
         if extra_files:
-            from ..backends.llamacpp import files_as_input_extra
-
-            bind["input_extra"] = files_as_input_extra(extra_files)
+            bind.update(backend.extra_files(extra_files))
         return Prepared(
             key,
             backend,
@@ -765,9 +748,4 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                 loop.close()
         for backend in self._backends.values():
             with contextlib.suppress(Exception):
-                aclose = getattr(backend.llm, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-                client = getattr(backend.llm, "async_client", None)
-                if client is not None and hasattr(client, "_client"):
-                    await client._client.close()
+                await backend.aclose()

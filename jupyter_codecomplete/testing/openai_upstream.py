@@ -103,6 +103,9 @@ class ChatCompletionsHandler(CompletionsHandler):
 class ScriptedUpstream(ScriptedServer):
     """The OpenAI-format server. ``start()`` runs it on its own thread and event loop; ``stop()`` ends it."""
 
+    # the wire it speaks: a backend kind whose ``Backend.wire`` is this is served by it in tests
+    wire = "openai"
+
     def routes(self) -> list[Route]:
         return [
             (r"/v1/models", ModelsHandler),

@@ -25,6 +25,8 @@ import time
 import uuid
 from typing import Any
 
+from ..backends import builtin_kinds
+from ..backends.kinds import kind_attribute
 from .openai_upstream import ScriptedUpstream, UpstreamConfig
 from .scripted import RecordingHandler, ScriptedHandler
 from .server import Route
@@ -158,6 +160,8 @@ FIM_TEMPLATE = (
 class OllamaUpstream(ScriptedUpstream):
     """``models``: name → ``{"capabilities": [...], "template": str, "family": str}``."""
 
+    wire = "ollama"
+
     def __init__(
         self,
         config: UpstreamConfig | None = None,
@@ -285,6 +289,8 @@ class LlamaCppUpstream(ScriptedUpstream):
     """``fim``: whether the loaded model has FIM tokens (else ``/infill`` answers 501);
     ``vocabulary``: the model's special tokens, for ``/tokenize``."""
 
+    wire = "llamacpp"
+
     def __init__(
         self,
         config: UpstreamConfig | None = None,
@@ -361,6 +367,8 @@ class MistralFimHandler(_NativeHandler):
 
 
 class MistralUpstream(ScriptedUpstream):
+    wire = "mistral"
+
     def __init__(
         self,
         config: UpstreamConfig | None = None,
@@ -375,14 +383,26 @@ class MistralUpstream(ScriptedUpstream):
         return [*super().routes(), (r"/v1/fim/completions", MistralFimHandler)]
 
 
+def _fakes(cls: type[ScriptedUpstream] = ScriptedUpstream) -> dict[str, type[ScriptedUpstream]]:
+    """Every scripted fake by the wire it speaks (the subclasses of :class:`ScriptedUpstream`)."""
+    out = {cls.wire: cls}
+    for sub in cls.__subclasses__():
+        for wire, fake in _fakes(sub).items():
+            out.setdefault(wire, fake)
+    return out
+
+
+def served_kinds() -> list[str]:
+    """The built-in backend kinds that talk to a model server over HTTP (``Backend.wire``), each
+    served in tests by the fake of its wire (:func:`upstream_for`)."""
+    return [kind for kind in builtin_kinds() if kind_attribute(kind, "wire")]
+
+
 def upstream_for(backend: str, model: str = "m", api_key: str | None = None) -> ScriptedUpstream:
-    """The scripted fake of the model server a backend talks to (``ollama``, ``llamacpp``,
-    ``mistral``; the OpenAI-compatible one for anything else), not yet started."""
+    """The scripted fake of the model server a backend kind talks to: the one that speaks its
+    ``Backend.wire`` (the OpenAI-compatible one for a kind with none), not yet started."""
     config = UpstreamConfig(model=model)
-    if backend == "ollama":
-        return OllamaUpstream(config)
-    if backend == "llamacpp":
-        return LlamaCppUpstream(config)
-    if backend == "mistral":
+    fake = _fakes().get(kind_attribute(backend, "wire") or "openai", ScriptedUpstream)
+    if fake is MistralUpstream:
         return MistralUpstream(config, api_key=api_key)
-    return ScriptedUpstream(config)
+    return fake(config)

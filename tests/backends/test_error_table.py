@@ -20,9 +20,9 @@ from jupyter_codecomplete.backends import Backend, ModelConfig, make_backend
 from jupyter_codecomplete.completion.base import error_info_from
 from jupyter_codecomplete.protocol import ErrorInfo
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.providers import upstream_for
+from jupyter_codecomplete.testing.providers import served_kinds, upstream_for
 
-KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
+KINDS = served_kinds()  # every built-in kind with a model server (Backend.wire)
 KEY = "sk-test-secret-1234"  # the Mistral fake wants this key; the others ignore it
 
 # trigger, scripted rule, expected type, expected retry_after, HTTP status in the title

@@ -26,9 +26,9 @@ from jupyter_codecomplete.completion.engine import make_default_engine
 from jupyter_codecomplete.errors import as_error
 from jupyter_codecomplete.protocol import InlineCompletionRequest
 from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import upstream_for
+from jupyter_codecomplete.testing.providers import served_kinds, upstream_for
 
-KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
+KINDS = served_kinds()  # every built-in kind with a model server (Backend.wire)
 KEY = "sk-direct-test"
 PREFIX = "values = [1, 2]\n"
 
