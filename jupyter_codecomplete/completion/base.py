@@ -340,9 +340,7 @@ class BaseInlineCompletionHandler:
                         text += piece
                     yield InlineCompletionStreamChunk(
                         reply_to=request.number,
-                        response=InlineCompletionItem(
-                            insertText=piece if delta else text, isIncomplete=True
-                        ),
+                        response=InlineCompletionItem(insertText=piece if delta else text, isIncomplete=True),
                         done=False,
                         delta=delta,
                     )
