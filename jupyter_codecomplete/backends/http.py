@@ -32,7 +32,6 @@ from typing import Any, ClassVar, Literal, TypeVar
 import httpx
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.language_models.llms import LLM
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_openai_messages
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, GenerationChunk
 from pydantic import Field, PrivateAttr, SecretStr
@@ -41,6 +40,7 @@ from .. import errors
 from ..errors import BackendError, error_message, parse_retry_after
 from .base import Backend, Description, ModelConfig, pick_model
 from .quirks import QuirkFilter, Quirks, QuirkState
+from .streaming import END, StreamedLLM, achunks, chunks, take
 
 Format = Literal["sse", "ndjson", "json"]
 T = TypeVar("T")
@@ -452,18 +452,13 @@ def run_sync(transport: HttpTransport, make: Callable[[], AsyncGenerator[T, None
     thread = threading.Thread(target=lambda: asyncio.run(pump()), daemon=True)
     thread.start()
     try:
-        while True:
-            kind, value = out.get()
-            if kind == "end":
-                return
-            if kind == "error":
-                raise value
+        while (value := take(out.get())) is not END:
             yield value
     finally:
         stop_flag.set()
 
 
-class HttpStreamingLLM(HttpTransport, LLM):
+class HttpStreamingLLM(HttpTransport, StreamedLLM):
     """A completion model behind a native HTTP API, streamed with httpx.
 
     Subclasses say how to build the body (:meth:`_request`) and read one event (:meth:`_read_event`)."""
@@ -479,42 +474,14 @@ class HttpStreamingLLM(HttpTransport, LLM):
             async for text in texts:
                 yield text
 
-    async def _astream(
+    def _astream(
         self,
         prompt: str,
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[GenerationChunk, None]:
-        async with contextlib.aclosing(self.stream_text(prompt, stop, **kwargs)) as texts:
-            async for text in texts:
-                chunk = GenerationChunk(text=text)
-                if run_manager and text:
-                    await run_manager.on_llm_new_token(text, chunk=chunk)
-                yield chunk
-
-    async def _acall(
-        self,
-        prompt: str,
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> str:
-        parts: list[str] = []
-        gen = self._astream(prompt, stop, run_manager, **kwargs)
-        async with contextlib.aclosing(gen):
-            async for chunk in gen:
-                parts.append(chunk.text)
-        return "".join(parts)
-
-    def _call(
-        self,
-        prompt: str,
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> str:
-        return "".join(c.text for c in self._stream(prompt, stop, run_manager, **kwargs))
+        return achunks(self.stream_text(prompt, stop, **kwargs), _text_chunk, run_manager)
 
     def _stream(
         self,
@@ -523,10 +490,15 @@ class HttpStreamingLLM(HttpTransport, LLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
-        for chunk in run_sync(self, lambda: self._astream(prompt, stop, None, **kwargs)):
-            if run_manager:
-                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-            yield chunk
+        return chunks(run_sync(self, lambda: self._astream(prompt, stop, None, **kwargs)), run_manager)
+
+
+def _text_chunk(text: str) -> GenerationChunk:
+    return GenerationChunk(text=text)
+
+
+def _message_chunk(text: str) -> ChatGenerationChunk:
+    return ChatGenerationChunk(message=AIMessageChunk(content=text))
 
 
 class HttpStreamingChat(HttpTransport, BaseChatModel):
@@ -548,19 +520,14 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
             async for text in texts:
                 yield text
 
-    async def _astream(
+    def _astream(
         self,
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[ChatGenerationChunk, None]:
-        async with contextlib.aclosing(self.stream_text(messages, stop, **kwargs)) as texts:
-            async for text in texts:
-                chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
-                if run_manager and text:
-                    await run_manager.on_llm_new_token(text, chunk=chunk)
-                yield chunk
+        return achunks(self.stream_text(messages, stop, **kwargs), _message_chunk, run_manager)
 
     async def _agenerate(
         self,
@@ -583,10 +550,7 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        for chunk in run_sync(self, lambda: self._astream(messages, stop, None, **kwargs)):
-            if run_manager:
-                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-            yield chunk
+        return chunks(run_sync(self, lambda: self._astream(messages, stop, None, **kwargs)), run_manager)
 
     def _generate(
         self,
