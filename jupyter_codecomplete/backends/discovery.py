@@ -21,7 +21,7 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 import httpx
 
@@ -29,6 +29,9 @@ from ..prompting import PromptStyle, StyleRegistry
 from .base import ModelConfig
 from .http import make_client, request_json
 from .kinds import backend_kinds, kind_attribute
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _CODE_WORDS = ("code", "coder", "starcoder", "codestral", "codegemma", "codellama", "codegeex", "granite")
 
@@ -213,24 +216,29 @@ async def adiscover_local_models(
     return None
 
 
-def discover_local_models(
-    servers: Sequence[tuple[str, int]] | None = None,
-    host: str = "127.0.0.1",
-    timeout: float = 0.5,
-    require_fim: bool = True,
-    report: list[str] | None = None,
-    skipped: list[str] | None = None,
-) -> ModelConfig | None:
-    """The best local model with FIM support, or None. Safe to call with or without a running loop
-    (the probes run on a private loop in a thread); takes at most about ``timeout`` per request.
-    ``report`` receives one line per server probed (see :func:`probe_local_servers`); ``skipped``,
-    when nothing is chosen, one line per model found and why it was not (for the user)."""
-    result: list[ModelConfig | None] = [None]
+def _off_loop(fn: Callable[P, Awaitable[R]]) -> Callable[P, R | None]:
+    """``fn`` run to its end on a private event loop in a thread: callable with or without a
+    running loop (None when it failed)."""
 
-    def run() -> None:
-        result[0] = asyncio.run(adiscover_local_models(servers, host, timeout, require_fim, report, skipped))
+    def run(*args: P.args, **kwargs: P.kwargs) -> R | None:
+        result: list[R | None] = [None]
 
-    thread = threading.Thread(target=run, name="codecomplete-discovery", daemon=True)
-    thread.start()
-    thread.join()
-    return result[0]
+        async def main() -> None:
+            result[0] = await fn(*args, **kwargs)
+
+        thread = threading.Thread(
+            target=lambda: asyncio.run(main()), name="codecomplete-discovery", daemon=True
+        )
+        thread.start()
+        thread.join()
+        return result[0]
+
+    return run
+
+
+discover_local_models = _off_loop(adiscover_local_models)
+discover_local_models.__doc__ = """The best local model with FIM support, or None. Safe to call with or
+without a running loop (the probes run on a private loop in a thread); takes at most about
+``timeout`` per request. ``report`` receives one line per server probed (see
+:func:`probe_local_servers`); ``skipped``, when nothing is chosen, one line per model found and why it
+was not (for the user). The arguments are :func:`adiscover_local_models`'s."""

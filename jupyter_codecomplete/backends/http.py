@@ -40,7 +40,7 @@ from .. import errors
 from ..errors import BackendError, error_message, parse_retry_after
 from .base import Backend, Description, ModelConfig, pick_model
 from .quirks import QuirkFilter, Quirks, QuirkState
-from .streaming import END, StreamedLLM, achunks, chunks, take
+from .streaming import END, Identified, StreamedLLM, achunks, chunks, take
 
 Format = Literal["sse", "ndjson", "json"]
 T = TypeVar("T")
@@ -67,7 +67,7 @@ class Event:
     finish_reason: str | None = None
 
 
-class HttpTransport(QuirkState):
+class HttpTransport(Identified, QuirkState):
     """What every HTTP backend shares, whichever LangChain face it has (LLM or chat model): the
     pooled httpx client, the request, the decoded event stream, the errors and the repairs."""
 
@@ -104,14 +104,7 @@ class HttpTransport(QuirkState):
             kwargs["api_key"] = SecretStr(key)
         return kwargs
 
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {
-            "base_url": self.base_url,
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
-        }
+    identity: ClassVar[tuple[str, ...]] = ("base_url", "model", "max_tokens", "temperature")
 
     # -- subclass interface
     def _request(self, prompt: str, stop: list[str], kwargs: dict[str, Any]) -> Call:
@@ -266,6 +259,17 @@ class HttpTransport(QuirkState):
                 raise errors.bad_answer("an event that is not JSON") from exc
 
     # -- what both LangChain faces share
+    def optional_sampling(self, stop: list[str], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The optional fields every provider names alike: ``top_p`` (bound, else configured,
+        when set; popped from ``kwargs``) and ``stop`` (when there are any)."""
+        out: dict[str, Any] = {}
+        top_p = kwargs.pop("top_p", self.top_p)
+        if top_p is not None:
+            out["top_p"] = top_p
+        if stop:
+            out["stop"] = stop
+        return out
+
     def _stops(self, stop: list[str] | None, kwargs: dict[str, Any]) -> list[str]:
         extra = kwargs.pop("stop", None) or []
         return list(dict.fromkeys(s for s in [*self.stop, *(stop or []), *extra] if s))

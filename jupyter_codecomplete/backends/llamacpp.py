@@ -49,11 +49,7 @@ class LlamaCppServerLLM(HttpStreamingLLM):
             "stream": self.streaming,
             "cache_prompt": self.cache_prompt,
         }
-        top_p = kwargs.pop("top_p", self.top_p)
-        if top_p is not None:
-            body["top_p"] = top_p
-        if stop:
-            body["stop"] = stop
+        body.update(self.optional_sampling(stop, kwargs))
         t_max = kwargs.pop("t_max_predict_ms", self.t_max_predict_ms)
         if t_max is not None:
             body["t_max_predict_ms"] = int(t_max)

@@ -39,11 +39,7 @@ class MistralFimLLM(HttpStreamingLLM):
         suffix = kwargs.pop("suffix", None)
         if suffix is not None:
             body["suffix"] = suffix
-        top_p = kwargs.pop("top_p", self.top_p)
-        if top_p is not None:
-            body["top_p"] = top_p
-        if stop:
-            body["stop"] = stop
+        body.update(self.optional_sampling(stop, kwargs))
         if self.min_tokens is not None:
             body["min_tokens"] = self.min_tokens
         return Call("/fim/completions", body, "sse" if self.streaming else "json", before_cursor=prompt)

@@ -54,11 +54,7 @@ class OllamaLLM(HttpStreamingLLM):
             "temperature": float(kwargs.pop("temperature", self.temperature)),
             **self.options,
         }
-        top_p = kwargs.pop("top_p", self.top_p)
-        if top_p is not None:
-            options["top_p"] = top_p
-        if stop:
-            options["stop"] = stop
+        options.update(self.optional_sampling(stop, kwargs))
         body: dict[str, Any] = {
             "model": self.model,
             "prompt": prompt,

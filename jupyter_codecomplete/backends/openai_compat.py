@@ -26,7 +26,7 @@ server's quirks allow it (llama-cpp-python's ``suffix`` is broken: :data:`quirks
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import httpx
 from pydantic import Field
@@ -34,7 +34,7 @@ from pydantic import Field
 from .base import LocalServer, ModelConfig, ProviderKey
 from .discovery import Candidate, openai_candidates
 from .http import Call, Event, HttpBackend, HttpStreamingChat, HttpStreamingLLM, fetch_models
-from .quirks import resolve_quirks
+from .quirks import Quirks, resolve_quirks
 
 DEFAULT_URL = "https://api.openai.com/v1"
 
@@ -46,11 +46,7 @@ def _sampling(
     configured ``extra_body`` and anything else bound on the model, sent as it is."""
     body["temperature"] = float(kwargs.pop("temperature", llm.temperature))
     body["stream"] = llm.streaming
-    top_p = kwargs.pop("top_p", llm.top_p)
-    if top_p is not None:
-        body["top_p"] = top_p
-    if stop:
-        body["stop"] = stop
+    body.update(llm.optional_sampling(stop, kwargs))
     body.update(llm.extra_body)
     body.update(kwargs)
 
@@ -140,12 +136,7 @@ class OpenAICompletionsBackend(HttpBackend):
     @classmethod
     def create(cls, config: ModelConfig) -> OpenAICompletionsBackend:
         quirks = resolve_quirks(cls.kind, config.server, config.quirks)
-        llm = OpenAICompletionsLLM(
-            base_url=(config.base_url or DEFAULT_URL).rstrip("/"),
-            extra_body=dict(config.options.get("extra_body") or {}),
-            **OpenAICompletionsLLM.config_kwargs(config, quirks),
-        )
-        return cls(config=config, llm=llm, quirks=quirks)
+        return cls(config=config, llm=_model(OpenAICompletionsLLM, config, quirks), quirks=quirks)
 
     @classmethod
     async def probe(cls, server: str, client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
@@ -165,9 +156,16 @@ class OpenAIChatBackend(HttpBackend):
     @classmethod
     def create(cls, config: ModelConfig) -> OpenAIChatBackend:
         quirks = resolve_quirks(cls.kind, config.server, config.quirks)
-        llm = OpenAIChatLLM(
-            base_url=(config.base_url or DEFAULT_URL).rstrip("/"),
-            extra_body=dict(config.options.get("extra_body") or {}),
-            **OpenAIChatLLM.config_kwargs(config, quirks),
-        )
-        return cls(config=config, llm=llm, chat=True, quirks=quirks)
+        return cls(config=config, llm=_model(OpenAIChatLLM, config, quirks), chat=True, quirks=quirks)
+
+
+M = TypeVar("M", OpenAICompletionsLLM, OpenAIChatLLM)
+
+
+def _model(model: type[M], config: ModelConfig, quirks: Quirks) -> M:
+    """Either OpenAI route's model, configured the same way (``options.extra_body`` sent as it is)."""
+    return model(
+        base_url=(config.base_url or DEFAULT_URL).rstrip("/"),
+        extra_body=dict(config.options.get("extra_body") or {}),
+        **model.config_kwargs(config, quirks),
+    )

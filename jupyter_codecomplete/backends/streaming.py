@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.llms import LLM
@@ -51,6 +51,17 @@ def chunks(source: Iterable[C], run_manager: CallbackManagerForLLMRun | None) ->
         if run_manager:
             run_manager.on_llm_new_token(chunk.text, chunk=chunk)
         yield chunk
+
+
+class Identified:
+    """LangChain's ``_identifying_params`` (what a model's cache key and traces show) from the
+    names of the fields that identify the model (:attr:`identity`)."""
+
+    identity: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.identity}
 
 
 class StreamedLLM(LLM):

@@ -248,8 +248,7 @@ async def handle_edit_request(
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        error = handler.error_info(exc)
-        handler.log.warning("codecomplete edit #%s failed: %s", request.number, error.message)
+        error = handler.failed(request.number, exc, "edit ")
         return EditPredictionReply(
             reply_to=request.number, version=request.version, model=model, notes=notes, error=error
         )

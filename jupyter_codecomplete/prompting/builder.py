@@ -611,27 +611,30 @@ def _fit_files(job: _Job, left: int, budget: Budget) -> tuple[list[str], list[st
         # a block longer than any tokenizer could pack into what is left is not counted at all
         fits_maybe = 0 < left and len(block) <= left * _MAX_CHARS_PER_TOKEN
         cost = count.count(block) if fits_maybe else left + 1
-        if cost <= left:
-            blocks.append(block)
-            used.append(path)
-            left -= cost
-            spent += cost
-            continue
-        if left < budget.min_file_tokens:
+        if cost > left:
+            block, cost = _trimmed_file(job, path, content, left, budget)
+        if cost > left:
             dropped.append(path)
             continue
-        header_cost = count.count(_file_block(style, path, "", fields))
-        room = left - header_cost
-        if room >= budget.min_file_tokens:
-            kept = keep_head(content, room, count)
-            if kept.text.strip():
-                block = _file_block(style, path, kept.text, fields)
-                cost = count.count(block)
-                if cost <= left:
-                    blocks.append(block)
-                    used.append(path)
-                    left -= cost
-                    spent += cost
-                    continue
-        dropped.append(path)
+        blocks.append(block)
+        used.append(path)
+        left -= cost
+        spent += cost
     return blocks, used, dropped, spent
+
+
+def _trimmed_file(job: _Job, path: str, content: str, left: int, budget: Budget) -> tuple[str, int]:
+    """The block of a file that does not fit whole: its head, in what is left; ("", left + 1)
+    when not even :attr:`Budget.min_file_tokens` of it fits."""
+    style, fields, count = job.style, job.fields, job.count
+    none = ("", left + 1)
+    if left < budget.min_file_tokens:
+        return none
+    room = left - count.count(_file_block(style, path, "", fields))
+    if room < budget.min_file_tokens:
+        return none
+    kept = keep_head(content, room, count)
+    if not kept.text.strip():
+        return none
+    block = _file_block(style, path, kept.text, fields)
+    return block, count.count(block)

@@ -6,20 +6,20 @@ from __future__ import annotations
 import asyncio
 import queue
 from collections.abc import AsyncGenerator, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.outputs import GenerationChunk
 from pydantic import Field
 
-from ..streaming import END, StreamedLLM, achunks, chunks, take
+from ..streaming import END, Identified, StreamedLLM, achunks, chunks, take
 from .gguf import default_model_path
 from .worker import Event, GenerationParams, SharedLlama, shared_model
 
 # ------------------------------------------------------------------------------------ LangChain LLM
 
 
-class EmbeddedLlamaLLM(StreamedLLM):
+class EmbeddedLlamaLLM(Identified, StreamedLLM):
     """A GGUF model run in-process by llama-cpp-python (the bundled demo model by default)."""
 
     model_path: str = Field(default_factory=default_model_path)
@@ -36,16 +36,14 @@ class EmbeddedLlamaLLM(StreamedLLM):
     def _llm_type(self) -> str:
         return "llamacpp-embedded"
 
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {
-            "model_path": self.model_path,
-            "n_ctx": self.n_ctx,
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "repeat_penalty": self.repeat_penalty,
-        }
+    identity: ClassVar[tuple[str, ...]] = (
+        "model_path",
+        "n_ctx",
+        "max_tokens",
+        "temperature",
+        "top_p",
+        "repeat_penalty",
+    )
 
     @property
     def shared(self) -> SharedLlama:
