@@ -110,7 +110,8 @@ class HttpTransport(Identified, QuirkState):
     def _request(self, prompt: str, stop: list[str], kwargs: dict[str, Any]) -> Call:
         raise NotImplementedError
 
-    def _read_event(self, data: Any) -> Event:
+    def _read_event(self, data: dict[str, Any]) -> Event:
+        """What one event of the answer says (``data``: a JSON object; :meth:`texts` checks)."""
         raise NotImplementedError
 
     # -- HTTP
@@ -177,6 +178,11 @@ class HttpTransport(Identified, QuirkState):
                 self.client(), method, url, body, headers=self.request_headers(), timeout=timeout
             )
         return None
+
+    async def get_object(self, path: str, method: str = "GET", body: Any = None) -> dict[str, Any]:
+        """:meth:`get_json` of a route that answers a JSON object ({} for anything else)."""
+        data = await self.get_json(path, method, body)
+        return data if isinstance(data, dict) else {}
 
     async def list_models(self, path: str, timeout: float = 5.0) -> list[str]:
         """The model ids the server lists at ``path`` (:func:`fetch_models`); errors as :meth:`get_json`."""

@@ -70,8 +70,6 @@ class LlamaCppServerLLM(HttpStreamingLLM):
         return Call("/infill", body, fmt, before_cursor=prompt)
 
     def _read_event(self, data: Any) -> Event:
-        if not isinstance(data, dict):
-            return Event()
         return Event(
             text=str(data.get("content") or ""),
             done=bool(data.get("stop")),
@@ -80,8 +78,7 @@ class LlamaCppServerLLM(HttpStreamingLLM):
         )
 
     async def props(self) -> dict[str, Any]:
-        data = await self.get_json("/props")
-        return data if isinstance(data, dict) else {}
+        return await self.get_object("/props")
 
 
 def files_as_input_extra(files: Mapping[str, str]) -> list[dict[str, str]]:

@@ -45,8 +45,6 @@ class MistralFimLLM(HttpStreamingLLM):
         return Call("/fim/completions", body, "sse" if self.streaming else "json", before_cursor=prompt)
 
     def _read_event(self, data: Any) -> Event:
-        if not isinstance(data, dict):
-            return Event()
         choices = data.get("choices") or []
         choice = choices[0] if choices and isinstance(choices[0], dict) else {}
         part = choice.get("delta") or choice.get("message") or {}

@@ -70,8 +70,6 @@ class OllamaLLM(HttpStreamingLLM):
         return Call("/api/generate", body, "ndjson" if self.streaming else "json", before_cursor=prompt)
 
     def _read_event(self, data: Any) -> Event:
-        if not isinstance(data, dict):
-            return Event()
         return Event(
             text=str(data.get("response") or ""),
             done=bool(data.get("done")),
@@ -80,8 +78,7 @@ class OllamaLLM(HttpStreamingLLM):
         )
 
     async def show(self) -> dict[str, Any]:
-        data = await self.get_json("/api/show", method="POST", body={"model": self.model})
-        return data if isinstance(data, dict) else {}
+        return await self.get_object("/api/show", method="POST", body={"model": self.model})
 
 
 @dataclass
