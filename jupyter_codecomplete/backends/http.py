@@ -327,16 +327,24 @@ def make_client(
     timeout: float,
     *,
     connect: float | None = None,
+    read: float | None = None,
     limits: httpx.Limits | None = None,
     trust_env: bool = True,
+    follow_redirects: bool = False,
 ) -> httpx.AsyncClient:
     """The one way this package makes an httpx client: ``timeout`` seconds (``connect`` at most
-    for the connection), no redirects followed, ``limits`` for a pooled client, ``trust_env``
-    off where only this machine is asked (discovery: no proxy between us and a loopback port)."""
+    for the connection, ``read`` between two reads when given), no redirects followed (a model
+    server that redirects is an error; a file download follows them), ``limits`` for a pooled
+    client, ``trust_env`` off where only this machine is asked (discovery: no proxy between us and
+    a loopback port)."""
     return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout, connect=min(connect, timeout) if connect is not None else timeout),
+        timeout=httpx.Timeout(
+            timeout,
+            connect=min(connect, timeout) if connect is not None else timeout,
+            read=read if read is not None else timeout,
+        ),
         limits=limits or httpx.Limits(),
-        follow_redirects=False,
+        follow_redirects=follow_redirects,
         trust_env=trust_env,
     )
 
