@@ -237,6 +237,7 @@ def _off_loop(fn: Callable[P, Awaitable[R]]) -> Callable[P, R | None]:
 
 
 discover_local_models = _off_loop(adiscover_local_models)
+discover_local_models.__name__ = discover_local_models.__qualname__ = "discover_local_models"
 discover_local_models.__doc__ = """The best local model with FIM support, or None. Safe to call with or
 without a running loop (the probes run on a private loop in a thread); takes at most about
 ``timeout`` per request. ``report`` receives one line per server probed (see
