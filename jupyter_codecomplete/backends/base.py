@@ -51,6 +51,11 @@ class LocalServer(NamedTuple):
     preference: int
 
 
+def _kinds_text() -> str:
+    """The built-in kinds for a description (none when the package's metadata is not installed)."""
+    return ", ".join(f"`{k}`" for k in builtin_kinds()) or "a backend kind's name"
+
+
 class ModelConfig(BaseModel):
     """One configured model: where it is, how to call it, and how to prompt it.
 
@@ -66,10 +71,8 @@ class ModelConfig(BaseModel):
 
     backend: str = Field(
         "openai",
-        description=(
-            "The kind of endpoint: `openai`, `openai-chat`, `ollama`, `llamacpp`, `mistral`, "
-            "`langchain`, `embedded` (see the backend recipes)."
-        ),
+        # the built-in kinds, as their entry points declare them (a new kind adds nothing here)
+        description=f"The kind of endpoint: {_kinds_text()} (see the backend recipes).",
     )
     base_url: str | None = Field(
         None,
