@@ -118,6 +118,12 @@ class ScriptedUpstream(ScriptedServer):
     def base_url(self) -> str:
         return f"{self.root_url}/v1"
 
+    @property
+    def backend_url(self) -> str:
+        """The ``base_url`` a model config of this wire's backend kind gives (the OpenAI routes' ``/v1``;
+        the native servers' own root)."""
+        return self.base_url
+
     def model_config(self, **overrides: Any) -> dict[str, Any]:
         """A ``completion_model`` setting that points the ``openai`` backend here (raw prompts)."""
         return {

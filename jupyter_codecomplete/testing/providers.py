@@ -162,6 +162,10 @@ class OllamaUpstream(ScriptedUpstream):
 
     wire = "ollama"
 
+    @property
+    def backend_url(self) -> str:
+        return self.root_url
+
     def __init__(
         self,
         config: UpstreamConfig | None = None,
@@ -290,6 +294,10 @@ class LlamaCppUpstream(ScriptedUpstream):
     ``vocabulary``: the model's special tokens, for ``/tokenize``."""
 
     wire = "llamacpp"
+
+    @property
+    def backend_url(self) -> str:
+        return self.root_url
 
     def __init__(
         self,

@@ -53,8 +53,7 @@ def _config(kind: str, url: str, **extra: Any) -> ModelConfig:
 
 
 def _url(kind: str, up: ScriptedUpstream) -> str:
-    root = getattr(up, "root_url", None)
-    return up.base_url if kind in ("openai", "openai-chat", "mistral") or root is None else str(root)
+    return up.backend_url
 
 
 @pytest.fixture(scope="module", params=KINDS)

@@ -50,7 +50,7 @@ def _upstream(kind: str) -> ScriptedUpstream:
 
 
 def _config(kind: str, up: ScriptedUpstream) -> ModelConfig:
-    url = up.base_url if kind in ("openai", "openai-chat", "mistral") else up.root_url
+    url = up.backend_url
     return ModelConfig.model_validate(
         {"backend": kind, "base_url": url, "model": "m", "api_key": KEY, "style": "raw", "timeout": 5.0}
     )
