@@ -105,6 +105,8 @@ class ScriptedUpstream(ScriptedServer):
 
     # the wire it speaks: a backend kind whose ``Backend.wire`` is this is served by it in tests
     wire = "openai"
+    # its backend kind takes the server's root as ``base_url`` (a native API), not the ``/v1`` routes
+    native_root = False
 
     def routes(self) -> list[Route]:
         return [
@@ -122,7 +124,7 @@ class ScriptedUpstream(ScriptedServer):
     def backend_url(self) -> str:
         """The ``base_url`` a model config of this wire's backend kind gives (the OpenAI routes' ``/v1``;
         the native servers' own root)."""
-        return self.base_url
+        return self.root_url if self.native_root else self.base_url
 
     def model_config(self, **overrides: Any) -> dict[str, Any]:
         """A ``completion_model`` setting that points the ``openai`` backend here (raw prompts)."""

@@ -161,10 +161,7 @@ class OllamaUpstream(ScriptedUpstream):
     """``models``: name → ``{"capabilities": [...], "template": str, "family": str}``."""
 
     wire = "ollama"
-
-    @property
-    def backend_url(self) -> str:
-        return self.root_url
+    native_root = True
 
     def __init__(
         self,
@@ -294,10 +291,7 @@ class LlamaCppUpstream(ScriptedUpstream):
     ``vocabulary``: the model's special tokens, for ``/tokenize``."""
 
     wire = "llamacpp"
-
-    @property
-    def backend_url(self) -> str:
-        return self.root_url
+    native_root = True
 
     def __init__(
         self,
