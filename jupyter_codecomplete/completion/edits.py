@@ -81,7 +81,7 @@ class EditEngine(Protocol):
 
     def secrets(self) -> list[str]: ...
 
-    def error_info(self, exc: BaseException) -> ErrorInfo: ...
+    def failed(self, number: int, exc: BaseException, what: str = "") -> ErrorInfo: ...
 
 
 def edit_model_key(handler: EditEngine) -> str:
@@ -276,8 +276,7 @@ async def handle_edit_request(handler: EditEngine, request: EditPredictionReques
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        error = handler.error_info(exc)
-        handler.log.warning("codecomplete edit #%s failed: %s", request.number, error.message)
+        error = handler.failed(request.number, exc, "edit ")
         return EditPredictionReply(
             reply_to=request.number, version=request.version, model=model, notes=notes, error=error
         )

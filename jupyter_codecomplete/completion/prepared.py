@@ -14,6 +14,7 @@ from ..backends import Backend
 from ..postprocess import PostprocessContext
 from ..postprocess.cursor import Cursor
 from ..prompting import BuiltPrompt, PromptStyle
+from .facts import RequestFacts
 
 
 @dataclass
@@ -33,3 +34,8 @@ class Prepared:
     # the cursor analysis made once for this request (the pipeline reuses it) and its decision
     cursor: Cursor | None = None
     single_line: bool = False
+    # whether the text after the cursor goes to the endpoint's own field: decided once (the prompt
+    # builder and the model call both read it)
+    native_suffix: bool = False
+    # the request's record (route, model, style, language), made once for it
+    facts: RequestFacts | None = None

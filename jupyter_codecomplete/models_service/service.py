@@ -36,7 +36,7 @@ from traitlets import Bool, Dict, Float, List, Unicode, default
 from traitlets.config import LoggingConfigurable
 
 from ..backends import ModelConfig
-from ..backends.inprocess import DEMO_NAME
+from ..backends.embedded import DEMO_NAME
 from ..completion import EngineSettings, check_models
 from ..errors import scrub, validation_message
 from .catalogue import CatalogueEntry, load_catalogue
@@ -233,9 +233,9 @@ class ModelService(LoggingConfigurable):
 
     @default("detect_servers")
     def _default_detect_servers(self) -> list[Any]:
-        from ..backends.discovery import DEFAULT_SERVERS
+        from ..backends.discovery import default_servers
 
-        return [list(s) for s in DEFAULT_SERVERS]
+        return [list(s) for s in default_servers()]
 
     def __init__(
         self,
@@ -469,7 +469,7 @@ class ModelService(LoggingConfigurable):
         return out
 
     def disk_entries(self, catalogue: dict[str, CatalogueEntry] | None = None) -> list[ModelEntry]:
-        from ..backends import embedded, inprocess
+        from ..backends import embedded
 
         catalogue = catalogue if catalogue is not None else self.catalogue()
         owned = {os.path.realpath(self.downloader.target_of(e)) for e in catalogue.values()}
@@ -484,7 +484,7 @@ class ModelService(LoggingConfigurable):
                 info = embedded.read_gguf_info(path)
             style = None
             with contextlib.suppress(Exception):
-                found = inprocess.style_from_gguf({**info, "file_name": path.name})
+                found = embedded.style_from_gguf({**info, "file_name": path.name})
                 style = found if isinstance(found, str) else getattr(found, "name", None)
             fim = bool({"prefix", "suffix", "middle"} <= set(info.get("fim") or {})) if info else None
             out.append(
@@ -935,9 +935,7 @@ class ModelService(LoggingConfigurable):
         async def later() -> None:
             await asyncio.sleep(max(backend.config.timeout, 30.0) + 5.0)
             with contextlib.suppress(Exception):
-                aclose = getattr(backend.llm, "aclose", None)
-                if aclose is not None:
-                    await aclose()
+                await backend.aclose()
             with contextlib.suppress(ValueError):
                 self._retired.remove(backend)
 

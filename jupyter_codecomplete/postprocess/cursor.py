@@ -81,7 +81,9 @@ def _opens(rules: LanguageRules, scanner: Scanner, line: str, start: int) -> boo
     return bool(rules.opener_re and code and rules.opener_re.search(code.strip()))
 
 
-def analyze(language: str | None, prefix: str, suffix: str, multiline: bool | None = None) -> Cursor:
+def analyze(
+    language: str | LanguageRules | None, prefix: str, suffix: str, multiline: bool | None = None
+) -> Cursor:
     rules = rules_for(language, prefix)
     nl = prefix.rfind("\n")
     line_start = nl + 1

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (a test checks that they 
     from .providers import LlamaCppUpstream as LlamaCppUpstream
     from .providers import MistralUpstream as MistralUpstream
     from .providers import OllamaUpstream as OllamaUpstream
+    from .providers import served_kinds as served_kinds
     from .providers import upstream_for as upstream_for
     from .scripted import RequestRecord as RequestRecord
     from .scripted import ScriptedServer as ScriptedServer
@@ -47,7 +48,8 @@ _MODULES = {
     "fake_hub": ("FakeHub", "demo_entry"),
     "openai_upstream": ("OpenAIUpstream",),
     "processes": ("LlamaCppServer", "ServerStartError", "free_port", "llama_cpp_server"),
-    "providers": ("FIM_TEMPLATE", "LlamaCppUpstream", "MistralUpstream", "OllamaUpstream", "upstream_for"),
+    "providers": ("FIM_TEMPLATE", "LlamaCppUpstream", "MistralUpstream", "OllamaUpstream", "served_kinds",
+                  "upstream_for"),
     "scripted": ("RequestRecord", "ScriptedServer", "UpstreamConfig", "split_tokens"),
     "server": ("LocalServer", "Route"),
     "wsclient": (

@@ -111,6 +111,11 @@ class OpenAIChatCompletionsHandler(OpenAICompletionsHandler):
 class OpenAIUpstream(ScriptedServer):
     """The OpenAI-format server. ``start()`` runs it on its own thread and event loop; ``stop()`` ends it."""
 
+    # the wire it speaks: a backend kind whose ``Backend.wire`` is this is served by it in tests
+    wire = "openai"
+    # its backend kind takes the server's root as ``base_url`` (a native API), not the ``/v1`` routes
+    native_root = False
+
     handlers: ClassVar[Handlers] = (
         OpenAIModelsHandler, OpenAICompletionsHandler, OpenAIChatCompletionsHandler, RecordsHandler,
     )
@@ -118,6 +123,12 @@ class OpenAIUpstream(ScriptedServer):
     @property
     def base_url(self) -> str:
         return f"{self.root_url}/v1"
+
+    @property
+    def backend_url(self) -> str:
+        """The ``base_url`` a model config of this wire's backend kind gives (the OpenAI routes' ``/v1``;
+        the native servers' own root)."""
+        return self.root_url if self.native_root else self.base_url
 
     def model_config(self, **overrides: Any) -> dict[str, Any]:
         """A ``completion_model`` setting that points the ``openai`` backend here (raw prompts)."""

@@ -27,6 +27,8 @@ from typing import Any, ClassVar
 
 from typing_extensions import Unpack
 
+from ..backends import builtin_kinds
+from ..backends.kinds import kind_attribute
 from .openai_upstream import OpenAIUpstream, UpstreamConfig
 from .scripted import Handlers, RecordingHandler, ScriptedHandler
 from .server import Listen
@@ -178,6 +180,8 @@ Models = dict[str, dict[str, Any]]
 class OllamaUpstream(OpenAIUpstream):
     """``models``: name → ``{"capabilities": [...], "template": str, "family": str}``."""
 
+    wire = "ollama"
+    native_root = True
     handlers: ClassVar[Handlers] = (*OpenAIUpstream.handlers, OllamaGenerateHandler, OllamaShowHandler)
     handlers += (OllamaTagsHandler, OllamaVersionHandler, OllamaRootHandler)
 
@@ -300,6 +304,8 @@ class LlamaCppUpstream(OpenAIUpstream):
     """``fim``: whether the loaded model has FIM tokens (else ``/infill`` answers 501);
     ``vocabulary``: the model's special tokens, for ``/tokenize``."""
 
+    wire = "llamacpp"
+    native_root = True
     handlers: ClassVar[Handlers] = (*OpenAIUpstream.handlers, LlamaCppInfillHandler, LlamaCppPropsHandler)
     handlers += (LlamaCppCompletionHandler, LlamaCppTokenizeHandler, LlamaCppHealthHandler)
 
@@ -366,6 +372,7 @@ class MistralFimHandler(_NativeHandler):
 
 
 class MistralUpstream(OpenAIUpstream):
+    wire = "mistral"
     handlers: ClassVar[Handlers] = (*OpenAIUpstream.handlers, MistralFimHandler)
 
     def __init__(
@@ -375,14 +382,26 @@ class MistralUpstream(OpenAIUpstream):
         self.api_key = api_key
 
 
+def _fakes(cls: type[OpenAIUpstream] = OpenAIUpstream) -> dict[str, type[OpenAIUpstream]]:
+    """Every scripted fake by the wire it speaks (the subclasses of :class:`OpenAIUpstream`)."""
+    out = {cls.wire: cls}
+    for sub in cls.__subclasses__():
+        for wire, fake in _fakes(sub).items():
+            out.setdefault(wire, fake)
+    return out
+
+
+def served_kinds() -> list[str]:
+    """The built-in backend kinds that talk to a model server over HTTP (``Backend.wire``), each
+    served in tests by the fake of its wire (:func:`upstream_for`)."""
+    return [kind for kind in builtin_kinds() if kind_attribute(kind, "wire")]
+
+
 def upstream_for(backend: str, model: str = "m", api_key: str | None = None) -> OpenAIUpstream:
-    """The scripted fake of the model server a backend talks to (``ollama``, ``llamacpp``,
-    ``mistral``; the OpenAI-compatible one for anything else), not yet started."""
+    """The scripted fake of the model server a backend kind talks to: the one that speaks its
+    ``Backend.wire`` (the OpenAI-compatible one for a kind with none), not yet started."""
     config = UpstreamConfig(model=model)
-    if backend == "ollama":
-        return OllamaUpstream(config)
-    if backend == "llamacpp":
-        return LlamaCppUpstream(config)
-    if backend == "mistral":
+    fake = _fakes().get(kind_attribute(backend, "wire") or "openai", OpenAIUpstream)
+    if fake is MistralUpstream:
         return MistralUpstream(config, api_key=api_key)
-    return OpenAIUpstream(config)
+    return fake(config)

@@ -19,9 +19,9 @@ from langchain_core.messages import HumanMessage
 from jupyter_codecomplete.backends import Backend, ModelConfig, make_backend
 from jupyter_codecomplete.completion import error_info_from
 from jupyter_codecomplete.protocol import ErrorInfo
-from jupyter_codecomplete.testing import OpenAIUpstream, upstream_for
+from jupyter_codecomplete.testing import OpenAIUpstream, served_kinds, upstream_for
 
-KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
+KINDS = served_kinds()  # every built-in kind with a model server (Backend.wire)
 KEY = "sk-test-secret-1234"  # the Mistral fake wants this key; the others ignore it
 
 # trigger, scripted rule, expected type, expected retry_after, HTTP status in the title
@@ -52,8 +52,7 @@ def _config(kind: str, url: str, **extra: Any) -> ModelConfig:
 
 
 def _url(kind: str, up: OpenAIUpstream) -> str:
-    root = getattr(up, "root_url", None)
-    return up.base_url if kind in ("openai", "openai-chat", "mistral") or root is None else str(root)
+    return up.backend_url
 
 
 @pytest.fixture(scope="module", params=KINDS)

@@ -28,9 +28,9 @@ from jupyter_codecomplete.completion import (
 from jupyter_codecomplete.completion.prepared import Prepared
 from jupyter_codecomplete.errors import as_error
 from jupyter_codecomplete.protocol import InlineCompletionRequest
-from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, upstream_for
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, served_kinds, upstream_for
 
-KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
+KINDS = served_kinds()  # every built-in kind with a model server (Backend.wire)
 KEY = "sk-direct-test"
 PREFIX = "values = [1, 2]\n"
 
@@ -52,7 +52,7 @@ def _upstream(kind: str) -> OpenAIUpstream:
 
 
 def _config(kind: str, up: OpenAIUpstream) -> ModelConfig:
-    url = up.base_url if kind in ("openai", "openai-chat", "mistral") else up.root_url
+    url = up.backend_url
     return ModelConfig.model_validate(
         {"backend": kind, "base_url": url, "model": "m", "api_key": KEY, "style": "raw", "timeout": 5.0}
     )
