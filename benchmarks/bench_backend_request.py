@@ -33,7 +33,7 @@ from bench_frame import prefix_800
 
 from jupyter_codecomplete.completion.default import DefaultInlineCompletionHandler
 from jupyter_codecomplete.protocol import InlineCompletionRequest
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
 
 _sent: list[float] = []
 _profile: cProfile.Profile | None = None
@@ -64,7 +64,7 @@ async def _one(handler: DefaultInlineCompletionHandler, i: int) -> float:
 async def run(args: argparse.Namespace) -> None:
     global _profile
     selector_events._SelectorSocketTransport.write = _hooked_write  # type: ignore[method-assign]  # the hook
-    up = ScriptedUpstream(UpstreamConfig(model="bench"))
+    up = OpenAIUpstream(UpstreamConfig(model="bench"))
     up.set_rules([], default="x = 1\n")
     up.start()
     model = {"backend": args.kind, "base_url": up.base_url, "model": "bench", "style": "raw"}

@@ -1,155 +1,31 @@
 """``jupyter codecomplete ...`` commands (the ``jupyter-codecomplete`` executable).
 
-``jupyter codecomplete check`` reads the configuration the way the server does (the
+Every command reads the configuration the way the server does (``config.py``: the
 ``jupyter_server_config`` files on the Jupyter config path, ``CodeCompleteApp`` traits, the
-``CODECOMPLETE_*`` environment fallback), contacts each configured model and prints, for each:
-whether it is reachable (and why not), the model it serves, the prompt style chosen, its
-fill-in-the-middle support, and the time to first token and tokens per second of one short
-completion. With nothing configured it reports what zero-configuration discovery would pick. The
-exit status is non-zero when a model fails.
+``CODECOMPLETE_*`` environment fallback) without the server extension.
+
+``jupyter codecomplete check`` contacts each configured model (``completion/check.py``) and
+prints, for each: whether it is reachable (and why not), the model it serves, the prompt style
+chosen, its fill-in-the-middle support, and the time to first token and tokens per second of one
+short completion. With nothing configured it reports what zero-configuration discovery would
+pick. The exit status is non-zero when a model fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from .config_loader import CONFIG_NAME as CONFIG_NAME  # re-exported: older imports
-from .config_loader import load_server_config
-
-SAMPLE_PREFIX = "def fibonacci(n):\n    "
-SAMPLE_SUFFIX = "\n\nprint(fibonacci(10))\n"
-# How many samples `check` takes before it reports that a model writes nothing.
-EMPTY_SAMPLE_TRIES = 2
+from .config import CodeCompleteConfig
 
 
 def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.0f} ms"
-
-
-async def check_model(key: str, handler: Any, timeout: float, sample: bool = True) -> dict[str, Any]:
-    """Contact one configured model through the completion engine; a report dict (``ok`` says it passed)."""
-    from .backends import BackendError, Description, native_suffix
-    from .completion import Overrides
-    from .completion.base import error_info_from
-    from .protocol import InlineCompletionRequest
-
-    cfg = handler.models[key]
-    report: dict[str, Any] = {
-        "name": key,
-        "backend": cfg.backend,
-        "base_url": cfg.base_url,
-        "model": cfg.api_model or cfg.model,
-        "ok": False,
-    }
-    secrets = cfg.secrets()
-    try:
-        backend = handler.backend(key)
-    except Exception as exc:
-        report["error"] = error_info_from(exc, secrets).message
-        return report
-    reported = None
-    described: Description | None = None
-    if backend.describe is not None:
-        try:
-            got: Description = await asyncio.wait_for(backend.describe(), timeout)
-            described, reported = got, got.model
-            report["reachable"] = True
-        except Exception as exc:
-            info = error_info_from(
-                exc if not isinstance(exc, asyncio.TimeoutError) else TimeoutError(), secrets
-            )
-            report["reachable"] = False
-            report["error"] = (
-                info.message if not isinstance(exc, asyncio.TimeoutError) else f"no answer in {timeout:g} s"
-            )
-            if isinstance(exc, BackendError) and exc.type not in ("backend_unreachable", "timeout"):
-                report["reachable"] = True  # it answered, with an error
-            if not report["reachable"]:
-                return report
-    report["serves"] = reported
-    handler._reported[key] = reported  # what the server says, for the style choice and the reply
-    if described is not None:
-        handler._described[key] = described
-    style = handler.style_for(backend)
-    native = native_suffix(backend, style, described)
-    report["style"] = style.name
-    report["fim"] = {
-        "style_tokens": style.fim is not None,
-        "native_suffix": native,
-        "chat": backend.chat,
-        "reported": described.native_suffix if described is not None else None,
-    }
-    report["fim_supported"] = bool(style.supports_infill or native)
-    if not sample:
-        report["ok"] = report.get("reachable", True)
-        return report
-    request = InlineCompletionRequest(
-        number=0, path="check.py", language="python", prefix=SAMPLE_PREFIX, suffix=SAMPLE_SUFFIX
-    )
-    chunks = 0
-    text = ""
-    first = last = None
-    try:
-        # a short sample: the budget is set before the prompt is sized, as for every request;
-        # greedy, so that a run says the same as the one before (a sampled run of the demo model
-        # ended at once one time in two)
-        budget = Overrides(max_tokens=min(32, cfg.max_tokens), temperature=0.0)
-        prepared = handler.prepare(request, key=key, overrides=budget)
-
-        async def consume() -> None:
-            nonlocal chunks, text, first, last
-            stream = handler.raw_stream(prepared)
-            try:
-                async for piece in stream:
-                    now = time.perf_counter()
-                    if piece:
-                        chunks += 1
-                        text += piece
-                        first = first if first is not None else now
-                        last = now
-            finally:
-                await stream.aclose()
-
-        # A sampling model may end at once (an end-of-text first): one more try before the
-        # empty sample is reported.
-        for _attempt in range(EMPTY_SAMPLE_TRIES):
-            start = time.perf_counter()
-            await asyncio.wait_for(consume(), timeout)
-            if text:
-                break
-    except Exception as exc:
-        report["reachable"] = report.get("reachable", not isinstance(exc, OSError))
-        report["error"] = error_info_from(
-            exc
-            if not isinstance(exc, asyncio.TimeoutError)
-            else TimeoutError(f"the completion did not finish in {timeout:g} s"),
-            secrets,
-        ).message
-        return report
-    report["reachable"] = True
-    report["first_token_s"] = None if first is None else first - start
-    report["tokens"] = chunks
-    if first is not None and last is not None and chunks > 1 and last > first:
-        report["tokens_per_s"] = (chunks - 1) / (last - first)
-    else:
-        report["tokens_per_s"] = None
-    report["sample"] = text
-    report["serves"] = report["serves"] or getattr(backend.llm, "reported_model", None)
-    report["ok"] = True
-    if not text:
-        # it answers, but a suggestion from it would be empty: not a pass
-        report["warning"] = (
-            f"the model wrote nothing for the sample ({EMPTY_SAMPLE_TRIES} tries): it ended at once; "
-            "its suggestions will often be empty (check its prompt style and stop sequences)"
-        )
-    return report
 
 
 def format_report(r: dict[str, Any]) -> str:
@@ -190,12 +66,10 @@ def format_report(r: dict[str, Any]) -> str:
 
 async def run_check(args: argparse.Namespace) -> int:
     from .backends.discovery import adiscover_local_models
-    from .completion import make_default_engine
-    from .extension import CodeCompleteApp
+    from .completion import check_models
 
-    config = load_server_config(args.config_dir or None, args.config)
-    app = CodeCompleteApp(config=config)
-    models = app.model_configs()
+    config = CodeCompleteConfig.from_files(args.config_dir or None, args.config)
+    models = config.model_configs()
     notes: list[str] = []
     if not models:
         found = await adiscover_local_models(timeout=min(args.timeout, 1.0))
@@ -210,19 +84,8 @@ async def run_check(args: argparse.Namespace) -> int:
         notes.append(f"Nothing is configured; discovered {found.backend} {found.base_url} {found.model}.")
     if args.model:
         models = {k: v for k, v in models.items() if k in args.model}
-    handler = make_default_engine(app.engine_settings(models, repo_name="check"))
-    reports = []
-    try:
-        for key in handler.models:
-            reports.append(await check_model(key, handler, args.timeout, sample=not args.no_completion))
-    finally:
-        for b in handler._backends.values():
-            closer = getattr(b.llm, "aclose", None)
-            if closer is not None:
-                with contextlib.suppress(Exception):
-                    await closer()
-        with contextlib.suppress(Exception):
-            await handler.close()
+    settings = config.engine_settings(models, repo_name="check")
+    reports = await check_models(settings, args.timeout, sample=not args.no_completion)
     ok = all(r["ok"] for r in reports)
     if args.json:
         print(json.dumps({"ok": ok, "notes": notes, "models": reports}, indent=2, default=str))
@@ -256,12 +119,9 @@ def _progress_line(snap: dict[str, Any], width: int = 30) -> str:
 
 async def run_models(args: argparse.Namespace) -> int:
     """``jupyter codecomplete models [pull ID | use ID]``: the model service from a terminal."""
-    from .extension import CodeCompleteApp
     from .models_service import ModelServiceError
 
-    config = load_server_config(args.config_dir or None, args.config)
-    app = CodeCompleteApp(config=config)
-    service = app.model_service
+    service = CodeCompleteConfig.from_files(args.config_dir or None, args.config).model_service
     action = getattr(args, "models_command", None) or "list"
     try:
         if action == "list":
@@ -375,12 +235,10 @@ def format_stats(summary: dict[str, Any]) -> str:
 
 def run_stats(args: argparse.Namespace) -> int:
     """``jupyter codecomplete stats [--json] [--days N]``: what became of the suggestions."""
-    from .extension import CodeCompleteApp
     from .usage import summarize
 
-    config = load_server_config(args.config_dir or None, args.config)
-    app = CodeCompleteApp(config=config)
-    store = app.make_usage_store()
+    config = CodeCompleteConfig.from_files(args.config_dir or None, args.config)
+    store = config.make_usage_store()
     since = None if args.days is None else (time.time() - args.days * 86400) * 1000
     try:
         summary = {"path": store.path, **summarize(store.rows_sync(since))}
@@ -390,7 +248,7 @@ def run_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        print(f"Usage recorded in {summary['path']}" + ("" if app.record_usage else " (recording is off)"))
+        print(f"Usage recorded in {summary['path']}" + ("" if config.record_usage else " (recording is off)"))
         if summary["problem"]:
             print(f"warning: {summary['problem']}", file=sys.stderr)
         print(format_stats(summary))
@@ -436,9 +294,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--config", action="append", help="a jupyter_server_config file (.py/.json); repeatable")
     ev.add_argument("--model-json", action="append", help='[NAME=]{"backend": ...} a model; repeatable')
     ev.add_argument(
-        "--variant", action="append", help="NAME=key:value[,...] a variant of the first configuration, "
+        "--variant",
+        action="append",
+        help="NAME=key:value[,...] a variant of the first configuration, "
         "e.g. no-nb=notebook_context:off, no-outputs=cell_outputs:off, no-kernel=kernel_candidates:off "
-        "or raw=style:raw; repeatable"
+        "or raw=style:raw; repeatable",
     )
     ev.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     ev.add_argument("--samples", type=int, default=20, help="tasks per kind (default 20)")

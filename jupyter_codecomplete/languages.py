@@ -29,6 +29,7 @@ import re
 import sys
 from collections.abc import Iterable
 from functools import cached_property
+from typing import TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -142,6 +143,35 @@ _JVM_TOP = (
 _JVM_STRINGS = (StringDelim(delim='"""', multiline=True), StringDelim(delim='"'), StringDelim(delim="'"))
 
 
+class _Names(TypedDict):
+    name: str
+    display: str
+    aliases: tuple[str, ...]
+    mime_types: tuple[str, ...]
+    extensions: tuple[str, ...]
+    grammar: str | None
+
+
+def _names(
+    name: str,
+    display: str,
+    aliases: tuple[str, ...] = (),
+    mimes: tuple[str, ...] = (),
+    extensions: tuple[str, ...] = (),
+    grammar: str | None = "",
+) -> _Names:
+    """A record's names on one line: id, display name, aliases, MIME types, file extensions, and
+    the tree-sitter grammar (by default named like the language; None: no grammar)."""
+    return _Names(
+        name=name,
+        display=display,
+        aliases=aliases,
+        mime_types=mimes,
+        extensions=extensions,
+        grammar=name if grammar == "" else grammar,
+    )
+
+
 def _marked(
     name: str,
     display: str,
@@ -166,12 +196,13 @@ def _marked(
 
 LANGUAGES: tuple[Language, ...] = (
     Language(
-        name="python",
-        display="Python",
-        aliases=("ipython", "ipython3", "python3", "python2", "py"),
-        mime_types=("text/x-python", "text/x-ipython"),
-        extensions=(".py", ".pyi", ".ipynb"),
-        grammar="python",
+        **_names(
+            "python",
+            "Python",
+            ("ipython", "ipython3", "python3", "python2", "py"),
+            ("text/x-python", "text/x-ipython"),
+            (".py", ".pyi", ".ipynb"),
+        ),
         line_comments=("#",),
         strings=_PY_STRINGS,
         opaque_line_starts=("%", "!"),
@@ -198,13 +229,8 @@ LANGUAGES: tuple[Language, ...] = (
         indent_matters=True,
     ),
     Language(
-        name="r",
-        display="R",
-        aliases=("rlang", "ir"),
-        mime_types=("text/x-rsrc",),
-        extensions=(".r",),
+        **_names("r", "R", ("rlang", "ir"), ("text/x-rsrc",), (".r",)),
         file_extension=".R",
-        grammar="r",
         line_comments=("#",),
         strings=(
             StringDelim(delim='"', multiline=True),
@@ -216,12 +242,7 @@ LANGUAGES: tuple[Language, ...] = (
         stop_line=_CELL_MARKER_HASH,
     ),
     Language(
-        name="julia",
-        display="Julia",
-        aliases=("jl",),
-        mime_types=("text/x-julia",),
-        extensions=(".jl",),
-        grammar="julia",
+        **_names("julia", "Julia", ("jl",), ("text/x-julia",), (".jl",)),
         line_comments=("#",),
         block_comments=(("#=", "=#"),),
         strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"', multiline=True)),
@@ -235,11 +256,14 @@ LANGUAGES: tuple[Language, ...] = (
         stop_line=_CELL_MARKER_HASH,
     ),
     Language(
-        name="sql",
-        display="SQL",
-        aliases=("mysql", "postgresql", "sqlite", "plsql", "mariadb sql", "ms sql", "mssql"),
-        mime_types=("text/x-sql",),
-        extensions=(".sql",),
+        **_names(
+            "sql",
+            "SQL",
+            ("mysql", "postgresql", "sqlite", "plsql", "mariadb sql", "ms sql", "mssql"),
+            ("text/x-sql",),
+            (".sql",),
+            grammar=None,
+        ),
         line_comments=("--",),
         block_comments=(("/*", "*/"),),
         strings=(StringDelim(delim="'", multiline=True), StringDelim(delim='"', multiline=True)),
@@ -247,12 +271,13 @@ LANGUAGES: tuple[Language, ...] = (
         statement_end=";",
     ),
     _JAVASCRIPT := Language(
-        name="javascript",
-        display="JavaScript",
-        aliases=("js", "node", "jsx"),
-        mime_types=("text/javascript", "application/javascript"),
-        extensions=(".js", ".mjs", ".cjs", ".jsx"),
-        grammar="javascript",
+        **_names(
+            "javascript",
+            "JavaScript",
+            ("js", "node", "jsx"),
+            ("text/javascript", "application/javascript"),
+            (".js", ".mjs", ".cjs", ".jsx"),
+        ),
         line_comments=_SLASH,
         block_comments=_C_BLOCK,
         strings=(StringDelim(delim='"'), StringDelim(delim="'"), StringDelim(delim="`", multiline=True)),
@@ -264,32 +289,38 @@ LANGUAGES: tuple[Language, ...] = (
     # TypeScript: JavaScript's rules, its own names and grammars
     _JAVASCRIPT.model_copy(
         update={
-            "name": "typescript",
-            "display": "TypeScript",
-            "aliases": ("ts", "tsx"),
-            "mime_types": ("text/typescript", "application/typescript"),
-            "extensions": (".ts", ".tsx"),
-            "grammar": "typescript",
+            **_names(
+                "typescript",
+                "TypeScript",
+                ("ts", "tsx"),
+                ("text/typescript", "application/typescript"),
+                (".ts", ".tsx"),
+            ),
             "alias_grammars": {"tsx": "tsx"},
         }
     ),
     Language(
-        name="markdown",
-        display="Markdown",
-        aliases=("md", "ipythongfm", "gfm"),
-        mime_types=("text/markdown", "text/x-markdown", "text/x-ipythongfm"),
-        extensions=(".md",),
+        **_names(
+            "markdown",
+            "Markdown",
+            ("md", "ipythongfm", "gfm"),
+            ("text/markdown", "text/x-markdown", "text/x-ipythongfm"),
+            (".md",),
+            grammar=None,
+        ),
         brackets=False,
         fences=False,
         prose=True,
     ),
     Language(
-        name="shell",
-        display="Shell",
-        aliases=("bash", "sh", "zsh"),
-        mime_types=("text/x-sh", "application/x-sh"),
-        extensions=(".sh", ".bash", ".zsh"),
-        grammar="bash",
+        **_names(
+            "shell",
+            "Shell",
+            ("bash", "sh", "zsh"),
+            ("text/x-sh", "application/x-sh"),
+            (".sh", ".bash", ".zsh"),
+            grammar="bash",
+        ),
         line_comments=("#",),
         strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
         brackets=False,  # `case` patterns close brackets they never opened
@@ -300,12 +331,7 @@ LANGUAGES: tuple[Language, ...] = (
     ),
     # The C family (braces, `//` and `/* */` comments): one record per language for its strings.
     _C := Language(
-        name="c",
-        display="C",
-        aliases=("h",),
-        mime_types=("text/x-csrc",),
-        extensions=(".c", ".h"),
-        grammar="c",
+        **_names("c", "C", ("h",), ("text/x-csrc",), (".c", ".h")),
         line_comments=_SLASH,
         block_comments=_C_BLOCK,
         strings=(StringDelim(delim='"'), StringDelim(delim="'")),
@@ -315,32 +341,25 @@ LANGUAGES: tuple[Language, ...] = (
         brace_lines=True,
     ),
     _C.model_copy(
-        update={
-            "name": "objective-c",
-            "display": "Objective-C",
-            "aliases": ("objectivec", "objc", "objective-c++"),
-            "mime_types": ("text/x-objectivec",),
-            "extensions": (),
-            "grammar": "objc",
-        }
+        update=_names(
+            "objective-c",
+            "Objective-C",
+            ("objectivec", "objc", "objective-c++"),
+            ("text/x-objectivec",),
+            grammar="objc",
+        )
     ),
     _C.model_copy(
         update={
-            "name": "cpp",
-            "display": "C++",
-            "aliases": ("c++", "cxx", "hpp", "cc"),
-            "mime_types": ("text/x-c++src",),
-            "extensions": (".cpp", ".cc", ".hpp", ".cxx"),
-            "grammar": "cpp",
+            **_names(
+                "cpp", "C++", ("c++", "cxx", "hpp", "cc"), ("text/x-c++src",), (".cpp", ".cc", ".hpp", ".cxx")
+            ),
             "continuation_words": (*_C_CONTINUE, "public", "private", "protected"),
         }
     ),
-    Language(
-        name="java",
-        display="Java",
-        mime_types=("text/x-java",),
-        extensions=(".java",),
-        grammar="java",
+    # Java's rules (its strings, declarations), then the languages that share them: their names
+    _JAVA := Language(
+        **_names("java", "Java", (), ("text/x-java",), (".java",)),
         line_comments=_SLASH,
         block_comments=_C_BLOCK,
         strings=_JVM_STRINGS,
@@ -348,56 +367,18 @@ LANGUAGES: tuple[Language, ...] = (
         top_level_stop=_JVM_TOP,
         brace_lines=True,
     ),
-    Language(
-        name="csharp",
-        display="C#",
-        aliases=("c#", "cs"),
-        mime_types=("text/x-csharp",),
-        extensions=(".cs",),
-        grammar="csharp",
-        line_comments=_SLASH,
-        block_comments=_C_BLOCK,
-        strings=_JVM_STRINGS,
-        continuation_words=_C_CONTINUE,
-        top_level_stop=_JVM_TOP,
-        brace_lines=True,
+    _JAVA.model_copy(update=_names("csharp", "C#", ("c#", "cs"), ("text/x-csharp",), (".cs",))),
+    _JAVA.model_copy(update=_names("kotlin", "Kotlin", ("kt", "kts"), ("text/x-kotlin",), (".kt", ".kts"))),
+    _JAVA.model_copy(
+        update={
+            **_names("scala", "Scala", ("sc",), ("text/x-scala",), (".scala", ".sc")),
+            "block_opener": r"(=|=>|\bdo|\bthen|\byield)$",
+            "continuation_words": (*_C_CONTINUE, "case"),
+            "top_level_stop": r"^(object|class|trait|def|case\s+class|enum)\b",
+        }
     ),
     Language(
-        name="kotlin",
-        display="Kotlin",
-        aliases=("kt", "kts"),
-        mime_types=("text/x-kotlin",),
-        extensions=(".kt", ".kts"),
-        grammar="kotlin",
-        line_comments=_SLASH,
-        block_comments=_C_BLOCK,
-        strings=_JVM_STRINGS,
-        continuation_words=_C_CONTINUE,
-        top_level_stop=_JVM_TOP,
-        brace_lines=True,
-    ),
-    Language(
-        name="scala",
-        display="Scala",
-        aliases=("sc",),
-        mime_types=("text/x-scala",),
-        extensions=(".scala", ".sc"),
-        grammar="scala",
-        line_comments=_SLASH,
-        block_comments=_C_BLOCK,
-        strings=_JVM_STRINGS,
-        block_opener=r"(=|=>|\bdo|\bthen|\byield)$",
-        continuation_words=(*_C_CONTINUE, "case"),
-        top_level_stop=r"^(object|class|trait|def|case\s+class|enum)\b",
-        brace_lines=True,
-    ),
-    Language(
-        name="go",
-        display="Go",
-        aliases=("golang",),
-        mime_types=("text/x-go",),
-        extensions=(".go",),
-        grammar="go",
+        **_names("go", "Go", ("golang",), ("text/x-go",), (".go",)),
         line_comments=_SLASH,
         block_comments=_C_BLOCK,
         strings=(StringDelim(delim='"'), StringDelim(delim="'"), StringDelim(delim="`", multiline=True)),
@@ -405,12 +386,7 @@ LANGUAGES: tuple[Language, ...] = (
         top_level_stop=r"^(func|type|var|const|import)\b",
     ),
     Language(
-        name="rust",
-        display="Rust",
-        aliases=("rs",),
-        mime_types=("text/x-rustsrc",),
-        extensions=(".rs",),
-        grammar="rust",
+        **_names("rust", "Rust", ("rs",), ("text/x-rustsrc",), (".rs",)),
         line_comments=_SLASH,
         block_comments=_C_BLOCK,
         # no `'` strings: lifetimes (`'a`) would open one
@@ -419,11 +395,7 @@ LANGUAGES: tuple[Language, ...] = (
         top_level_stop=r"^(pub\s+)?(fn|struct|enum|impl|trait|mod|const|static|type|use)\b",
     ),
     Language(
-        name="swift",
-        display="Swift",
-        mime_types=("text/x-swift",),
-        extensions=(".swift",),
-        grammar="swift",
+        **_names("swift", "Swift", (), ("text/x-swift",), (".swift",)),
         line_comments=_SLASH,
         block_comments=_C_BLOCK,
         strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"')),
@@ -432,11 +404,7 @@ LANGUAGES: tuple[Language, ...] = (
         brace_lines=True,
     ),
     Language(
-        name="php",
-        display="PHP",
-        mime_types=("text/x-php", "application/x-httpd-php"),
-        extensions=(".php",),
-        grammar="php",
+        **_names("php", "PHP", (), ("text/x-php", "application/x-httpd-php"), (".php",)),
         line_comments=("//", "#"),
         block_comments=(("/*", "*/"),),
         strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
@@ -445,12 +413,7 @@ LANGUAGES: tuple[Language, ...] = (
         brace_lines=True,
     ),
     Language(
-        name="ruby",
-        display="Ruby",
-        aliases=("rb",),
-        mime_types=("text/x-ruby",),
-        extensions=(".rb",),
-        grammar="ruby",
+        **_names("ruby", "Ruby", ("rb",), ("text/x-ruby",), (".rb",)),
         line_comments=("#",),
         strings=(StringDelim(delim='"', multiline=True), StringDelim(delim="'", multiline=True)),
         block_opener=(
@@ -462,11 +425,7 @@ LANGUAGES: tuple[Language, ...] = (
         top_level_stop=r"^(def|class|module)\b",
     ),
     Language(
-        name="lua",
-        display="Lua",
-        mime_types=("text/x-lua",),
-        extensions=(".lua",),
-        grammar="lua",
+        **_names("lua", "Lua", (), ("text/x-lua",), (".lua",)),
         line_comments=("--",),
         block_comments=(("--[[", "]]"),),
         strings=(StringDelim(delim='"'), StringDelim(delim="'")),
@@ -476,12 +435,7 @@ LANGUAGES: tuple[Language, ...] = (
         top_level_stop=r"^(local\s+)?function\b",
     ),
     Language(
-        name="fsharp",
-        display="F#",
-        aliases=("f#", "fs", "fsx"),
-        mime_types=("text/x-fsharp",),
-        extensions=(".fs", ".fsx"),
-        grammar="fsharp",
+        **_names("fsharp", "F#", ("f#", "fs", "fsx"), ("text/x-fsharp",), (".fs", ".fsx")),
         line_comments=("//",),
         block_comments=(("(*", "*)"),),
         strings=(StringDelim(delim='"""', multiline=True), StringDelim(delim='"', multiline=True)),
@@ -491,12 +445,7 @@ LANGUAGES: tuple[Language, ...] = (
         indent_matters=True,
     ),
     Language(
-        name="yaml",
-        display="YAML",
-        aliases=("yml",),
-        mime_types=("text/x-yaml",),
-        extensions=(".yaml", ".yml"),
-        grammar="yaml",
+        **_names("yaml", "YAML", ("yml",), ("text/x-yaml",), (".yaml", ".yml")),
         line_comments=("#",),
         strings=(StringDelim(delim='"'), StringDelim(delim="'")),
         escape="",

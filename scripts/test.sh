@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Set everything up and run the whole test suite: lint (ruff; ESLint and Prettier on src/), Python
-# tests (through a running server, a scripted OpenAI-format upstream and a real llama_cpp.server),
-# frontend unit tests, and the UI tests in Debian Chromium. Exits non-zero when anything fails.
+# Set everything up and run the whole test suite: lint (ruff; ESLint and Prettier on src/), the
+# import layers (import-linter), Python tests (through a running server, a scripted OpenAI-format
+# upstream and a real llama_cpp.server), frontend unit tests, and the UI tests in Debian Chromium.
+# Exits non-zero when anything fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh || exit 1
@@ -19,6 +20,7 @@ step() { echo; echo "=== $1"; shift; "$@" || { echo "=== FAILED: $*"; status=1; 
 export TOKENIZERS_PARALLELISM=false
 step "ruff" ruff check jupyter_codecomplete tests benchmarks docs/_ext examples
 step "mypy (strict, pyproject.toml [tool.mypy])" mypy
+step "import layers and cycles (lint-imports, pyproject.toml [tool.importlinter])" lint-imports --no-cache
 step "eslint + prettier (src/)" jlpm lint:check
 step "docs (warnings are errors)" sphinx-build -W -q -b html docs docs/_build/html
 step "eval (embedded model)" jupyter codecomplete eval jupyter_codecomplete/evaluation \

@@ -4,7 +4,7 @@
  * message size limit.
  */
 import { LANGUAGE_IDS, LANGUAGE_NAMES, languageId } from './languagetable';
-import { cellOutputs, IRawOutput, OutputLimits } from './outputs';
+import { contextOutputs, IRawOutput, OutputLimits } from './outputs';
 import { IContextCell, IContextFile, IRequestBody } from './protocol';
 import { ISettings } from './settings';
 
@@ -123,7 +123,7 @@ export function contextCells(
     budget -= source.length;
     const context: IContextCell = { cell_type: cell.cell_type, language: cell.language, source };
     if (outputBudget > 0 && cell.cell_type === 'code' && cell.outputs && source === cell.source) {
-      const { outputs, used } = cellOutputs(Private.readOutputs(cell.outputs), outputBudget);
+      const { outputs, used } = contextOutputs(Private.readOutputs(cell.outputs), outputBudget);
       outputBudget -= used;
       if (outputs.length) {
         context.outputs = outputs;

@@ -1,6 +1,7 @@
 /**
  * The JupyterLab / Notebook 7 extension: small plugins, one job each, that reach each other
- * through the tokens in `tokens.ts` (as JupyterLab's own completer extension does).
+ * through the tokens in `tokens.ts`, each typed by an interface (as JupyterLab's own completer
+ * extension does).
  *
  * - `jupyter-codecomplete:plugin`: the settings (`schema/plugin.json`)
  * - `jupyter-codecomplete:connection`: the websocket to the server
@@ -10,6 +11,7 @@
  * - `jupyter-codecomplete:errors`: error notifications
  * - `jupyter-codecomplete:commands`, `jupyter-codecomplete:dismiss`: commands, Escape
  * - `jupyter-codecomplete:fresh-line`: suggestions after Enter
+ * - `jupyter-codecomplete:warm`: the context sent ahead for the model server's cache
  * - `jupyter-codecomplete:model-dialog`: "Choose Model…"
  * - `jupyter-codecomplete:edit-prediction`: edit predictions (the diff view, Tab / Escape)
  * - `jupyter-codecomplete:usage`: what becomes of each suggestion (recorded on the server)

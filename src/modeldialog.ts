@@ -177,7 +177,8 @@ export class ModelChooser extends Widget {
       // Cancel only while a download runs (hidden and disabled otherwise)
       const cancel = this._button(trans.__('Cancel'), 'jp-CodeComplete-cancel', true);
       cancel.hidden = true;
-      download.onclick = () => void this._download(entry, progress, download, cancel, result);
+      const parts = { entry, progress, download, cancel, result };
+      download.onclick = () => void this._download(parts);
       cancel.onclick = () => {
         cancel.disabled = true;
         this._client.cancelDownload(entry.id).catch(reason => {
@@ -189,7 +190,7 @@ export class ModelChooser extends Widget {
         d => d.id === entry.id && d.state === 'running'
       );
       if (running) {
-        void this._follow(entry, progress, download, cancel, result);
+        void this._follow(parts);
       }
       return row;
     }
@@ -200,14 +201,14 @@ export class ModelChooser extends Widget {
       'jp-CodeComplete-use',
       entry.locked
     );
-    use.onclick = () => void this._use(entry.id, result, use);
+    use.onclick = () => void this._use('completions', entry.id, result, use);
     const forEdits = this._button(
       entry.edit_active ? trans.__('Serves edits') : trans.__('Use for edits'),
       'jp-CodeComplete-useForEdits',
       entry.locked
     );
     forEdits.title = this._editFormatText(entry.edit_style ?? null, entry.edit_native ?? null);
-    forEdits.onclick = () => void this._useForEdits(entry.id, result, forEdits);
+    forEdits.onclick = () => void this._use('edits', entry.id, result, forEdits);
     buttons.append(test, use, forEdits);
     return row;
   }
@@ -228,31 +229,66 @@ export class ModelChooser extends Widget {
         );
   }
 
-  private async _useForEdits(
+  /**
+   * Use a model for the suggestions, or for edit predictions.
+   */
+  private async _use(
+    task: 'completions' | 'edits',
     id: string,
     result: HTMLElement,
     button: HTMLButtonElement,
     custom?: ICustomEndpoint
   ): Promise<void> {
-    button.disabled = true;
-    result.textContent = this._trans.__('Checking the model…');
-    try {
-      const out = await this._client.useForEdits(id, custom);
-      const serving: IEditServing = out.edit_serving;
-      this._say(
-        this._trans.__(
-          'Edit predictions now use %1. %2 %3',
-          serving.name,
-          this._editFormatText(serving.style, serving.native),
-          this._reportText(out.report)
-        ),
-        false
-      );
+    const trans = this._trans;
+    await this._act(button, result, trans.__('Checking the model…'), async () => {
+      if (task === 'edits') {
+        const out = await this._client.useForEdits(id, custom);
+        const serving: IEditServing = out.edit_serving;
+        this._say(
+          trans.__(
+            'Edit predictions now use %1. %2 %3',
+            serving.name,
+            this._editFormatText(serving.style, serving.native),
+            this._reportText(out.report)
+          ),
+          false
+        );
+      } else {
+        const out = await this._client.use(id, custom);
+        this._onSwitched(out.serving);
+        this._say(
+          trans.__('Now using %1. %2', out.serving.name, this._reportText(out.report)),
+          false
+        );
+      }
       await this.refresh();
+    });
+  }
+
+  /**
+   * One button's action: the button disabled and `working` shown meanwhile; a failure shows
+   * its error and enables the button again (success too, with `again`). Whether it succeeded.
+   */
+  private async _act(
+    button: HTMLButtonElement,
+    result: HTMLElement,
+    working: string,
+    act: () => Promise<void>,
+    again = false
+  ): Promise<boolean> {
+    button.disabled = true;
+    result.textContent = working;
+    try {
+      await act();
     } catch (reason) {
       result.textContent = this._errorText(reason);
       button.disabled = false;
+      return false;
     }
+    if (again) {
+      button.disabled = false;
+    }
+    return true;
   }
 
   private _button(label: string, cls: string, disabled: boolean): HTMLButtonElement {
@@ -288,65 +324,34 @@ export class ModelChooser extends Widget {
     button: HTMLButtonElement,
     custom?: ICustomEndpoint
   ): Promise<void> {
-    button.disabled = true;
-    result.textContent = this._trans.__('Testing…');
-    try {
-      result.textContent = this._reportText(await this._client.test(id, custom));
-    } catch (reason) {
-      result.textContent = this._errorText(reason);
-    } finally {
-      button.disabled = false;
+    await this._act(
+      button,
+      result,
+      this._trans.__('Testing…'),
+      async () => {
+        result.textContent = this._reportText(await this._client.test(id, custom));
+      },
+      true
+    );
+  }
+
+  private async _download(parts: Private.IDownloadRow): Promise<void> {
+    const { entry, download, result } = parts;
+    const started = await this._act(
+      download,
+      result,
+      this._trans.__('Starting the download…'),
+      async () => {
+        await this._client.startDownload(entry.id);
+      }
+    );
+    if (started) {
+      await this._follow(parts);
     }
   }
 
-  private async _use(
-    id: string,
-    result: HTMLElement,
-    button: HTMLButtonElement,
-    custom?: ICustomEndpoint
-  ): Promise<void> {
-    button.disabled = true;
-    result.textContent = this._trans.__('Checking the model…');
-    try {
-      const out = await this._client.use(id, custom);
-      this._onSwitched(out.serving);
-      this._say(
-        this._trans.__('Now using %1. %2', out.serving.name, this._reportText(out.report)),
-        false
-      );
-      await this.refresh();
-    } catch (reason) {
-      result.textContent = this._errorText(reason);
-      button.disabled = false;
-    }
-  }
-
-  private async _download(
-    entry: IModelEntry,
-    progress: HTMLProgressElement,
-    download: HTMLButtonElement,
-    cancel: HTMLButtonElement,
-    result: HTMLElement
-  ): Promise<void> {
-    download.disabled = true;
-    result.textContent = this._trans.__('Starting the download…');
-    try {
-      await this._client.startDownload(entry.id);
-    } catch (reason) {
-      result.textContent = this._errorText(reason);
-      download.disabled = false;
-      return;
-    }
-    await this._follow(entry, progress, download, cancel, result);
-  }
-
-  private async _follow(
-    entry: IModelEntry,
-    progress: HTMLProgressElement,
-    download: HTMLButtonElement,
-    cancel: HTMLButtonElement,
-    result: HTMLElement
-  ): Promise<void> {
+  private async _follow(parts: Private.IDownloadRow): Promise<void> {
+    const { entry, progress, download, cancel, result } = parts;
     const trans = this._trans;
     download.disabled = true;
     progress.hidden = false;
@@ -374,7 +379,7 @@ export class ModelChooser extends Widget {
     if (last.state === 'done') {
       progress.value = 1;
       result.textContent = trans.__('Downloaded; switching…');
-      await this._use(entry.id, result, download);
+      await this._use('completions', entry.id, result, download);
       return;
     }
     progress.hidden = true;
@@ -458,12 +463,12 @@ export class ModelChooser extends Widget {
     use.onclick = () => {
       const custom = read();
       key.value = ''; // sent once; the server keeps it
-      void this._use('custom', result, use, custom);
+      void this._use('completions', 'custom', result, use, custom);
     };
     forEdits.onclick = () => {
       const custom = read();
       key.value = '';
-      void this._useForEdits('custom', result, forEdits, custom);
+      void this._use('edits', 'custom', result, forEdits, custom);
     };
     buttons.append(test, use, forEdits);
     form.append(buttons, result);
@@ -517,4 +522,17 @@ export function showModelDialog(options: ModelChooser.IOptions): Promise<void> {
     body,
     buttons: [Dialog.okButton({ label: trans.__('Close') })]
   }).then(() => undefined);
+}
+
+namespace Private {
+  /**
+   * The parts of a downloadable model's row.
+   */
+  export interface IDownloadRow {
+    entry: IModelEntry;
+    progress: HTMLProgressElement;
+    download: HTMLButtonElement;
+    cancel: HTMLButtonElement;
+    result: HTMLElement;
+  }
 }

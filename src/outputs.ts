@@ -33,7 +33,7 @@ export namespace OutputLimits {
   /** Lines sent per output. */
   export const outputLines = 30;
   /** Outputs sent per cell. */
-  export const cellOutputs = 4;
+  export const outputsPerCell = 4;
   /** Characters of outputs sent per request, nearest cells first. */
   export const totalChars = 6000;
   /** Rows of an HTML table sent. */
@@ -202,16 +202,16 @@ export function outputToContext(raw: IRawOutput): ICellOutput | null {
 }
 
 /**
- * A cell's outputs as context, within `budget` characters (at most `OutputLimits.cellOutputs`).
+ * A cell's outputs as context, within `budget` characters (at most `OutputLimits.outputsPerCell`).
  */
-export function cellOutputs(
+export function contextOutputs(
   raw: ReadonlyArray<IRawOutput>,
   budget: number
 ): { outputs: ICellOutput[]; used: number } {
   const outputs: ICellOutput[] = [];
   let used = 0;
   for (const item of raw) {
-    if (outputs.length >= OutputLimits.cellOutputs || used >= budget) {
+    if (outputs.length >= OutputLimits.outputsPerCell || used >= budget) {
       break;
     }
     const output = outputToContext(item);

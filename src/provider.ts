@@ -7,7 +7,6 @@ import {
   IInlineCompletionContext,
   IInlineCompletionItem,
   IInlineCompletionList,
-  IInlineCompletionProvider,
   InlineCompletionTriggerKind
 } from '@jupyterlab/completer';
 import { Text } from '@jupyterlab/coreutils';
@@ -37,7 +36,8 @@ import {
   isQuietError
 } from './protocol';
 import { isLanguageEnabled, ISettings } from './settings';
-import { CompletionError } from './socket';
+import { CompletionError, CompletionSocket } from './socket';
+import type { ICodeCompleteProvider } from './tokens';
 import { IEditorState, RecentSuggestions, Suggestion } from './typing';
 
 /**
@@ -57,11 +57,7 @@ export const DEFAULT_DEBOUNCE_MS = 150;
  * The part of the socket client the provider uses.
  */
 export interface ICompletionClient {
-  request(body: IRequestBody): {
-    number: number;
-    reply: Promise<IInlineCompletionReply>;
-    chunks: AsyncIterable<IStreamChunk> | null;
-  };
+  request(body: IRequestBody): CompletionSocket.IPendingRequest;
   cancel(number: number): void;
   readonly hello: { max_message_bytes: number; warm?: boolean } | null;
   /**
@@ -73,7 +69,7 @@ export interface ICompletionClient {
 /**
  * The provider.
  */
-export class CodeCompleteProvider implements IInlineCompletionProvider {
+export class CodeCompleteProvider implements ICodeCompleteProvider {
   readonly identifier = PROVIDER_ID;
   readonly icon: LabIcon.ILabIcon = codeCompleteIcon;
 

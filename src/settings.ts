@@ -160,7 +160,7 @@ export function isLanguageEnabled(settings: ISettings, language: string | null):
 /**
  * The disabled-language list after switching one language on or off.
  */
-export function toggleLanguage(
+export function disabledLanguagesWith(
   disabled: ReadonlyArray<string>,
   language: string,
   enable: boolean

@@ -5,23 +5,28 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { PromiseDelegate } from '@lumino/coreutils';
-import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import {
+  ICancelRequest,
   IEditPredictionReply,
+  IEditPredictionRequest,
   IEditRequestBody,
   IErrorInfo,
   IHelloMessage,
   IInlineCompletionReply,
+  IInlineCompletionRequest,
   IRequestBody,
   IStreamChunk,
   IServingModel,
   IUsageEvent,
+  IUsageMessage,
+  IWarmRequest,
   isQuietError,
   PROTOCOL_VERSION,
   ServerMessage
 } from './protocol';
+import type { ICompletionConnection } from './tokens';
 
 /**
  * The path of the websocket, relative to the server's base URL.
@@ -114,7 +119,7 @@ export class ChunkQueue implements AsyncIterable<IStreamChunk> {
 /**
  * The websocket client. One per browser tab.
  */
-export class CompletionSocket implements IDisposable {
+export class CompletionSocket implements ICompletionConnection {
   constructor(options: CompletionSocket.IOptions = {}) {
     this._serverSettings = options.serverSettings ?? ServerConnection.makeSettings();
     this._WebSocket = options.WebSocket ?? this._serverSettings.WebSocket;
@@ -218,10 +223,7 @@ export class CompletionSocket implements IDisposable {
     if (this._state === 'disposed') {
       return;
     }
-    if (this._reconnectTimer !== null) {
-      this._clearTimeout(this._reconnectTimer);
-      this._reconnectTimer = null;
-    }
+    this._cancelReconnect();
     if (this._ws) {
       return;
     }
@@ -270,15 +272,10 @@ export class CompletionSocket implements IDisposable {
    * whether it was sent.
    */
   warm(body: IRequestBody): boolean {
-    if (this._state !== 'connected' || !this._ws || this._protocol < 3 || !this._hello?.warm) {
+    if (this._state !== 'connected' || this._protocol < 3 || !this._hello?.warm) {
       return false;
     }
-    try {
-      this._ws.send(JSON.stringify({ ...body, type: 'warm', number: this._counter++ }));
-      return true;
-    } catch {
-      return false;
-    }
+    return this._send({ ...body, type: 'warm', number: this._counter++ }) === null;
   }
 
   request(body: IRequestBody): CompletionSocket.IPendingRequest {
@@ -294,23 +291,9 @@ export class CompletionSocket implements IDisposable {
       text: ''
     };
     this._pending.set(number, entry);
-    const message = { type: 'inline_completion', number, ...body };
-    if (this._state !== 'connected' || !this._ws) {
-      this._fail(entry, {
-        type: 'disconnected',
-        title: 'Not connected',
-        message: Private.disconnectedMessage(this._reconnectDelay)
-      });
-    } else {
-      try {
-        this._ws.send(JSON.stringify(message));
-      } catch (reason) {
-        this._fail(entry, {
-          type: 'disconnected',
-          title: 'Not connected',
-          message: String(reason)
-        });
-      }
+    const failed = this._send({ type: 'inline_completion', number, ...body });
+    if (failed !== null) {
+      this._fail(entry, { type: 'disconnected', title: 'Not connected', message: failed });
     }
     return {
       number,
@@ -324,18 +307,13 @@ export class CompletionSocket implements IDisposable {
    * not record usage (its hello says so) gets nothing: the events are dropped, true.
    */
   sendUsage(events: IUsageEvent[]): boolean {
-    if (this._state !== 'connected' || !this._ws || !this._hello) {
+    if (this._state !== 'connected' || !this._hello) {
       return false;
     }
     if (!this._hello.usage || !events.length) {
       return true;
     }
-    try {
-      this._ws.send(JSON.stringify({ type: 'usage', events }));
-      return true;
-    } catch {
-      return false;
-    }
+    return this._send({ type: 'usage', events }) === null;
   }
 
   /**
@@ -349,17 +327,14 @@ export class CompletionSocket implements IDisposable {
     const features = this._hello?.features ?? [];
     const fail = (type: string, title: string, message: string): void =>
       reply.reject(new CompletionError({ type, title, message }, number));
-    if (this._state !== 'connected' || !this._ws) {
-      fail('disconnected', 'Not connected', Private.disconnectedMessage(this._reconnectDelay));
-    } else if (!features.includes('edit_prediction')) {
+    if (this._state === 'connected' && this._ws && !features.includes('edit_prediction')) {
       fail('not_supported', 'No edit predictions', 'The server does not offer edit predictions.');
     } else {
       this._edits.set(number, reply);
-      try {
-        this._ws.send(JSON.stringify({ type: 'edit_prediction', number, ...body }));
-      } catch (reason) {
+      const failed = this._send({ type: 'edit_prediction', number, ...body });
+      if (failed !== null) {
         this._edits.delete(number);
-        fail('disconnected', 'Not connected', String(reason));
+        fail('disconnected', 'Not connected', failed);
       }
     }
     return { number, reply: reply.promise };
@@ -370,32 +345,20 @@ export class CompletionSocket implements IDisposable {
    */
   cancel(number: number): void {
     const edit = this._edits.get(number);
+    const entry = this._pending.get(number);
+    if (!edit && !entry) {
+      return;
+    }
+    // Not sent: the close handler fails the request.
+    this._send({ type: 'cancel', number });
     if (edit) {
       this._edits.delete(number);
-      if (this._ws && this._state === 'connected') {
-        try {
-          this._ws.send(JSON.stringify({ type: 'cancel', number }));
-        } catch {
-          // The close handler fails the request.
-        }
-      }
       edit.reject(
         new CompletionError({ type: 'cancelled', title: 'Cancelled', message: '' }, number)
       );
       return;
     }
-    const entry = this._pending.get(number);
-    if (!entry) {
-      return;
-    }
-    if (this._ws && this._state === 'connected') {
-      try {
-        this._ws.send(JSON.stringify({ type: 'cancel', number }));
-      } catch {
-        // The close handler fails the request.
-      }
-    }
-    this._fail(entry, {
+    this._fail(entry!, {
       type: 'cancelled',
       title: 'Cancelled',
       message: 'The request was cancelled.'
@@ -406,10 +369,7 @@ export class CompletionSocket implements IDisposable {
     if (this._state === 'disposed') {
       return;
     }
-    if (this._reconnectTimer !== null) {
-      this._clearTimeout(this._reconnectTimer);
-      this._reconnectTimer = null;
-    }
+    this._cancelReconnect();
     const ws = this._ws;
     this._ws = null;
     this._failAll({
@@ -460,6 +420,31 @@ export class CompletionSocket implements IDisposable {
       default:
         break;
     }
+  }
+
+  /**
+   * Drop the planned reconnection, if any.
+   */
+  private _cancelReconnect(): void {
+    if (this._reconnectTimer !== null) {
+      this._clearTimeout(this._reconnectTimer);
+      this._reconnectTimer = null;
+    }
+  }
+
+  /**
+   * Send one message: null when sent, else why not (not connected, or the socket's error).
+   */
+  private _send(message: Private.ClientMessage): string | null {
+    if (this._state !== 'connected' || !this._ws) {
+      return Private.disconnectedMessage(this._reconnectDelay);
+    }
+    try {
+      this._ws.send(JSON.stringify(message));
+    } catch (reason) {
+      return String(reason);
+    }
+    return null;
   }
 
   /**
@@ -708,9 +693,6 @@ export namespace CompletionSocket {
   }
 
   /**
-   * A request in flight.
-   */
-  /**
    * An edit prediction request in flight.
    */
   export interface IPendingEdit {
@@ -724,6 +706,9 @@ export namespace CompletionSocket {
     reply: Promise<IEditPredictionReply>;
   }
 
+  /**
+   * A request in flight.
+   */
   export interface IPendingRequest {
     /**
      * The request's number on this socket.
@@ -741,6 +726,16 @@ export namespace CompletionSocket {
 }
 
 namespace Private {
+  /**
+   * What this socket sends after the hello.
+   */
+  export type ClientMessage =
+    | IInlineCompletionRequest
+    | IWarmRequest
+    | ICancelRequest
+    | IUsageMessage
+    | IEditPredictionRequest;
+
   export interface IEntry {
     number: number;
     reply: PromiseDelegate<IInlineCompletionReply>;

@@ -10,7 +10,8 @@ import { Menu, Widget } from '@lumino/widgets';
 import { codeCompleteIcon } from './icon';
 import { IErrorInfo, IServingModel, isQuietError } from './protocol';
 import { SlowModelWatch } from './slowness';
-import { CompletionSocket } from './socket';
+import type { CompletionSocket } from './socket';
+import type { ICodeCompleteStatus } from './tokens';
 
 /**
  * What the status item shows.
@@ -20,7 +21,7 @@ export type StatusState = 'idle' | 'working' | 'disabled' | 'language-off' | 'er
 /**
  * The status of completions, fed by the settings, the socket and the provider.
  */
-export class StatusModel {
+export class StatusModel implements ICodeCompleteStatus {
   constructor(options: StatusModel.IOptions = {}) {
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
   }
@@ -33,10 +34,10 @@ export class StatusModel {
   }
 
   get state(): StatusState {
-    if (!this._enabled) {
+    if (!this._fromSettings.enabled) {
       return 'disabled';
     }
-    if (this._languageOff) {
+    if (this._fromSettings.languageOff) {
       return 'language-off';
     }
     if (this._connection === 'disconnected') {
@@ -69,7 +70,7 @@ export class StatusModel {
     }
     switch (this.state) {
       case 'language-off':
-        parts.push(this._trans.__('· off for %1', this._languageOff!));
+        parts.push(this._trans.__('· off for %1', this._fromSettings.languageOff!));
         break;
       case 'disabled':
         parts.push(this._trans.__('· off'));
@@ -130,7 +131,7 @@ export class StatusModel {
       case 'language-off':
         return this._trans.__(
           'Code completions are off for %1. Click for the menu, then "Enable Code Completions for %1".\n%2',
-          this._languageOff!,
+          this._fromSettings.languageOff!,
           model
         );
       case 'offline':
@@ -153,24 +154,31 @@ export class StatusModel {
   }
 
   get enabled(): boolean {
-    return this._enabled;
+    return this._fromSettings.enabled;
   }
   set enabled(value: boolean) {
-    if (value !== this._enabled) {
-      this._enabled = value;
-      this._changed.emit();
-    }
+    this._update('enabled', value);
   }
 
   /**
    * The display name of the current editor's language when completions are off for it, else null.
    */
   get languageOff(): string | null {
-    return this._languageOff;
+    return this._fromSettings.languageOff;
   }
   set languageOff(value: string | null) {
-    if (value !== this._languageOff) {
-      this._languageOff = value;
+    this._update('languageOff', value);
+  }
+
+  /**
+   * Set what the settings say; `changed` only when it changes.
+   */
+  private _update<K extends keyof Private.IFromSettings>(
+    key: K,
+    value: Private.IFromSettings[K]
+  ): void {
+    if (value !== this._fromSettings[key]) {
+      this._fromSettings[key] = value;
       this._changed.emit();
     }
   }
@@ -283,8 +291,7 @@ export class StatusModel {
   }
 
   private _trans: ReturnType<ITranslator['load']>;
-  private _enabled = true;
-  private _languageOff: string | null = null;
+  private _fromSettings: Private.IFromSettings = { enabled: true, languageOff: null };
   private _model: IServingModel | null = null;
   private _lastError: IErrorInfo | null = null;
   private _connection: CompletionSocket.State = 'connecting';
@@ -429,7 +436,7 @@ export class StatusWidget extends Widget {
     this.node.setAttribute('aria-label', this._model.message);
   }
 
-  private _model: StatusModel;
+  private _model: ICodeCompleteStatus;
   private _commands: CommandRegistry;
   private _menuCommands: string[];
   private _label: HTMLSpanElement;
@@ -441,7 +448,10 @@ export class StatusWidget extends Widget {
  */
 export namespace StatusWidget {
   export interface IOptions {
-    model: StatusModel;
+    /**
+     * What the item shows.
+     */
+    model: ICodeCompleteStatus;
     commands: CommandRegistry;
     /**
      * Command ids of the menu; '-' is a separator.
@@ -451,5 +461,21 @@ export namespace StatusWidget {
      * Toolbar form (Notebook 7).
      */
     compact?: boolean;
+  }
+}
+
+namespace Private {
+  /**
+   * What the status shows from the settings.
+   */
+  export interface IFromSettings {
+    /**
+     * Completions on.
+     */
+    enabled: boolean;
+    /**
+     * The display name of the current editor's language when completions are off for it.
+     */
+    languageOff: string | null;
   }
 }

@@ -4,15 +4,26 @@
  *
  * One plugin owns each concern (see `plugins/`); the others reach it through its token here.
  */
-import { IInlineCompletionContext } from '@jupyterlab/completer';
+import {
+  CompletionHandler,
+  IInlineCompletionContext,
+  IInlineCompletionProvider
+} from '@jupyterlab/completer';
+import { IDisposable } from '@lumino/disposable';
 import { ISignal } from '@lumino/signaling';
 import { Token } from '@lumino/coreutils';
 
-import { CodeCompleteProvider } from './provider';
-import { ISettings } from './settings';
-import { CompletionSocket } from './socket';
-import { StatusModel } from './status';
-import { UsageTracker } from './usage';
+import type {
+  IEditRequestBody,
+  IErrorInfo,
+  IHelloMessage,
+  IServingModel,
+  IUsageEvent
+} from './protocol';
+import type { CodeCompleteProvider, ICompletionClient } from './provider';
+import type { ISettings } from './settings';
+import type { CompletionSocket } from './socket';
+import type { StatusState } from './status';
 
 /**
  * The id of the settings plugin; also the id of the settings schema `schema/plugin.json`
@@ -82,9 +93,57 @@ export const ICodeCompleteSettings = new Token<ICodeCompleteSettings>(
 );
 
 /**
- * The websocket connection to the completion server.
+ * The websocket connection to the completion server (`CompletionSocket` in `socket.ts`): the
+ * numbered requests the provider makes (`ICompletionClient`), its state, the serving model,
+ * usage events and edit predictions.
  */
-export const ICompletionConnection = new Token<CompletionSocket>(
+export interface ICompletionConnection extends ICompletionClient, IDisposable {
+  /**
+   * The connection state.
+   */
+  readonly state: CompletionSocket.State;
+  /**
+   * Emitted when the connection state changes.
+   */
+  readonly stateChanged: ISignal<ICompletionConnection, CompletionSocket.State>;
+  /**
+   * The server's hello (null until it came).
+   */
+  readonly hello: IHelloMessage | null;
+  /**
+   * The model that serves completions, as the server last said.
+   */
+  readonly model: IServingModel | null;
+  /**
+   * Emitted when the serving model changes.
+   */
+  readonly modelChanged: ISignal<ICompletionConnection, IServingModel | null>;
+  /**
+   * Emitted with an error that answers no request in flight.
+   */
+  readonly unmatchedError: ISignal<ICompletionConnection, IErrorInfo>;
+  /**
+   * Milliseconds until the next reconnection attempt, null when none is planned.
+   */
+  readonly reconnectDelay: number | null;
+  /**
+   * Connect now (after a disconnection).
+   */
+  connect(): void;
+  /**
+   * Send usage events; false while not connected (the caller keeps them).
+   */
+  sendUsage(events: IUsageEvent[]): boolean;
+  /**
+   * Send an edit prediction request.
+   */
+  requestEdit(body: IEditRequestBody): CompletionSocket.IPendingEdit;
+}
+
+/**
+ * The connection token.
+ */
+export const ICompletionConnection = new Token<ICompletionConnection>(
   'jupyter-codecomplete:ICompletionConnection',
   'The websocket connection to the jupyter_codecomplete server.'
 );
@@ -113,25 +172,135 @@ export const ILanguageResolver = new Token<ILanguageResolver>(
 );
 
 /**
- * The inline completion provider registered with JupyterLab's completer.
+ * The inline completion provider registered with JupyterLab's completer
+ * (`CodeCompleteProvider` in `provider.ts`), with what happens to its requests.
  */
-export const ICodeCompleteProvider = new Token<CodeCompleteProvider>(
+export interface ICodeCompleteProvider extends IInlineCompletionProvider {
+  /**
+   * Emitted when a request starts, is skipped, shows its first text, ends or fails.
+   */
+  readonly activity: ISignal<ICodeCompleteProvider, CodeCompleteProvider.IActivity>;
+  /**
+   * Emitted when a suggestion is answered to the editor.
+   */
+  readonly shown: ISignal<ICodeCompleteProvider, CodeCompleteProvider.IShown>;
+  /**
+   * Emitted when part of a suggestion is accepted (a word, a line).
+   */
+  readonly partlyAccepted: ISignal<ICodeCompleteProvider, CodeCompleteProvider.IPartlyAccepted>;
+  /**
+   * Emitted when the user dismisses the suggestion shown.
+   */
+  readonly dismissed: ISignal<ICodeCompleteProvider, void>;
+  /**
+   * The language of the last request, if any.
+   */
+  readonly lastLanguage: string | null;
+  /**
+   * The next request on this text was asked for by us (a fresh line), not by the user:
+   * treat it as automatic.
+   */
+  expectAutomatic(text: string): void;
+  /**
+   * Send the context a request at this cursor would carry ahead; whether it was sent.
+   */
+  warm(request: CompletionHandler.IRequest, context: IInlineCompletionContext): boolean;
+  /**
+   * Stop the latest request (the user dismissed its suggestion).
+   */
+  cancelLatest(): void;
+  /**
+   * Forget the suggestions remembered (another model serves).
+   */
+  forget(): void;
+  /**
+   * Restraint for automatic requests; null: none.
+   */
+  setRestraint(restrain: CodeCompleteProvider.IOptions['restrain'] | null): void;
+}
+
+/**
+ * The provider token.
+ */
+export const ICodeCompleteProvider = new Token<ICodeCompleteProvider>(
   'jupyter-codecomplete:ICodeCompleteProvider',
   'The inline completion provider of jupyter_codecomplete.'
 );
 
 /**
- * What the status item shows: connection, model, last request, errors.
+ * What the status item shows: connection, model, last request, errors (`StatusModel` in
+ * `status.ts`, fed by the status plugin).
  */
-export const ICodeCompleteStatus = new Token<StatusModel>(
+export interface ICodeCompleteStatus {
+  /**
+   * Emitted when anything shown changes.
+   */
+  readonly changed: ISignal<ICodeCompleteStatus, void>;
+  /**
+   * The state the item shows.
+   */
+  readonly state: StatusState;
+  /**
+   * The serving model's name (the part of the item that may be shortened).
+   */
+  readonly name: string;
+  /**
+   * A short note beside the name ("off for Python"), or ''.
+   */
+  readonly note: string;
+  /**
+   * The item's tooltip: the model and what happened last.
+   */
+  readonly message: string;
+  /**
+   * Requests made and skipped so far.
+   */
+  readonly counts: { requests: number; skipped: number };
+  /**
+   * The serving model.
+   */
+  readonly model: IServingModel | null;
+  /**
+   * The error of the last request, if it failed.
+   */
+  readonly lastError: IErrorInfo | null;
+  /**
+   * The user switched models: the new model's state replaces the old one's error at once.
+   */
+  switched(model: IServingModel): void;
+}
+
+/**
+ * The status token.
+ */
+export const ICodeCompleteStatus = new Token<ICodeCompleteStatus>(
   'jupyter-codecomplete:ICodeCompleteStatus',
   'The state the status item of jupyter_codecomplete shows.'
 );
 
 /**
- * What becomes of the suggestions shown in this tab (recorded on the server, on this machine).
+ * What becomes of the suggestions shown in this tab, recorded on the server, on this machine
+ * (`UsageTracker` in `usage.ts`).
  */
-export const IUsageTracker = new Token<UsageTracker>(
+export interface IUsageTracker {
+  /**
+   * The events waiting for the socket.
+   */
+  readonly queued: ReadonlyArray<IUsageEvent>;
+  /**
+   * Send what waits now (what the socket does not take waits on).
+   */
+  flush(): void;
+  /**
+   * End the suggestion shown and send what waits (the page is closing).
+   */
+  dispose(): void;
+}
+
+/**
+ * The usage token.
+ */
+export const IUsageTracker = new Token<IUsageTracker>(
   'jupyter-codecomplete:IUsageTracker',
   'Records what becomes of each code suggestion shown.'
 );

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
 
@@ -30,13 +30,13 @@ RULES: list[dict[str, Any]] = [
 
 
 @pytest.fixture
-def upstream() -> Iterator[ScriptedUpstream]:
-    with ScriptedUpstream(UpstreamConfig(rules=[dict(r) for r in RULES], default="x = 1\n")) as up:
+def upstream() -> Iterator[OpenAIUpstream]:
+    with OpenAIUpstream(UpstreamConfig(rules=[dict(r) for r in RULES], default="x = 1\n")) as up:
         yield up
 
 
 @pytest.fixture
-def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+def model_config(upstream: OpenAIUpstream) -> dict[str, Any]:
     return upstream.model_config()
 
 

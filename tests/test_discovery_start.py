@@ -15,9 +15,14 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.backends.embedded import default_model_path, is_available
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.processes import LlamaCppServer, llama_cpp_server
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import (
+    LlamaCppServer,
+    OpenAIUpstream,
+    UpstreamConfig,
+    llama_cpp_server,
+    open_socket,
+    request,
+)
 
 pytestmark = pytest.mark.skipif(
     not is_available() or not Path(default_model_path()).is_file(),
@@ -35,9 +40,9 @@ def neutral_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaCp
 
 
 @pytest.fixture
-def plain_server() -> Iterator[ScriptedUpstream]:
+def plain_server() -> Iterator[OpenAIUpstream]:
     """An OpenAI-compatible server whose model has no FIM family (no tokenizer routes either)."""
-    with ScriptedUpstream(UpstreamConfig(model="general-chat-7b", default="x = 1\n")) as up:
+    with OpenAIUpstream(UpstreamConfig(model="general-chat-7b", default="x = 1\n")) as up:
         yield up
 
 
@@ -88,7 +93,7 @@ async def test_a_gguf_server_is_used_by_its_vocabulary(
 
 @pytest.mark.parametrize("port", ["plain_server"], indirect=True)
 async def test_a_server_that_cannot_fill_in_the_middle_is_named(
-    capfd: pytest.CaptureFixture[str], jp_ws_fetch: Any, plain_server: ScriptedUpstream
+    capfd: pytest.CaptureFixture[str], jp_ws_fetch: Any, plain_server: OpenAIUpstream
 ) -> None:
     sock = await open_socket(jp_ws_fetch)
     model = sock.hello["model"]

@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.postprocess.edits import Edit, apply_edits
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.postprocess import Edit, apply_edits
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 CELL = "def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n"
 RENAMED = CELL.replace("in items", "in prices").replace("len(items)", "len(prices)")
@@ -72,7 +71,7 @@ def edit_overrides() -> dict[str, Any]:
 
 @pytest.fixture
 def codecomplete_config(
-    upstream: ScriptedUpstream, fmt: str, edit_overrides: dict[str, Any]
+    upstream: OpenAIUpstream, fmt: str, edit_overrides: dict[str, Any]
 ) -> dict[str, Any]:
     backend, answer = ANSWERS[fmt]
     upstream.set_rules([{"contains": PROMPT_MARK[fmt], "completion": answer}])
@@ -85,7 +84,7 @@ def codecomplete_config(
 
 
 async def test_each_format_predicts_the_rename_on_the_lines_below(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream, fmt: str
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, fmt: str
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     assert socket.hello is not None and "edit_prediction" in socket.hello["features"]
@@ -103,7 +102,7 @@ async def test_each_format_predicts_the_rename_on_the_lines_below(
 
 
 @pytest.mark.parametrize("fmt", ["edit-chat"])
-async def test_completions_still_work_beside_edits(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_completions_still_work_beside_edits(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     upstream.set_rules([{"contains": "import num", "completion": "py as np\n"}])
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "import num"))
@@ -155,7 +154,7 @@ BAD = {
 @pytest.mark.parametrize("fmt", ["edit-chat"])
 @pytest.mark.parametrize("case", sorted(BAD))
 async def test_bad_answers_give_no_edit_or_a_bounded_one(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream, case: str
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, case: str
 ) -> None:
     answer, fields, result, note = BAD[case]
     upstream.set_rules([{"contains": "<|editable_region_start|>", "completion": answer, "piece_chars": 2000}])
@@ -177,7 +176,7 @@ async def test_bad_answers_give_no_edit_or_a_bounded_one(
 
 @pytest.mark.parametrize("fmt", ["edit-chat"])
 async def test_an_answer_that_never_stops_is_cut_and_its_stream_closed(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     upstream.set_rules(
         [
@@ -198,7 +197,7 @@ async def test_an_answer_that_never_stops_is_cut_and_its_stream_closed(
 
 
 @pytest.mark.parametrize("fmt", ["zeta2"])
-async def test_no_edits_answer(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_no_edits_answer(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     upstream.set_rules([{"contains": "<<<<<<< CURRENT", "completion": "NO_EDITS\n>>>>>>> UPDATED\n"}])
     socket = await open_socket(jp_ws_fetch)
     await socket.send(edit_request(1))
@@ -208,7 +207,7 @@ async def test_no_edits_answer(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> 
 
 
 @pytest.mark.parametrize("fmt", ["edit-chat"])
-async def test_a_newer_request_supersedes_an_older_one(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_a_newer_request_supersedes_an_older_one(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     upstream.set_rules(
         [
             {
@@ -257,7 +256,7 @@ async def test_bad_requests_get_an_error_naming_the_problem(
 @pytest.mark.parametrize("fmt", ["edit-chat"])
 @pytest.mark.parametrize("edit_overrides", [{"timeout": 1.0, "first_request_timeout": 1.0}])
 async def test_a_model_that_never_answers_meets_the_deadline(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     upstream.set_rules([{"contains": "<|editable_region_start|>", "hang": True}])
     socket = await open_socket(jp_ws_fetch)
@@ -270,7 +269,7 @@ async def test_a_model_that_never_answers_meets_the_deadline(
 
 
 @pytest.mark.parametrize("fmt", ["edit-chat"])
-async def test_the_stream_is_closed_at_the_end_marker(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_the_stream_is_closed_at_the_end_marker(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     # the end marker arrives in several pieces ("<", "/", "REWRITE", ">"), then the model goes on
     answer = "<REWRITE>\n" + RENAMED + "</REWRITE>\n" + "more words " * 3000
     upstream.set_rules(

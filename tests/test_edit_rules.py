@@ -16,9 +16,7 @@ import pytest
 
 from jupyter_codecomplete.postprocess.edits import Edit, apply_edits
 from jupyter_codecomplete.prompting import EditPromptRequest, RecentEditText, StyleRegistry, build_edit_prompt
-from jupyter_codecomplete.testing.edit_rules import EDIT_CHAT_ISSUE_27_RULES
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket
+from jupyter_codecomplete.testing import EDIT_CHAT_ISSUE_27_RULES, OpenAIUpstream, open_socket
 
 DEFINE = 'sales = pd.DataFrame({"price": [1.0], "qty": [2]})\n'
 CELL = DEFINE + 'df["price"].sum()\ndf.head()\nundf = 1\n'
@@ -26,7 +24,7 @@ RENAME = '@@ -1 +1 @@\n-df = pd.DataFrame({"price": [1.0], "qty": [2]})\n+' + DE
 
 
 @pytest.fixture
-def codecomplete_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+def codecomplete_config(upstream: OpenAIUpstream) -> dict[str, Any]:
     upstream.set_rules([dict(r) for r in EDIT_CHAT_ISSUE_27_RULES], default="<REWRITE>\n</REWRITE>")
     return {
         "completion_model": upstream.model_config(),
@@ -49,7 +47,7 @@ def _edit(number: int, recent: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def test_the_rename_follows_where_the_history_shows_it(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(_edit(1, [{"path": "sales.ipynb", "diff": RENAME}]))
@@ -69,7 +67,7 @@ async def test_no_history_no_rename(jp_ws_fetch: Any) -> None:
     assert reply["error"] is None and reply["edits"] == [], reply
 
 
-def _chat(upstream: ScriptedUpstream, content: str) -> str:
+def _chat(upstream: OpenAIUpstream, content: str) -> str:
     body = {"model": "test-chat", "messages": [{"role": "user", "content": content}], "stream": False}
     req = urllib.request.Request(
         f"{upstream.base_url}/chat/completions",
@@ -92,7 +90,7 @@ def _error_prompt(error: str, candidates: str) -> str:
     return f"{error}{candidates}{built.prompt}"
 
 
-def test_the_fix_after_the_key_error(upstream: ScriptedUpstream) -> None:
+def test_the_fix_after_the_key_error(upstream: OpenAIUpstream) -> None:
     upstream.set_rules([dict(r) for r in EDIT_CHAT_ISSUE_27_RULES], default="nothing")
     prompt = _error_prompt("# KeyError: 'prcie'\n", "# The kernel completes df[ with:\n# 'price', 'qty'\n")
     assert _chat(upstream, prompt) == '<REWRITE>\ndf["price"].sum()\n</REWRITE>'

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import open_socket, request
 
 pytest.importorskip("llama_cpp", reason="install the [local] extra")
 pytestmark = pytest.mark.llamacpp
@@ -55,7 +55,7 @@ async def test_zero_config_serves_the_demo_model(jp_ws_fetch: Any, jp_fetch: Any
     ],
 )
 async def test_demo_model_suggests_at_most_one_clean_line(jp_ws_fetch: Any, prefix: str) -> None:
-    from jupyter_codecomplete.postprocess.degenerate import is_degenerate
+    from jupyter_codecomplete.postprocess import is_degenerate
 
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(7, prefix, "", stream=True))

@@ -15,8 +15,7 @@ from jupyter_codecomplete.completion import CompletionError, DefaultInlineComple
 from jupyter_codecomplete.models_service import ModelServiceError
 from jupyter_codecomplete.prompting import PromptError, StyleRegistry
 from jupyter_codecomplete.protocol import InlineCompletionRequest
-from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig
-from jupyter_codecomplete.testing.providers import MistralUpstream
+from jupyter_codecomplete.testing import MistralUpstream, UpstreamConfig
 
 KEY = "sk-test-secret-1234"
 

@@ -31,7 +31,7 @@ from jupyter_codecomplete.evaluation import (
     score,
 )
 from jupyter_codecomplete.protocol import InlineCompletionRequest
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 CODE = '''"""A module."""
 
@@ -267,19 +267,19 @@ LINES = [f"value_{i} = compute({i})" for i in range(1, 9)]
 
 
 @pytest.fixture
-def scripted() -> Iterator[ScriptedUpstream]:
+def scripted() -> Iterator[OpenAIUpstream]:
     # A completion-only prompt (style "raw") gets the real next line; a fill-in-the-middle prompt
     # gets a wrong answer: so the two configurations must score differently.
     rules: list[dict[str, Any]] = [{"contains": "<|fim_prefix|>", "completion": "nothing_here()\n"}]
     rules += [{"contains": LINES[k - 1], "completion": LINES[k] + "\n"} for k in range(len(LINES) - 1, 0, -1)]
-    up = ScriptedUpstream(UpstreamConfig(rules=rules, default=LINES[0] + "\n"))
+    up = OpenAIUpstream(UpstreamConfig(rules=rules, default=LINES[0] + "\n"))
     up.start()
     yield up
     up.stop()
 
 
 def test_eval_compares_two_config_files(
-    tmp_path: Path, scripted: ScriptedUpstream, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, scripted: OpenAIUpstream, capsys: pytest.CaptureFixture[str]
 ) -> None:
     src = tmp_path / "code"
     src.mkdir()
@@ -314,6 +314,30 @@ def test_eval_compares_two_config_files(
     )
     table = capsys.readouterr().out
     assert "| completion_only | next_line |" in table and "| fim " in table and "100.0%" in table
+
+
+def test_eval_honours_the_configured_suggestion_bounds(tmp_path: Path, scripted: OpenAIUpstream) -> None:
+    # the same model, once with the server's suggestion bound: eval cuts where the editor would
+    src = tmp_path / "code"
+    src.mkdir()
+    (src / "values.py").write_text("\n".join(LINES) + "\n# end\n")
+    model = {"backend": "openai", "base_url": scripted.base_url, "model": "m", "style": "raw"}
+    (tmp_path / "free.py").write_text(f"c.CodeCompleteApp.completion_model = {model!r}\n")
+    (tmp_path / "bounded.py").write_text(
+        f"c.CodeCompleteApp.completion_model = {model!r}\nc.CodeCompleteApp.max_suggestion_chars = 8\n"
+    )
+    out = tmp_path / "report.json"
+    rc = main(
+        [
+            "eval", str(src), "--config", str(tmp_path / "free.py"), "--config", str(tmp_path / "bounded.py"),
+            "--samples", "3", "--kinds", "next_line", "--json", str(out), "--quiet",
+        ]
+    )  # fmt: skip
+    assert rc == 0
+    free, bounded = json.loads(out.read_text())["configurations"]
+    full = [r["suggestion"] for r in free["results"]]
+    assert all(len(text) > 8 for text in full), full
+    assert [r["suggestion"] for r in bounded["results"]] == [text[:8] for text in full]
 
 
 def test_eval_reports_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

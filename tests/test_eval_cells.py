@@ -13,8 +13,7 @@ import pytest
 
 from jupyter_codecomplete.cli import main
 from jupyter_codecomplete.evaluation.cells import cross_cell_tasks, find_notebooks, rename_tokens
-from jupyter_codecomplete.testing.edit_rules import edit_chat_rewrite
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, edit_chat_rewrite
 
 CELLS = [
     "import json\n",
@@ -65,18 +64,18 @@ def test_rename_tasks_rename_names_not_strings(folder: Path) -> None:
 
 
 @pytest.fixture
-def scripted() -> Iterator[ScriptedUpstream]:
+def scripted() -> Iterator[OpenAIUpstream]:
     rules = [
         edit_chat_rewrite(["+prices_v2 = "], [[r"\bprices\b(?!\")", "prices_v2"]]),
         edit_chat_rewrite(["+total_v2 = "], [[r"\btotal\b", "total_v2"]]),
         edit_chat_rewrite(["NameError", "The kernel completes pr with:"], [["prcies", "prices"]]),
     ]
-    with ScriptedUpstream(UpstreamConfig(rules=rules, default="<REWRITE>\n</REWRITE>")) as up:
+    with OpenAIUpstream(UpstreamConfig(rules=rules, default="<REWRITE>\n</REWRITE>")) as up:
         yield up
 
 
 def test_eval_cells_prints_both_tables(
-    folder: Path, scripted: ScriptedUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    folder: Path, scripted: OpenAIUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     chat = {"backend": "openai-chat", "base_url": scripted.base_url, "model": "m", "style": "edit-chat"}
     out = tmp_path / "cells.json"

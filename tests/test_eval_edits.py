@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_codecomplete.cli import main
 from jupyter_codecomplete.evaluation.edits import edit_tasks_from_git, task_from_change
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 BEFORE = (
     "import math\n\n\n"
@@ -65,7 +65,7 @@ def test_a_change_in_one_place_is_no_task() -> None:
 
 
 @pytest.fixture
-def scripted(repo: Path) -> Iterator[ScriptedUpstream]:
+def scripted(repo: Path) -> Iterator[OpenAIUpstream]:
     [task] = edit_tasks_from_git(str(repo), samples=10)
     start, end = task.region
     region_after = task.expected[start : end + len(task.expected) - len(task.text)]
@@ -75,12 +75,12 @@ def scripted(repo: Path) -> Iterator[ScriptedUpstream]:
             "completion": "<REWRITE>\n" + region_after + "</REWRITE>",
         }
     ]
-    with ScriptedUpstream(UpstreamConfig(rules=rules, default="no")) as up:
+    with OpenAIUpstream(UpstreamConfig(rules=rules, default="no")) as up:
         yield up
 
 
 def test_eval_edits_compares_models_in_one_run(
-    repo: Path, scripted: ScriptedUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    repo: Path, scripted: OpenAIUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     good = {"backend": "openai-chat", "base_url": scripted.base_url, "model": "m", "style": "edit-chat"}
     # the same server, but a prompt format its answers do not fit: no edit

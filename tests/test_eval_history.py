@@ -14,7 +14,7 @@ import pytest
 from jupyter_codecomplete.cli import main
 from jupyter_codecomplete.evaluation.edits import edit_tasks_from_git
 from jupyter_codecomplete.evaluation.history import history_block, history_task
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 BEFORE = (
     "import math\n\n\n"
@@ -59,17 +59,17 @@ def test_the_task_is_the_next_change_and_the_block_its_lines(repo: Path) -> None
 
 
 @pytest.fixture
-def scripted() -> Iterator[ScriptedUpstream]:
+def scripted() -> Iterator[OpenAIUpstream]:
     rules = [
         {"contains": "# +def total(prices):\n    for p in ", "completion": "prices"},
         {"contains": "    for p in ", "completion": "items"},
     ]
-    with ScriptedUpstream(UpstreamConfig(rules=rules, default="")) as up:
+    with OpenAIUpstream(UpstreamConfig(rules=rules, default="")) as up:
         yield up
 
 
 def test_eval_fim_history_compares_both(
-    repo: Path, scripted: ScriptedUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    repo: Path, scripted: OpenAIUpstream, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "history.json"
     model = scripted.model_config(style="raw")

@@ -13,7 +13,7 @@ import pytest
 from jupyter_codecomplete.cli import main
 from jupyter_codecomplete.evaluation import Document, find_documents, sample_tasks, score
 from jupyter_codecomplete.evaluation.kernel import candidates_from_reply
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 
 def _cell(source: str, outputs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -110,19 +110,19 @@ def test_reading_a_complete_reply_like_the_editor() -> None:
 
 
 @pytest.fixture
-def scripted() -> Iterator[ScriptedUpstream]:
+def scripted() -> Iterator[OpenAIUpstream]:
     # the model "knows" the key only when the kernel's candidates are in the prompt
     rules = [
         {"contains": "# The kernel completes sales[ with:\n# 'price', 'qty'", "completion": "'price']\n"}
     ]
-    up = ScriptedUpstream(UpstreamConfig(rules=rules, default="x\n"))
+    up = OpenAIUpstream(UpstreamConfig(rules=rules, default="x\n"))
     up.start()
     yield up
     up.stop()
 
 
 def test_eval_compares_with_and_without_kernel_candidates_and_outputs_in_one_run(
-    folder: Path, tmp_path: Path, scripted: ScriptedUpstream
+    folder: Path, tmp_path: Path, scripted: OpenAIUpstream
 ) -> None:
     out = tmp_path / "report.json"
     model = json.dumps({"backend": "openai", "base_url": scripted.base_url, "model": "m", "style": "raw"})

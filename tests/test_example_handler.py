@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import open_socket, request
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "examples" / "handler_package"

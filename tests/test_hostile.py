@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, open_socket, request
 
 SECRET = "sk-hostile-SECRET-0123456789abcdef"
 HEADER_SECRET = "hdr-hostile-SECRET-fedcba9876543210"
@@ -45,7 +44,7 @@ RULES: list[dict[str, Any]] = [
 
 
 @pytest.fixture
-def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+def model_config(upstream: OpenAIUpstream) -> dict[str, Any]:
     upstream.set_rules([dict(r) for r in RULES])
     return upstream.model_config(
         first_request_timeout=5.0, api_key=SECRET, headers={"Authorization": f"Bearer {HEADER_SECRET}"}
@@ -96,7 +95,7 @@ async def closed(record: Any) -> bool:
 
 @pytest.mark.parametrize("marker", ["FLOOD", "ONELINE"])
 async def test_streamed_flood_is_cut_and_closed(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream, marker: str
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, marker: str
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, f"# {marker}\n", stream=True))
@@ -132,7 +131,7 @@ class TestNotStreamedUpstream:
             "max_suggestion_chars": MAX_CHARS,
         }
 
-    async def test_ten_megabytes_in_one_answer(self, jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+    async def test_ten_megabytes_in_one_answer(self, jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
         upstream.set_rules(
             [{"contains": "BIG", "completion": "z" * 10_000_000, "ignore_max_tokens": True, "piece_chars": 1}]
         )
@@ -238,7 +237,7 @@ async def test_completions_stream_event_not_json(jp_ws_fetch: Any) -> None:
 
 @pytest.mark.parametrize("stream", [False, True])
 async def test_rest_disconnect_closes_the_model_request(
-    jp_fetch: Any, upstream: ScriptedUpstream, stream: bool
+    jp_fetch: Any, upstream: OpenAIUpstream, stream: bool
 ) -> None:
     body = json.dumps({"prompt": "HANG", "stream": stream})
     with pytest.raises(HTTPClientError):
@@ -295,7 +294,7 @@ async def test_secrets_are_scrubbed_from_suggestions(jp_ws_fetch: Any, jp_fetch:
 
 
 async def test_closing_while_replies_are_written_is_quiet(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream, caplog: pytest.LogCaptureFixture
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     for _ in range(5):
@@ -355,7 +354,7 @@ class TestClientThatNeverReads:
     def codecomplete_config(self, model_config: dict[str, Any]) -> dict[str, Any]:
         return {"completion_model": model_config, "max_queued_bytes": 256 * 1024}
 
-    async def test_queue_is_bounded(self, jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+    async def test_queue_is_bounded(self, jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
         import socket as sk
 
         ws = await jp_ws_fetch("api", "codecomplete", "inline")
@@ -391,7 +390,7 @@ class TestClientThatNeverReads:
 # -- 3/13. a burst from many sockets: every request answered, in order, through the gates ------------
 
 
-async def test_burst_from_many_sockets(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_burst_from_many_sockets(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     sockets = [await open_v2(jp_ws_fetch) for _ in range(20)]
     for n in range(1, 6):
         for socket in sockets:
@@ -411,7 +410,7 @@ async def test_burst_from_many_sockets(jp_ws_fetch: Any, upstream: ScriptedUpstr
     assert len(upstream.records) - started < 100
 
 
-async def test_many_streams_at_once_all_reach_the_model(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_many_streams_at_once_all_reach_the_model(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     """More requests in flight than httpx's default pool (100 connections) all reach the model
     server at once: none waits in our connection pool (where its bookkeeping grew with the square
     of the streams); the model server queues what it cannot serve."""
@@ -438,8 +437,12 @@ async def test_many_streams_at_once_all_reach_the_model(jp_ws_fetch: Any, upstre
 class TestParseFailuresOnEveryBackend:
     @pytest.fixture
     def natives(self) -> Any:
-        from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig
-        from jupyter_codecomplete.testing.providers import LlamaCppUpstream, MistralUpstream, OllamaUpstream
+        from jupyter_codecomplete.testing import (
+            LlamaCppUpstream,
+            MistralUpstream,
+            OllamaUpstream,
+            UpstreamConfig,
+        )
 
         ups = {
             "ollama": OllamaUpstream(UpstreamConfig(model="qwen2.5-coder:1.5b")),
@@ -455,7 +458,7 @@ class TestParseFailuresOnEveryBackend:
 
     @pytest.fixture
     def codecomplete_config(
-        self, model_config: dict[str, Any], natives: Any, upstream: ScriptedUpstream
+        self, model_config: dict[str, Any], natives: Any, upstream: OpenAIUpstream
     ) -> Any:
         upstream.set_rules([dict(r) for r in HOSTILE_RULES])
         common = {"style": "raw", "timeout": 5.0, "first_request_timeout": 5.0}

@@ -8,8 +8,7 @@ from typing import Any
 from tornado.httpclient import HTTPClientError
 
 from jupyter_codecomplete.protocol import MAX_OUTPUT_TEXT
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 CELLS_ABOVE = [
     {
@@ -26,7 +25,7 @@ CELLS_ABOVE = [
 CANDIDATES = {"expression": "df[", "items": [{"text": "'price'"}, {"text": "'qty'"}]}
 
 
-async def test_outputs_and_candidates_reach_the_model(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_outputs_and_candidates_reach_the_model(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "total = df[", cells_above=CELLS_ABOVE, kernel_candidates=CANDIDATES))
     [reply] = await socket.until_done(1)
@@ -39,7 +38,7 @@ async def test_outputs_and_candidates_reach_the_model(jp_ws_fetch: Any, upstream
 
 
 async def test_bad_notebook_context_gets_an_error_reply_and_the_socket_keeps_working(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     huge = [
@@ -65,7 +64,7 @@ async def test_bad_notebook_context_gets_an_error_reply_and_the_socket_keeps_wor
 
 
 async def test_binary_and_ansi_outputs_do_not_break_the_request(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     cells = [

@@ -18,9 +18,12 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.postprocess.edits import Edit, apply_edits
-from jupyter_codecomplete.testing.edit_rules import EDIT_CHAT_ISSUE_27_RULES, edit_chat_rewrite
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket
+from jupyter_codecomplete.testing import (
+    EDIT_CHAT_ISSUE_27_RULES,
+    OpenAIUpstream,
+    edit_chat_rewrite,
+    open_socket,
+)
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "tracebacks"
 DEFINE = 'df = pd.DataFrame({"price": [1.0], "qty": [2]})\n'
@@ -52,7 +55,7 @@ def rules() -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def codecomplete_config(upstream: ScriptedUpstream, rules: list[dict[str, Any]]) -> dict[str, Any]:
+def codecomplete_config(upstream: OpenAIUpstream, rules: list[dict[str, Any]]) -> dict[str, Any]:
     upstream.set_rules(rules, default="<REWRITE>\n</REWRITE>")
     return {
         "completion_model": upstream.model_config(),
@@ -114,7 +117,7 @@ def fix_request(number: int = 1, traceback: str | None = None, **fields: Any) ->
     return out
 
 
-def _sent(upstream: ScriptedUpstream) -> str:
+def _sent(upstream: OpenAIUpstream) -> str:
     body = upstream.last().body
     return str(body.get("prompt") or "\n".join(m["content"] for m in body["messages"]))
 
@@ -130,7 +133,7 @@ async def test_hello_lists_the_features(jp_ws_fetch: Any) -> None:
 
 
 async def test_a_rename_reaches_the_cells_that_use_the_name(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(rename_request())
@@ -153,7 +156,7 @@ async def test_a_rename_reaches_the_cells_that_use_the_name(
 
 
 async def test_answers_that_touch_separators_are_dropped(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream, rules: list[dict[str, Any]]
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, rules: list[dict[str, Any]]
 ) -> None:
     # the "model" renames, and also renumbers a cell and merges two: those edits go
     upstream.set_rules(
@@ -180,7 +183,7 @@ async def test_answers_that_touch_separators_are_dropped(
     assert "2 edits dropped: touched a cell separator or spanned cells" in " ".join(reply["notes"])
 
 
-async def test_a_thousand_cells_stay_within_the_budget(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_a_thousand_cells_stay_within_the_budget(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     above = [_cell(f"a{i}", f"result_column_{i} = source_{i}\n", execution_count=i + 1) for i in range(500)]
     # the three nearest cells below use the name (a rename of more than 16 places is no edit)
     below = [_cell(f"b{i}", f"summary_value_{i} = {'df' if i < 3 else 'other_frame'}\n") for i in range(499)]
@@ -196,7 +199,7 @@ async def test_a_thousand_cells_stay_within_the_budget(jp_ws_fetch: Any, upstrea
     assert ids == ["b0", "b1", "b2"], reply["notes"]
 
 
-async def test_the_fix_after_a_key_error(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_the_fix_after_a_key_error(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(fix_request(traceback=_traceback()))
     [reply] = await socket.until_done(1)
@@ -212,7 +215,7 @@ async def test_the_fix_after_a_key_error(jp_ws_fetch: Any, upstream: ScriptedUps
     assert '<|editable_region_start|>\ndf["prcie"].sum()<|cursor|>\n<|editable_region_end|>' in prompt
 
 
-async def test_the_fix_in_a_notebook_scope_request(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_the_fix_in_a_notebook_scope_request(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(fix_request(scope="notebook"))
     [reply] = await socket.until_done(1)
@@ -223,7 +226,7 @@ async def test_the_fix_in_a_notebook_scope_request(jp_ws_fetch: Any, upstream: S
 
 @pytest.mark.parametrize("case", ["r-irkernel", "julia-ijulia", "other-cell", "cut-before-frames"])
 async def test_no_line_named_no_model_call_no_edit(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream, case: str
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, case: str
 ) -> None:
     golden = json.loads((GOLDEN / f"{case}.json").read_text())
     socket = await open_socket(jp_ws_fetch)
@@ -273,13 +276,13 @@ class TestFillInTheMiddle:
     """No edit or chat model: a completion model with a FIM format re-fills the line."""
 
     @pytest.fixture
-    def codecomplete_config(self, upstream: ScriptedUpstream) -> dict[str, Any]:
+    def codecomplete_config(self, upstream: OpenAIUpstream) -> dict[str, Any]:
         upstream.set_rules(
             [{"contains": "# Error: In [2], line 1 raised KeyError", "completion": 'df["price"].sum()\n'}]
         )
         return {"completion_model": upstream.model_config(style="qwen2.5-coder", model="qwen2.5-coder-1.5b")}
 
-    async def test_the_line_re_filled(self, jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+    async def test_the_line_re_filled(self, jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
         socket = await open_socket(jp_ws_fetch)
         await socket.send(fix_request())
         [reply] = await socket.until_done(1)
@@ -293,11 +296,11 @@ class TestFillInTheMiddle:
 
 class TestNoModelForFixes:
     @pytest.fixture
-    def codecomplete_config(self, upstream: ScriptedUpstream) -> dict[str, Any]:
+    def codecomplete_config(self, upstream: OpenAIUpstream) -> dict[str, Any]:
         return {"completion_model": upstream.model_config(style="raw")}
 
     async def test_refused_with_the_settings_to_change(
-        self, jp_ws_fetch: Any, upstream: ScriptedUpstream
+        self, jp_ws_fetch: Any, upstream: OpenAIUpstream
     ) -> None:
         socket = await open_socket(jp_ws_fetch)
         await socket.send(fix_request())

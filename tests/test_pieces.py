@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, open_socket, request
 
 # ordinary code at a new top-level statement: three lines, nothing that may still be cut
 CODE = "def area(radius):\n    squared = radius ** 2\n    return math.pi * squared\n"
@@ -23,15 +22,15 @@ PREFIX = "# LOCKSTEP\nimport math\n\n\n"
 
 
 @pytest.fixture
-def upstream() -> Iterator[ScriptedUpstream]:
+def upstream() -> Iterator[OpenAIUpstream]:
     rule = {"contains": "# LOCKSTEP", "completion": CODE, "lockstep": 2.0}
-    with ScriptedUpstream(UpstreamConfig(rules=[rule])) as up:
+    with OpenAIUpstream(UpstreamConfig(rules=[rule])) as up:
         yield up
 
 
 @pytest.mark.parametrize("protocol", [1, 2])
 async def test_every_piece_is_shown_before_the_next_token(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream, protocol: int
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, protocol: int
 ) -> None:
     socket = await open_socket(jp_ws_fetch, protocol=protocol)
     upstream.client_seen = 0
@@ -53,7 +52,7 @@ async def test_every_piece_is_shown_before_the_next_token(
     assert record.lockstep_timeouts == 0
 
 
-async def test_a_held_piece_is_counted(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_a_held_piece_is_counted(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     """The measure can fail: a client that never reports what it shows makes the waits run out."""
     upstream.set_rules([{"contains": "# LOCKSTEP", "completion": "a = 1\nb = 2\n", "lockstep": 0.05}])
     socket = await open_socket(jp_ws_fetch, protocol=2)

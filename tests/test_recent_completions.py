@@ -8,12 +8,11 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.completion.recent import RecentCompletions, fingerprint
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 
 async def test_repeated_request_is_answered_without_the_model(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "def add(a, b):"))
@@ -25,7 +24,7 @@ async def test_repeated_request_is_answered_without_the_model(
     assert len(upstream.records) == 1
 
 
-async def test_repeated_stream_is_answered_whole(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_repeated_stream_is_answered_whole(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "import num", stream=True))
     await socket.until_done(1)
@@ -36,7 +35,7 @@ async def test_repeated_stream_is_answered_whole(jp_ws_fetch: Any, upstream: Scr
     assert len(upstream.records) == 1
 
 
-async def test_a_different_request_asks_the_model(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_a_different_request_asks_the_model(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "def add(a, b):"))
     await socket.until_done(1)
@@ -48,7 +47,7 @@ async def test_a_different_request_asks_the_model(jp_ws_fetch: Any, upstream: Sc
 
 
 async def test_cancelled_and_failed_requests_are_not_remembered(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "SLOW", stream=True))
@@ -72,7 +71,7 @@ class TestTurnedOff:
     def codecomplete_config(self, model_config: dict[str, Any]) -> dict[str, Any]:
         return {"completion_model": model_config, "recent_completions": 0}
 
-    async def test_size_zero_turns_it_off(self, jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+    async def test_size_zero_turns_it_off(self, jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
         socket = await open_socket(jp_ws_fetch)
         for number in (1, 2):
             await socket.send(request(number, "def add(a, b):"))

@@ -11,8 +11,7 @@ import pytest
 from jupyter_server.auth.authorizer import Authorizer
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, open_socket, request
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 HEADER_SECRET = "hdr-SECRET-fedcba9876543210"
@@ -35,7 +34,7 @@ FAULTS: list[dict[str, Any]] = [
 
 
 @pytest.fixture
-def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+def model_config(upstream: OpenAIUpstream) -> dict[str, Any]:
     upstream.set_rules(FAULTS)
     return upstream.model_config(
         timeout=2.5,
@@ -125,7 +124,7 @@ async def test_message_too_large_names_the_limit(jp_ws_fetch: Any) -> None:
     await ok_after(socket, 2)
 
 
-async def test_flood_of_requests_supersedes(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_flood_of_requests_supersedes(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     for n in range(1, 1001):
         await socket.send(request(n, "import num", stream=True))
@@ -184,7 +183,7 @@ async def test_invalid_utf8_closes_only_that_socket(jp_ws_fetch: Any) -> None:
     await ok_after(other, 1)
 
 
-async def test_disconnect_mid_stream_cancels_upstream(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_disconnect_mid_stream_cancels_upstream(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     long = " ".join(f"word{i}" for i in range(400))  # not a runaway: the cleaning would end that
     upstream.set_rules([{"contains": "SLOW", "completion": long, "token_s": 0.02}])
     socket = await open_socket(jp_ws_fetch)
@@ -224,7 +223,7 @@ async def test_cross_origin_websocket_is_refused(
 
 
 async def test_secrets_never_reach_the_client_or_logs(
-    jp_ws_fetch: Any, jp_fetch: Any, upstream: ScriptedUpstream, caplog: pytest.LogCaptureFixture
+    jp_ws_fetch: Any, jp_fetch: Any, upstream: OpenAIUpstream, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     socket = await open_socket(jp_ws_fetch)

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing import OpenAIUpstream
 
 
 @pytest.fixture
-def codecomplete_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+def codecomplete_config(upstream: OpenAIUpstream) -> dict[str, Any]:
     return {
         "completion_model": {
             "backend": "openai",
@@ -66,7 +66,7 @@ async def test_prompt_completion_for_named_model(jp_fetch: Any) -> None:
     assert out["style"] == "raw" and out["prompt"] == "import num" and out["mode"] == "completion"
 
 
-async def test_completions_openai_shape(jp_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_completions_openai_shape(jp_fetch: Any, upstream: OpenAIUpstream) -> None:
     r = await post(jp_fetch, "completions", {"model": "plain", "prompt": "import num"})
     assert r.code == 200
     out = json.loads(r.body)

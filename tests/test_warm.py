@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, open_socket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, open_socket, request
 
 
 def warm(number: int, prefix: str, **fields: Any) -> dict[str, Any]:
@@ -26,7 +25,7 @@ async def reply_to(socket: CompletionSocket, number: int, kind: str = "warm") ->
             return msg
 
 
-async def settle(upstream: ScriptedUpstream, count: int, timeout: float = 5.0) -> None:
+async def settle(upstream: OpenAIUpstream, count: int, timeout: float = 5.0) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while len(upstream.records) < count:
@@ -42,7 +41,7 @@ async def test_hello_offers_warm_ups_for_a_local_model(jp_ws_fetch: Any) -> None
 
 
 async def test_warm_up_sends_the_prompt_of_the_next_request_with_one_token(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     socket = await open_socket(jp_ws_fetch, protocol=3)
     prefix = "import math\n\ndef add(a, b):"
@@ -59,7 +58,7 @@ async def test_warm_up_sends_the_prompt_of_the_next_request_with_one_token(
     assert asked.body["prompt"] == warmed.body["prompt"]
 
 
-async def test_a_completion_request_cancels_the_warm_up(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_a_completion_request_cancels_the_warm_up(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch, protocol=3)
     await socket.send(warm(1, "HANG"))  # the model never answers it
     await settle(upstream, 1)
@@ -76,7 +75,7 @@ async def test_a_completion_request_cancels_the_warm_up(jp_ws_fetch: Any, upstre
     assert hung.client_closed  # the model stopped evaluating it
 
 
-async def test_a_newer_warm_up_supersedes_the_older(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_a_newer_warm_up_supersedes_the_older(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch, protocol=3)
     await socket.send(warm(1, "HANG"))
     await settle(upstream, 1)
@@ -86,7 +85,7 @@ async def test_a_newer_warm_up_supersedes_the_older(jp_ws_fetch: Any, upstream: 
     assert len(upstream.records) == 2
 
 
-async def test_no_warm_up_while_a_suggestion_streams(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_no_warm_up_while_a_suggestion_streams(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch, protocol=3)
     await socket.send(request(1, "SLOW", stream=True))  # streams for seconds
     await settle(upstream, 1)
@@ -98,7 +97,7 @@ async def test_no_warm_up_while_a_suggestion_streams(jp_ws_fetch: Any, upstream:
     assert len(upstream.records) == 1
 
 
-async def test_an_older_client_gets_no_warm_up(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_an_older_client_gets_no_warm_up(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch, protocol=2)
     await socket.send(warm(1, "import num"))
     answer = await reply_to(socket, 1)
@@ -119,7 +118,7 @@ class TestOff:
     def codecomplete_config(self, model_config: dict[str, Any]) -> dict[str, Any]:
         return {"completion_model": model_config, "warm_up": "off"}
 
-    async def test_off_sends_nothing(self, jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+    async def test_off_sends_nothing(self, jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
         socket = await open_socket(jp_ws_fetch, protocol=3)
         assert socket.hello is not None and socket.hello["warm"] is False
         await socket.send(warm(1, "import num"))
@@ -141,7 +140,7 @@ class TestPaidApi:
 
 
 async def test_every_warm_up_is_answered_even_one_cancelled_before_it_ran(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     socket = await open_socket(jp_ws_fetch, protocol=3)
     socket.send_nowait(warm(1, "import num"))  # the same loop turn: 1 never starts

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 
 async def wait_for(predicate: Any, timeout: float = 5.0) -> None:
@@ -31,7 +30,7 @@ async def test_hello_names_the_model(jp_ws_fetch: Any) -> None:
     assert socket.hello["max_message_bytes"] > 0
 
 
-async def test_normal_reply(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_normal_reply(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "def add(a, b):"))
     [reply] = await socket.until_done(1)
@@ -70,7 +69,7 @@ async def test_stream_streams_progressively(jp_ws_fetch: Any) -> None:
     assert len(updates) > 5
 
 
-async def test_cancel_closes_upstream(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_cancel_closes_upstream(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(4, "SLOW", stream=True))
     msgs = []
@@ -92,7 +91,7 @@ async def test_cancel_closes_upstream(jp_ws_fetch: Any, upstream: ScriptedUpstre
     assert reply["list"]["items"][0]["insertText"] == "\n    return a + b"
 
 
-async def test_superseded_request_is_cancelled_upstream(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_superseded_request_is_cancelled_upstream(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(10, "SLOW", stream=True))
     while True:
@@ -161,11 +160,11 @@ async def test_upstream_http_error(jp_ws_fetch: Any) -> None:
 
 
 @pytest.fixture
-def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+def model_config(upstream: OpenAIUpstream) -> dict[str, Any]:
     return upstream.model_config(timeout=1.0, first_request_timeout=1.0)
 
 
-async def test_timeout_gives_error_and_socket_survives(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_timeout_gives_error_and_socket_survives(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(13, "HANG", stream=True))
     msgs = await socket.until_done(13)
@@ -177,7 +176,7 @@ async def test_timeout_gives_error_and_socket_survives(jp_ws_fetch: Any, upstrea
     assert reply["list"]["items"][0]["insertText"] == "py as np"
 
 
-async def test_backend_down(jp_ws_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_backend_down(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     upstream.stop()
     s = await open_socket(jp_ws_fetch)
     await s.send(request(1, "def add(a, b):"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import open_socket, request
 
 
 async def test_superseded_answers_arrive_once_and_in_order(jp_ws_fetch: Any) -> None:

@@ -8,13 +8,7 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from jupyter_codecomplete.testing.wsclient import (
-    CompletionSocket,
-    Message,
-    error_type,
-    is_final,
-    suggestion,
-)
+from jupyter_codecomplete.testing import CompletionSocket, Message, error_type, is_final, suggestion
 
 
 def chunk(text: str, done: bool = False, delta: bool = False) -> Message:

@@ -36,7 +36,7 @@ UPSTREAM_PORT = int(os.environ.get("CODECOMPLETE_UI_UPSTREAM_PORT", "8911"))
 # the edit_model below) that answer from what the prompt shows: the fix of "prcie" after the
 # KeyError, the rename of df to sales in the other cells (jupyter_codecomplete/testing/edit_rules.py).
 # They come first and match only an edit prompt that shows what the test is about.
-from jupyter_codecomplete.testing.edit_rules import EDIT_CHAT_ISSUE_27_RULES  # noqa: E402
+from jupyter_codecomplete.testing import EDIT_CHAT_ISSUE_27_RULES  # noqa: E402
 
 RULES = [
     *EDIT_CHAT_ISSUE_27_RULES,

@@ -1,8 +1,10 @@
 """Backends: one module per kind of endpoint, each giving a LangChain LLM or chat model.
 
 :func:`make_backend` turns a :class:`ModelConfig` into a :class:`Backend` (the LangChain model
-plus what we know about it, as named fields). Each kind is one factory in the
-``jupyter_codecomplete.backends`` entry-point group, the built-in kinds included (docs/extending.md).
+plus what we know about it, as named fields; ``describe``, ``list_models`` and ``aclose`` as
+methods). Each kind is one :class:`Backend` subclass, named with its facts in its own class
+attributes, and one entry in the ``jupyter_codecomplete.backends`` entry-point group, the built-in
+kinds included (docs/extending.md; :mod:`.kinds` is the registry).
 Provider quirks live next to the provider they belong to; errors come from
 :mod:`jupyter_codecomplete.errors`.
 """
@@ -12,8 +14,11 @@ from .base import (
     Backend,
     BackendError,
     Description,
+    LocalServer,
     ModelConfig,
+    ProviderKey,
     backend_kinds,
+    builtin_kinds,
     make_backend,
     native_suffix,
     register_backend,
@@ -24,8 +29,11 @@ __all__ = [
     "Backend",
     "BackendError",
     "Description",
+    "LocalServer",
     "ModelConfig",
+    "ProviderKey",
     "backend_kinds",
+    "builtin_kinds",
     "make_backend",
     "native_suffix",
     "register_backend",

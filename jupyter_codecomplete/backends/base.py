@@ -1,18 +1,18 @@
-"""Model configuration records, the :class:`Backend` seam, and the registry of backend kinds.
+"""Model configuration records and the :class:`Backend` seam.
 
-A backend kind is one factory ``(ModelConfig) -> Backend`` in the ``jupyter_codecomplete.backends``
-entry-point group (the built-in kinds are declared there too, in ``pyproject.toml``);
-:func:`make_backend` looks the kind up and calls it. Whether the suffix goes to the endpoint's own
+A backend kind is a :class:`Backend` subclass (or, for older packages, a factory
+``(ModelConfig) -> Backend``) in the ``jupyter_codecomplete.backends`` entry-point group (the
+built-in kinds are declared there too, in ``pyproject.toml``; :mod:`.kinds` is the registry);
+:func:`make_backend` looks the kind up and builds it. Whether the suffix goes to the endpoint's own
 field is decided once, by :func:`native_suffix`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseLanguageModel
@@ -20,20 +20,40 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from ..errors import BackendError as BackendError  # re-exported: backends raise it
 from ..prompting.styles import PromptStyle
+from .kinds import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
+from .kinds import backend_kinds as backend_kinds
+from .kinds import builtin_kinds as builtin_kinds
+from .kinds import kind_attribute, load_kind
+from .kinds import register_backend as register_backend
 from .quirks import Quirks
 
 if TYPE_CHECKING:
     from ..prompting.tokens import TokenCounter
 
 
-# Where a provider's key is looked up when neither ``api_key`` nor ``api_key_env`` is set. The
-# fallback only applies when the endpoint is the provider's own (no ``base_url``, or one on these
-# hosts), so a provider key is never sent to some other server.
-PROVIDER_KEY_ENV: dict[str, tuple[str, tuple[str, ...]]] = {
-    "openai": ("OPENAI_API_KEY", ("api.openai.com",)),
-    "openai-chat": ("OPENAI_API_KEY", ("api.openai.com",)),
-    "mistral": ("MISTRAL_API_KEY", ("api.mistral.ai", "codestral.mistral.ai")),
-}
+class ProviderKey(NamedTuple):
+    """Where a provider's key is looked up when neither ``api_key`` nor ``api_key_env`` is set
+    (a kind's :attr:`Backend.provider_key`). The fallback only applies when the endpoint is the
+    provider's own (no ``base_url``, or one on ``hosts``), so a provider key is never sent to some
+    other server."""
+
+    env: str
+    hosts: tuple[str, ...]
+
+
+class LocalServer(NamedTuple):
+    """A model server discovery looks for on this machine (a kind's :attr:`Backend.local_servers`):
+    its name in the start-up report, its default port, and its place when two answer alike
+    (lower first)."""
+
+    name: str
+    port: int
+    preference: int
+
+
+def _kinds_text() -> str:
+    """The built-in kinds for a description (none when the package's metadata is not installed)."""
+    return ", ".join(f"`{k}`" for k in builtin_kinds()) or "a backend kind's name"
 
 
 class ModelConfig(BaseModel):
@@ -51,10 +71,8 @@ class ModelConfig(BaseModel):
 
     backend: str = Field(
         "openai",
-        description=(
-            "The kind of endpoint: `openai`, `openai-chat`, `ollama`, `llamacpp`, `mistral`, "
-            "`langchain`, `embedded` (see the backend recipes)."
-        ),
+        # the built-in kinds, as their entry points declare them (a new kind adds nothing here)
+        description=f"The kind of endpoint: {_kinds_text()} (see the backend recipes).",
     )
     base_url: str | None = Field(
         None,
@@ -135,9 +153,9 @@ class ModelConfig(BaseModel):
             return self.api_key.get_secret_value()
         if self.api_key_env:
             return os.environ.get(self.api_key_env)
-        fallback = PROVIDER_KEY_ENV.get(self.backend)
+        fallback: ProviderKey | None = kind_attribute(self.backend, "provider_key")
         if fallback is not None:
-            env, hosts = fallback
+            env, hosts = fallback.env, fallback.hosts
             host = urlsplit(self.base_url).hostname if self.base_url else None
             if host is None or host in hosts:
                 return os.environ.get(env)
@@ -157,12 +175,6 @@ class ModelConfig(BaseModel):
         return out
 
 
-# The entry-point group every backend kind registers in, built-in ones included (pyproject.toml):
-#     [project.entry-points."jupyter_codecomplete.backends"]
-#     mykind = "my_package.my_module:make_my_backend"
-ENTRY_POINT_GROUP = "jupyter_codecomplete.backends"
-
-
 @dataclass(frozen=True)
 class Description:
     """What a model server says about itself (:attr:`Backend.describe`); nothing is mutated.
@@ -178,7 +190,6 @@ class Description:
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
-Describe = Callable[[], Awaitable[Description]]
 TokenCounterFactory = Callable[[], "TokenCounter | None"]
 
 
@@ -186,31 +197,50 @@ TokenCounterFactory = Callable[[], "TokenCounter | None"]
 class Backend:
     """A ready-to-call model: the LangChain object and what the engine needs to know about it.
 
-    A backend kind is a factory ``(ModelConfig) -> Backend`` registered under the
-    ``jupyter_codecomplete.backends`` entry-point group (docs/extending.md). Fields:
+    A backend kind is a subclass (built with :meth:`create`) registered under the
+    ``jupyter_codecomplete.backends`` entry-point group (docs/extending.md). What is true of the
+    kind itself is a class attribute, named here once and read by everything else:
 
-    ``config``, ``kind``, ``llm``: the model config, the backend kind, the LangChain LLM or chat model.
+    ``kind``: the name a model config's ``backend`` gives.
+    ``quirk_defaults``: the kind's default :class:`~.quirks.Quirks` (:func:`~.quirks.resolve_quirks`).
+    ``provider_key``: the provider key read from the environment for the provider's own hosts.
+    ``local_servers``: the model servers of this kind that discovery probes on this machine
+      (:mod:`.discovery`, through :meth:`probe`).
+    ``wire``: the name of the HTTP protocol the kind speaks (the scripted fake the tests serve it
+      with, ``jupyter_codecomplete.testing``); None: no HTTP server (in-process, any LangChain class).
+
+    What is true of one built backend is a field:
+
+    ``config``, ``llm``: the model config and the LangChain LLM or chat model.
     ``chat``: ``llm`` is a chat model (prompts become messages).
     ``demo``: the bundled demo model (one line at most, no garbage).
     ``suffix_default``: whether the endpoint takes the text after the cursor in a field of its own
       (``suffix``, ``input_suffix``) when neither the config nor the style decides; None: learned
-      from :attr:`describe`. The decision itself is :func:`native_suffix` (the one place).
+      from :meth:`describe`. The decision itself is :func:`native_suffix` (the one place).
     ``quirks``: the endpoint's declared quirks (their ``native_suffix`` and ``unsupported_fields``
       take part in the decision).
     ``server_template``: with a native suffix the server writes the FIM prompt from its own template
       (llama.cpp ``/infill``): only for styles it renders as the record says
       (``PromptStyle.server_can_infill``).
-    ``input_extra``: the server renders other files itself (llama.cpp ``/infill`` ``input_extra``).
+    ``input_extra``: the server renders other files itself (llama.cpp ``/infill`` ``input_extra``;
+      :meth:`extra_files` says how they are sent).
     ``style``: a prompt style the backend made itself (from a GGUF file's FIM tokens).
     ``style_hint``: the name of the style the backend suggests (``codestral`` for Mistral FIM).
     ``token_counter``: the model's own tokenizer, when one is at hand right now (else None: estimate).
-    ``describe``: asks the server what it serves (:class:`Description`); None: nothing to ask.
     ``details``: facts for people (``check``), e.g. the GGUF file's metadata.
+
+    Every kind answers :meth:`describe`, :meth:`list_models` and :meth:`aclose` (the defaults here
+    serve a kind with nothing to ask and nothing to close).
     """
+
+    kind: ClassVar[str] = ""
+    quirk_defaults: ClassVar[Mapping[str, Any]] = {}
+    provider_key: ClassVar[ProviderKey | None] = None
+    local_servers: ClassVar[tuple[LocalServer, ...]] = ()
+    wire: ClassVar[str | None] = None
 
     config: ModelConfig
     llm: BaseLanguageModel[Any]
-    kind: str
     chat: bool = False
     demo: bool = False
     suffix_default: bool | None = False
@@ -220,8 +250,12 @@ class Backend:
     style: PromptStyle | None = None
     style_hint: str | None = None
     token_counter: TokenCounterFactory | None = None
-    describe: Describe | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> Backend:
+        """Build this kind's backend from ``config`` (no network I/O)."""
+        raise NotImplementedError(f"{cls.__name__}.create")
 
     @property
     def name(self) -> str:
@@ -231,6 +265,30 @@ class Backend:
     def native_suffix(self) -> bool:
         """:func:`native_suffix` before any style or description is known."""
         return native_suffix(self)
+
+    async def describe(self) -> Description:
+        """What the server says about itself (:class:`Description`); it returns a record and
+        changes nothing. Raises the backend's errors (an unreachable server: ``check`` says so)."""
+        return Description()
+
+    async def list_models(self) -> list[str]:
+        """The models the server offers (ids), best first as the server lists them; [] when it has
+        no list."""
+        return []
+
+    async def aclose(self) -> None:
+        """Close what the backend holds (HTTP clients); a closed backend may be used again."""
+
+    def extra_files(self, files: Mapping[str, str]) -> dict[str, Any]:
+        """What to bind on the model call so the server renders ``files`` itself
+        (:attr:`input_extra` kinds); {} for a kind that does not."""
+        return {}
+
+
+def pick_model(want: str, ids: list[str]) -> str | None:
+    """The model a server serves for a config asking for ``want``: it, when listed, else the
+    server's first model, else None."""
+    return want if want in ids else (ids[0] if ids else None)
 
 
 def native_suffix(
@@ -275,49 +333,16 @@ def native_suffix(
 
 
 BackendFactory = Callable[[ModelConfig], Backend]
-_FACTORIES: dict[str, BackendFactory] = {}
-
-
-def register_backend(kind: str) -> Callable[[BackendFactory], BackendFactory]:
-    """Register a factory for ``kind`` at import time (tests, notebooks).
-
-    Installed packages declare theirs in the ``jupyter_codecomplete.backends`` entry-point group
-    instead (the built-in kinds do too); a kind registered here wins over an entry point."""
-
-    def deco(fn: BackendFactory) -> BackendFactory:
-        _FACTORIES[kind] = fn
-        return fn
-
-    return deco
-
-
-def _entry_points() -> dict[str, EntryPoint]:
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def backend_kinds() -> list[str]:
-    """Every backend kind known: registered ones and the installed entry points."""
-    return sorted(set(_FACTORIES) | set(_entry_points()))
 
 
 def backend_factory(kind: str) -> BackendFactory:
-    """The factory of ``kind``: registered at import time, else loaded from its entry point."""
-    factory = _FACTORIES.get(kind)
-    if factory is not None:
-        return factory
-    ep = _entry_points().get(kind)
-    if ep is None:
-        known = ", ".join(backend_kinds())
-        raise BackendError("unknown_backend", f"Unknown backend {kind!r}; known: {known}.")
-    try:
-        loaded = ep.load()
-    except Exception as exc:  # a broken third-party package: say which
-        raise BackendError("bad_config", f"Cannot load backend {kind!r} ({ep.value}): {exc}") from exc
-    if not callable(loaded):
-        raise BackendError("bad_config", f"Backend {kind!r} ({ep.value}) is not a factory.")
-    found: BackendFactory = loaded
-    _FACTORIES[kind] = found
-    return found
+    """The factory of ``kind``: a Backend subclass's ``create``, or the factory function its entry
+    point (or :func:`~.kinds.register_backend`) names."""
+    found = load_kind(kind)
+    if isinstance(found, type) and issubclass(found, Backend):
+        return found.create
+    factory: BackendFactory = found
+    return factory
 
 
 def make_backend(config: ModelConfig) -> Backend:

@@ -18,18 +18,21 @@ tokenized and the family whose FIM tokens are single tokens there is the model's
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 import httpx
 
 from ..prompting import PromptStyle, StyleRegistry
 from .base import ModelConfig
+from .http import make_client, request_json
+from .kinds import backend_kinds, kind_attribute
 
-DEFAULT_SERVERS: tuple[tuple[str, int], ...] = (("ollama", 11434), ("llamacpp", 8080), ("lmstudio", 1234))
+P = ParamSpec("P")
+R = TypeVar("R")
+
 _CODE_WORDS = ("code", "coder", "starcoder", "codestral", "codegemma", "codellama", "codegeex", "granite")
 
 
@@ -54,7 +57,7 @@ class Candidate:
         return (int(self.fim), int(self.code), -self.order)
 
 
-def _style_has_fim(name: str) -> bool:
+def style_has_fim(name: str) -> bool:
     try:
         style = StyleRegistry().for_model(name)
     except Exception:
@@ -62,35 +65,9 @@ def _style_has_fim(name: str) -> bool:
     return style.fim is not None
 
 
-def _is_code(name: str) -> bool:
+def is_code(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in _CODE_WORDS)
-
-
-async def _json(client: httpx.AsyncClient, method: str, url: str, body: Any = None) -> Any:
-    resp = await client.request(method, url, json=body)
-    resp.raise_for_status()
-    return resp.json()
-
-
-async def _probe_ollama(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
-    tags = await _json(client, "GET", root + "/api/tags")
-    names = [
-        str(m.get("name") or m.get("model")) for m in (tags or {}).get("models") or [] if isinstance(m, dict)
-    ]
-    names = [n for n in names if n and "embed" not in n.lower()]
-    # code models first; ask /api/show about a few of them
-    names.sort(key=lambda n: not _is_code(n))
-    out = []
-    for name in names[:8]:
-        fim = False
-        with contextlib.suppress(Exception):
-            show = await _json(client, "POST", root + "/api/show", {"model": name})
-            caps = show.get("capabilities") or []
-            fim = "insert" in caps or ".Suffix" in str(show.get("template") or "")
-        cfg = ModelConfig(backend="ollama", base_url=root, model=name)
-        out.append(Candidate(cfg, fim or _style_has_fim(name), _is_code(name), order))
-    return out
 
 
 # How many tokenize requests one server gets at a time while its vocabulary is looked at.
@@ -117,7 +94,7 @@ async def identify_style(
         async def single(text: str) -> bool:
             body = {"content": text, "add_special": False, "parse_special": True, "with_pieces": True}
             async with gate:
-                found = (await _json(client, "POST", root + "/tokenize", body)).get("tokens") or []
+                found = (await request_json(client, "POST", root + "/tokenize", body)).get("tokens") or []
             return len(found) == 1 and isinstance(found[0], dict) and found[0].get("piece") == text
 
     else:
@@ -125,7 +102,9 @@ async def identify_style(
 
         async def ids(text: str) -> list[Any]:
             async with gate:
-                found = await _json(client, "POST", root + "/extras/tokenize", {"input": text, **extra})
+                found = await request_json(
+                    client, "POST", root + "/extras/tokenize", {"input": text, **extra}
+                )
             return list(found.get("tokens") or [])
 
         empty = await ids("")  # a BOS the server adds to every text, if any
@@ -139,91 +118,48 @@ async def identify_style(
     return registry.for_vocabulary(present, model)
 
 
-async def _probe_llamacpp(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
-    try:
-        props = await _json(client, "GET", root + "/props")
-    except (httpx.HTTPStatusError, ValueError):
-        props = None
-    models = await _json(client, "GET", root + "/v1/models")
-    ids = [str(m.get("id")) for m in (models or {}).get("data") or [] if isinstance(m, dict)]
-    if not isinstance(props, dict):  # llama-cpp-python's server: OpenAI routes only, `suffix` broken
-        return await _llama_cpp_python_candidates(client, ids, root, order)
-    name = str(props.get("model_alias") or props.get("model_path") or (ids[0] if ids else "")).rsplit("/", 1)[
-        -1
-    ]
-    fim = False
-    notes: list[str] = []
-    with contextlib.suppress(Exception):
-        r = await client.post(
-            root + "/infill",
-            json={"input_prefix": "def f(", "input_suffix": ")\n", "n_predict": 1, "stream": False},
-        )
-        fim = r.status_code == 200
-        if not fim:
-            notes.clear()
-            notes.append(f"its /infill answered HTTP {r.status_code} (the model has no FIM tokens)")
-    style = None
-    try:
-        style = await identify_style(client, root, "llamacpp", name)
-    except Exception as exc:
-        if not fim:
-            notes.append(f"it could not tokenize ({type(exc).__name__})")
-    cfg = ModelConfig(backend="llamacpp", base_url=root, model=name, style=style.name if style else None)
-    return [Candidate(cfg, fim, _is_code(name) or style is not None, order, notes)]
-
-
-async def _llama_cpp_python_candidates(
-    client: httpx.AsyncClient, ids: list[str], root: str, order: int
-) -> list[Candidate]:
-    """llama-cpp-python's server: its ``/v1/models`` names only the file (or ``--model_alias``), so
-    each model's family comes from its vocabulary (:func:`identify_style`), else from its name."""
-    out = []
-    for model_id in ids[:4]:
-        name = model_id.rsplit("/", 1)[-1]
-        notes: list[str] = []
-        style = None
-        try:
-            style = await identify_style(client, root, "llama-cpp-python", model_id)
-        except Exception as exc:
-            notes.append(f"it could not tokenize ({type(exc).__name__})")
-        if style is None and not notes:
-            notes.append("its vocabulary has the fill-in-the-middle tokens of no known prompt style")
-        fim = style is not None or _style_has_fim(name)
-        cfg = ModelConfig(
-            backend="openai",
-            base_url=root + "/v1",
-            model=model_id,
-            server="llama-cpp-python",
-            style=style.name if style is not None else None,
-        )
-        out.append(Candidate(cfg, fim, _is_code(name) or style is not None, order, [] if fim else notes))
-    return out
-
-
-async def _probe_lmstudio(client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
-    models = await _json(client, "GET", root + "/v1/models")
-    ids = [str(m.get("id")) for m in (models or {}).get("data") or [] if isinstance(m, dict)]
-    return _openai_candidates([i for i in ids if "embed" not in i.lower()], root, "lmstudio", order)
-
-
-def _openai_candidates(ids: list[str], root: str, server: str, order: int) -> list[Candidate]:
+def openai_candidates(ids: list[str], root: str, server: str, order: int) -> list[Candidate]:
     """One candidate per model id of an OpenAI-compatible server of the given kind."""
     return [
         Candidate(
             ModelConfig(backend="openai", base_url=root + "/v1", model=i, server=server),
-            _style_has_fim(i),
-            _is_code(i),
+            style_has_fim(i),
+            is_code(i),
             order,
         )
         for i in ids
     ]
 
 
-_PROBES = {"ollama": _probe_ollama, "llamacpp": _probe_llamacpp, "lmstudio": _probe_lmstudio}
+class Probe(Protocol):
+    """A kind's way of asking one of its local servers what it serves (``Backend.probe``)."""
+
+    def __call__(
+        self, server: str, client: httpx.AsyncClient, root: str, order: int
+    ) -> Awaitable[list[Candidate]]: ...
+
+
+def local_servers() -> dict[str, tuple[int, int, Probe]]:
+    """Every local model server some backend kind declares (``Backend.local_servers``): name ->
+    (default port, preference, the kind's probe). Read from the kinds, never listed here."""
+    out: dict[str, tuple[int, int, Probe]] = {}
+    for kind in backend_kinds():
+        probe = kind_attribute(kind, "probe")
+        for server in kind_attribute(kind, "local_servers", ()) or ():
+            if probe is not None:
+                out.setdefault(server.name, (server.port, server.preference, probe))
+    return out
+
+
+def default_servers() -> tuple[tuple[str, int], ...]:
+    """The servers probed by default: every declared local server on its default port, in order
+    of preference (Ollama 11434, the llama.cpp server 8080, LM Studio 1234)."""
+    known = local_servers()
+    return tuple((name, port) for name, (port, _, _) in sorted(known.items(), key=lambda kv: kv[1][1]))
 
 
 async def probe_local_servers(
-    servers: Sequence[tuple[str, int]] = DEFAULT_SERVERS,
+    servers: Sequence[tuple[str, int]] | None = None,
     host: str = "127.0.0.1",
     timeout: float = 0.5,
     report: list[str] | None = None,
@@ -232,13 +168,15 @@ async def probe_local_servers(
 
     ``report``, when given, receives one line per server probed saying what answered there
     (for the start-up log: which servers were looked for before the demo model was chosen)."""
+    servers = default_servers() if servers is None else servers
+    probes = local_servers()
     outcomes: list[str] = ["" for _ in servers]
-    async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+    async with make_client(timeout, trust_env=False) as client:
 
         async def one(order: int, kind: str, port: int) -> list[Candidate]:
             where = f"{kind} on {host}:{port}"
             try:
-                found = await _PROBES[kind](client, f"http://{host}:{port}", order)
+                found = await probes[kind][2](kind, client, f"http://{host}:{port}", order)
             except (httpx.ConnectError, httpx.TimeoutException) as exc:
                 silence = "no answer" if isinstance(exc, httpx.ConnectError) else "timed out"
                 outcomes[order] = f"{where}: {silence}"
@@ -259,7 +197,7 @@ async def probe_local_servers(
 
 
 async def adiscover_local_models(
-    servers: Sequence[tuple[str, int]] = DEFAULT_SERVERS,
+    servers: Sequence[tuple[str, int]] | None = None,
     host: str = "127.0.0.1",
     timeout: float = 0.5,
     require_fim: bool = True,
@@ -278,24 +216,30 @@ async def adiscover_local_models(
     return None
 
 
-def discover_local_models(
-    servers: Sequence[tuple[str, int]] = DEFAULT_SERVERS,
-    host: str = "127.0.0.1",
-    timeout: float = 0.5,
-    require_fim: bool = True,
-    report: list[str] | None = None,
-    skipped: list[str] | None = None,
-) -> ModelConfig | None:
-    """The best local model with FIM support, or None. Safe to call with or without a running loop
-    (the probes run on a private loop in a thread); takes at most about ``timeout`` per request.
-    ``report`` receives one line per server probed (see :func:`probe_local_servers`); ``skipped``,
-    when nothing is chosen, one line per model found and why it was not (for the user)."""
-    result: list[ModelConfig | None] = [None]
+def _off_loop(fn: Callable[P, Awaitable[R]]) -> Callable[P, R | None]:
+    """``fn`` run to its end on a private event loop in a thread: callable with or without a
+    running loop (None when it failed)."""
 
-    def run() -> None:
-        result[0] = asyncio.run(adiscover_local_models(servers, host, timeout, require_fim, report, skipped))
+    def run(*args: P.args, **kwargs: P.kwargs) -> R | None:
+        result: list[R | None] = [None]
 
-    thread = threading.Thread(target=run, name="codecomplete-discovery", daemon=True)
-    thread.start()
-    thread.join()
-    return result[0]
+        async def main() -> None:
+            result[0] = await fn(*args, **kwargs)
+
+        thread = threading.Thread(
+            target=lambda: asyncio.run(main()), name="codecomplete-discovery", daemon=True
+        )
+        thread.start()
+        thread.join()
+        return result[0]
+
+    return run
+
+
+discover_local_models = _off_loop(adiscover_local_models)
+discover_local_models.__name__ = discover_local_models.__qualname__ = "discover_local_models"
+discover_local_models.__doc__ = """The best local model with FIM support, or None. Safe to call with or
+without a running loop (the probes run on a private loop in a thread); takes at most about
+``timeout`` per request. ``report`` receives one line per server probed (see
+:func:`probe_local_servers`); ``skipped``, when nothing is chosen, one line per model found and why it
+was not (for the user). The arguments are :func:`adiscover_local_models`'s."""

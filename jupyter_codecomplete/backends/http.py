@@ -27,20 +27,20 @@ import sys
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import httpx
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.language_models.llms import LLM
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_openai_messages
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, GenerationChunk
 from pydantic import Field, PrivateAttr, SecretStr
 
 from .. import errors
 from ..errors import BackendError, error_message, parse_retry_after
-from .base import ModelConfig
+from .base import Backend, Description, ModelConfig, pick_model
 from .quirks import QuirkFilter, Quirks, QuirkState
+from .streaming import END, Identified, StreamedLLM, achunks, chunks, take
 
 Format = Literal["sse", "ndjson", "json"]
 T = TypeVar("T")
@@ -67,7 +67,7 @@ class Event:
     finish_reason: str | None = None
 
 
-class HttpTransport(QuirkState):
+class HttpTransport(Identified, QuirkState):
     """What every HTTP backend shares, whichever LangChain face it has (LLM or chat model): the
     pooled httpx client, the request, the decoded event stream, the errors and the repairs."""
 
@@ -104,20 +104,14 @@ class HttpTransport(QuirkState):
             kwargs["api_key"] = SecretStr(key)
         return kwargs
 
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {
-            "base_url": self.base_url,
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
-        }
+    identity: ClassVar[tuple[str, ...]] = ("base_url", "model", "max_tokens", "temperature")
 
     # -- subclass interface
     def _request(self, prompt: str, stop: list[str], kwargs: dict[str, Any]) -> Call:
         raise NotImplementedError
 
-    def _read_event(self, data: Any) -> Event:
+    def _read_event(self, data: dict[str, Any]) -> Event:
+        """What one event of the answer says (``data``: a JSON object; :meth:`texts` checks)."""
         raise NotImplementedError
 
     # -- HTTP
@@ -135,11 +129,7 @@ class HttpTransport(QuirkState):
         loop = asyncio.get_running_loop()
         client = self._clients.get(id(loop))
         if client is None or client.is_closed:
-            client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout, connect=min(self.connect_timeout, self.timeout)),
-                limits=POOL_LIMITS,
-                follow_redirects=False,
-            )
+            client = make_client(self.timeout, connect=self.connect_timeout, limits=POOL_LIMITS)
             self._clients[id(loop)] = client
         return client
 
@@ -161,26 +151,47 @@ class HttpTransport(QuirkState):
     def _error(self, kind: str, message: str) -> BackendError:
         return BackendError(kind, errors.clip(self.scrub(message)))
 
-    async def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 5.0) -> Any:
-        """A small JSON request (model info); errors become :class:`BackendError`."""
+    @contextlib.contextmanager
+    def _mapped(self, url: str) -> Iterator[None]:
+        """httpx's errors of a small request to ``url`` as :class:`BackendError`."""
+        secrets = self.all_secrets()
         try:
-            resp = await self.client().request(
-                method, self.url(path), json=body, headers=self.request_headers(), timeout=timeout
-            )
+            yield
         except httpx.TimeoutException as exc:
-            raise errors.timed_out(self.url(path), exc, self.all_secrets()) from exc
+            raise errors.timed_out(url, exc, secrets) from exc
+        except httpx.HTTPStatusError as exc:
+            resp = exc.response
+            if resp.status_code >= 400:
+                raise errors.from_response(
+                    resp.status_code, resp.headers, resp.content, secrets, url=url
+                ) from exc
+            raise errors.redirected(resp.status_code, resp.headers.get("location"), secrets) from exc
         except httpx.TransportError as exc:
-            raise errors.unreachable(self.url(path), exc, self.all_secrets()) from exc
-        if resp.status_code >= 400:
-            raise errors.from_response(
-                resp.status_code, resp.headers, resp.content, self.all_secrets(), url=self.url(path)
+            raise errors.unreachable(url, exc, secrets) from exc
+
+    async def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 5.0) -> Any:
+        """A small JSON request (model info); errors become :class:`BackendError`; an answer that
+        is not JSON is None."""
+        url = self.url(path)
+        with self._mapped(url), contextlib.suppress(ValueError):
+            return await request_json(
+                self.client(), method, url, body, headers=self.request_headers(), timeout=timeout
             )
-        if resp.is_redirect or 300 <= resp.status_code < 400:
-            raise errors.redirected(resp.status_code, resp.headers.get("location"), self.all_secrets())
-        try:
-            return resp.json()
-        except ValueError:
-            return None
+        return None
+
+    async def get_object(self, path: str, method: str = "GET", body: Any = None) -> dict[str, Any]:
+        """:meth:`get_json` of a route that answers a JSON object ({} for anything else)."""
+        data = await self.get_json(path, method, body)
+        return data if isinstance(data, dict) else {}
+
+    async def list_models(self, path: str, timeout: float = 5.0) -> list[str]:
+        """The model ids the server lists at ``path`` (:func:`fetch_models`); errors as :meth:`get_json`."""
+        url = self.url(path)
+        with self._mapped(url):
+            try:
+                return await fetch_models(self.client(), url, headers=self.request_headers(), timeout=timeout)
+            except ValueError:
+                return []
 
     async def events(self, call: Call) -> AsyncGenerator[Any, None]:
         """The decoded JSON events of one streamed answer (retried once without a rejected field)."""
@@ -254,6 +265,17 @@ class HttpTransport(QuirkState):
                 raise errors.bad_answer("an event that is not JSON") from exc
 
     # -- what both LangChain faces share
+    def optional_sampling(self, stop: list[str], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The optional fields every provider names alike: ``top_p`` (bound, else configured,
+        when set; popped from ``kwargs``) and ``stop`` (when there are any)."""
+        out: dict[str, Any] = {}
+        top_p = kwargs.pop("top_p", self.top_p)
+        if top_p is not None:
+            out["top_p"] = top_p
+        if stop:
+            out["stop"] = stop
+        return out
+
     def _stops(self, stop: list[str] | None, kwargs: dict[str, Any]) -> list[str]:
         extra = kwargs.pop("stop", None) or []
         return list(dict.fromkeys(s for s in [*self.stop, *(stop or []), *extra] if s))
@@ -273,7 +295,7 @@ class HttpTransport(QuirkState):
                 except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
                     raise errors.bad_answer("an event of an unexpected shape", exc) from exc
                 if event.model:
-                    self._reported = event.model
+                    self._answered = event.model
                 text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
                 if text:
                     sent = True
@@ -290,6 +312,109 @@ class HttpTransport(QuirkState):
                 # dropped with a half-read response. Briefly: a server that keeps the body open
                 # after its last event loses only its connection.
                 await _drain(stream, BackendError)
+
+
+def root_url(base_url: str | None, default: str) -> str:
+    """The server root: a trailing ``/v1`` or ``/api`` (OpenAI-style habits) is dropped."""
+    url = (base_url or default).rstrip("/")
+    for tail in ("/v1", "/api"):
+        if url.endswith(tail):
+            url = url[: -len(tail)]
+    return url
+
+
+def make_client(
+    timeout: float,
+    *,
+    connect: float | None = None,
+    read: float | None = None,
+    limits: httpx.Limits | None = None,
+    trust_env: bool = True,
+    follow_redirects: bool = False,
+) -> httpx.AsyncClient:
+    """The one way this package makes an httpx client: ``timeout`` seconds (``connect`` at most
+    for the connection, ``read`` between two reads when given), no redirects followed (a model
+    server that redirects is an error; a file download follows them), ``limits`` for a pooled
+    client, ``trust_env`` off where only this machine is asked (discovery: no proxy between us and
+    a loopback port)."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(
+            timeout,
+            connect=min(connect, timeout) if connect is not None else timeout,
+            read=read if read is not None else timeout,
+        ),
+        limits=limits or httpx.Limits(),
+        follow_redirects=follow_redirects,
+        trust_env=trust_env,
+    )
+
+
+async def request_json(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    body: Any = None,
+    *,
+    headers: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> Any:
+    """One small JSON request; a status of 300 or more raises :class:`httpx.HTTPStatusError`
+    (transport errors as httpx raises them), an answer that is not JSON :class:`ValueError`."""
+    extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+    resp = await client.request(method, url, json=body, headers=headers, **extra)
+    if resp.status_code >= 300:
+        raise httpx.HTTPStatusError(f"HTTP {resp.status_code}", request=resp.request, response=resp)
+    return resp.json()
+
+
+async def fetch_models(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    headers: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> list[str]:
+    """The one model-listing function: the model ids a server lists at ``url`` (``/v1/models``,
+    Ollama's ``/api/tags``), read by :func:`model_ids`. Errors as :func:`request_json` raises them."""
+    return model_ids(await request_json(client, "GET", url, headers=headers, timeout=timeout))
+
+
+def model_ids(data: Any) -> list[str]:
+    """The one reading of a server's list of models: OpenAI's ``{"data": [{"id"}]}`` (``/v1/models``)
+    or Ollama's ``{"models": [{"name" | "model"}]}`` (``/api/tags``), in the server's order."""
+    if not isinstance(data, dict):
+        return []
+    entries = data.get("data") or data.get("models") or []
+    if not isinstance(entries, list):
+        return []
+    ids = (m.get("id") or m.get("name") or m.get("model") for m in entries if isinstance(m, dict))
+    return [str(i) for i in ids if i]
+
+
+@dataclass
+class HttpBackend(Backend):
+    """A backend whose model is one of our HTTP models (:class:`HttpTransport`): it lists the
+    server's models at :attr:`models_path` and closes the model's pooled clients."""
+
+    # where the server lists its models, relative to the model's base URL
+    models_path: ClassVar[str] = "/models"
+
+    @property
+    def transport(self) -> HttpTransport:
+        assert isinstance(self.llm, HttpTransport)
+        return self.llm
+
+    async def list_models(self) -> list[str]:
+        return await self.transport.list_models(self.models_path)
+
+    async def describe(self) -> Description:
+        """The configured model when the server lists it, else the first it lists, else the one
+        its last answer named."""
+        want = self.config.api_model or self.config.model
+        return Description(model=pick_model(want, await self.list_models()) or self.transport.answered_model)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
 
 
 # The connection pool of one backend. httpx's default (100 connections) queues requests beyond
@@ -345,18 +470,13 @@ def run_sync(transport: HttpTransport, make: Callable[[], AsyncGenerator[T, None
     thread = threading.Thread(target=lambda: asyncio.run(pump()), daemon=True)
     thread.start()
     try:
-        while True:
-            kind, value = out.get()
-            if kind == "end":
-                return
-            if kind == "error":
-                raise value
+        while (value := take(out.get())) is not END:
             yield value
     finally:
         stop_flag.set()
 
 
-class HttpStreamingLLM(HttpTransport, LLM):
+class HttpStreamingLLM(HttpTransport, StreamedLLM):
     """A completion model behind a native HTTP API, streamed with httpx.
 
     Subclasses say how to build the body (:meth:`_request`) and read one event (:meth:`_read_event`)."""
@@ -372,42 +492,14 @@ class HttpStreamingLLM(HttpTransport, LLM):
             async for text in texts:
                 yield text
 
-    async def _astream(
+    def _astream(
         self,
         prompt: str,
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[GenerationChunk, None]:
-        async with contextlib.aclosing(self.stream_text(prompt, stop, **kwargs)) as texts:
-            async for text in texts:
-                chunk = GenerationChunk(text=text)
-                if run_manager and text:
-                    await run_manager.on_llm_new_token(text, chunk=chunk)
-                yield chunk
-
-    async def _acall(
-        self,
-        prompt: str,
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> str:
-        parts: list[str] = []
-        gen = self._astream(prompt, stop, run_manager, **kwargs)
-        async with contextlib.aclosing(gen):
-            async for chunk in gen:
-                parts.append(chunk.text)
-        return "".join(parts)
-
-    def _call(
-        self,
-        prompt: str,
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> str:
-        return "".join(c.text for c in self._stream(prompt, stop, run_manager, **kwargs))
+        return achunks(self.stream_text(prompt, stop, **kwargs), _text_chunk, run_manager)
 
     def _stream(
         self,
@@ -416,10 +508,15 @@ class HttpStreamingLLM(HttpTransport, LLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
-        for chunk in run_sync(self, lambda: self._astream(prompt, stop, None, **kwargs)):
-            if run_manager:
-                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-            yield chunk
+        return chunks(run_sync(self, lambda: self._astream(prompt, stop, None, **kwargs)), run_manager)
+
+
+def _text_chunk(text: str) -> GenerationChunk:
+    return GenerationChunk(text=text)
+
+
+def _message_chunk(text: str) -> ChatGenerationChunk:
+    return ChatGenerationChunk(message=AIMessageChunk(content=text))
 
 
 class HttpStreamingChat(HttpTransport, BaseChatModel):
@@ -441,19 +538,14 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
             async for text in texts:
                 yield text
 
-    async def _astream(
+    def _astream(
         self,
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[ChatGenerationChunk, None]:
-        async with contextlib.aclosing(self.stream_text(messages, stop, **kwargs)) as texts:
-            async for text in texts:
-                chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
-                if run_manager and text:
-                    await run_manager.on_llm_new_token(text, chunk=chunk)
-                yield chunk
+        return achunks(self.stream_text(messages, stop, **kwargs), _message_chunk, run_manager)
 
     async def _agenerate(
         self,
@@ -476,10 +568,7 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        for chunk in run_sync(self, lambda: self._astream(messages, stop, None, **kwargs)):
-            if run_manager:
-                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-            yield chunk
+        return chunks(run_sync(self, lambda: self._astream(messages, stop, None, **kwargs)), run_manager)
 
     def _generate(
         self,
@@ -497,11 +586,17 @@ status_error = errors.from_status
 __all__ = [
     "Call",
     "Event",
+    "HttpBackend",
     "HttpStreamingChat",
     "HttpStreamingLLM",
     "HttpTransport",
     "error_message",
+    "fetch_models",
+    "make_client",
+    "model_ids",
     "parse_retry_after",
+    "request_json",
+    "root_url",
     "run_sync",
     "status_error",
 ]

@@ -16,13 +16,16 @@ and the kwargs do not set it; nothing else is injected, since parameter names di
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel, BaseLanguageModel
 
 from .. import errors
-from .base import Backend, BackendError, ModelConfig
+from .base import Backend, BackendError, Description, ModelConfig, pick_model
+from .http import fetch_models, make_client
 
 
 def load_class(path: str) -> type[Any]:
@@ -66,11 +69,52 @@ def langchain_backend(config: ModelConfig) -> Backend:
         raise BackendError("bad_config", f"Cannot create {path}: {message}") from exc
     hint = opts.get("style_hint")
     # options.native_suffix (the class takes `suffix` as a call argument) is read by native_suffix()
-    return Backend(
+    return LangChainBackend(
         config=config,
         llm=llm,
-        kind="langchain",
         chat=isinstance(llm, BaseChatModel),
         style_hint=hint if isinstance(hint, str) and hint else None,
         details={"class": path},
     )
+
+
+@dataclass
+class LangChainBackend(Backend):
+    """Any LangChain class: nothing is known of its server but what the config says."""
+
+    kind: ClassVar[str] = "langchain"
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> Backend:
+        return langchain_backend(config)
+
+    async def list_models(self) -> list[str]:
+        """An OpenAI-style ``/models`` at the configured ``base_url``, when there is one (quietly
+        empty when it does not answer: the class talks to its server its own way)."""
+        base_url = self.config.base_url
+        if not base_url:
+            return []
+        headers = dict(self.config.headers)
+        key = self.config.resolved_api_key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        with contextlib.suppress(Exception):
+            async with make_client(3.0) as client:
+                return await fetch_models(client, base_url.rstrip("/") + "/models", headers=headers)
+        return []
+
+    async def describe(self) -> Description:
+        want = self.config.api_model or self.config.model
+        return Description(model=pick_model(want, await self.list_models()))
+
+    async def aclose(self) -> None:
+        """LangChain classes close their clients in their own ways: the async ``aclose`` some
+        have, and the pooled client of langchain-openai's models."""
+        llm: Any = self.llm
+        with contextlib.suppress(Exception):
+            aclose = getattr(llm, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            client = getattr(llm, "async_client", None)
+            if client is not None and hasattr(client, "_client"):
+                await client._client.close()

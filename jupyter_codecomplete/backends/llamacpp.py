@@ -11,14 +11,18 @@ of the previous request: most of a completion prompt is the same from keystroke 
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+import httpx
 from pydantic import Field
 
-from .base import Backend, Description, ModelConfig
-from .http import Call, Event, Format, HttpStreamingLLM
-from .ollama import root_url
+from .base import Description, LocalServer, ModelConfig
+from .discovery import Candidate, identify_style, is_code, style_has_fim
+from .http import Call, Event, Format, HttpBackend, HttpStreamingLLM, fetch_models, request_json, root_url
 from .quirks import resolve_quirks
 
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -45,11 +49,7 @@ class LlamaCppServerLLM(HttpStreamingLLM):
             "stream": self.streaming,
             "cache_prompt": self.cache_prompt,
         }
-        top_p = kwargs.pop("top_p", self.top_p)
-        if top_p is not None:
-            body["top_p"] = top_p
-        if stop:
-            body["stop"] = stop
+        body.update(self.optional_sampling(stop, kwargs))
         t_max = kwargs.pop("t_max_predict_ms", self.t_max_predict_ms)
         if t_max is not None:
             body["t_max_predict_ms"] = int(t_max)
@@ -70,8 +70,6 @@ class LlamaCppServerLLM(HttpStreamingLLM):
         return Call("/infill", body, fmt, before_cursor=prompt)
 
     def _read_event(self, data: Any) -> Event:
-        if not isinstance(data, dict):
-            return Event()
         return Event(
             text=str(data.get("content") or ""),
             done=bool(data.get("stop")),
@@ -80,49 +78,114 @@ class LlamaCppServerLLM(HttpStreamingLLM):
         )
 
     async def props(self) -> dict[str, Any]:
-        data = await self.get_json("/props")
-        return data if isinstance(data, dict) else {}
+        return await self.get_object("/props")
 
 
-def files_as_input_extra(files: dict[str, str]) -> list[dict[str, str]]:
+def files_as_input_extra(files: Mapping[str, str]) -> list[dict[str, str]]:
     """Other files or cells as ``/infill`` ``input_extra`` chunks."""
     return [{"filename": name, "text": text} for name, text in files.items()]
 
 
-def llamacpp_backend(config: ModelConfig) -> Backend:
-    quirks = resolve_quirks("llamacpp", config.server, config.quirks)
-    opts = dict(config.options)
-    llm = LlamaCppServerLLM(
-        base_url=root_url(config.base_url, DEFAULT_URL),
-        cache_prompt=bool(opts.get("cache_prompt", True)),
-        t_max_predict_ms=opts.get("t_max_predict_ms"),
-        n_indent=opts.get("n_indent"),
-        extra_body=dict(opts.get("extra_body") or {}),
-        **LlamaCppServerLLM.config_kwargs(config, quirks),
-    )
+@dataclass
+class LlamaCppBackend(HttpBackend):
+    """llama.cpp's ``llama-server``: ``/infill`` writes the prompt from its own template (only for
+    styles it renders right), and renders other files itself (``input_extra``)."""
 
-    async def describe() -> Description:
-        props = await llm.props()
+    kind: ClassVar[str] = "llamacpp"
+    local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("llamacpp", 8080, 1),)
+    wire: ClassVar[str | None] = "llamacpp"
+    models_path: ClassVar[str] = "/v1/models"
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> LlamaCppBackend:
+        quirks = resolve_quirks(cls.kind, config.server, config.quirks)
+        opts = dict(config.options)
+        llm = LlamaCppServerLLM(
+            base_url=root_url(config.base_url, DEFAULT_URL),
+            cache_prompt=bool(opts.get("cache_prompt", True)),
+            t_max_predict_ms=opts.get("t_max_predict_ms"),
+            n_indent=opts.get("n_indent"),
+            extra_body=dict(opts.get("extra_body") or {}),
+            **LlamaCppServerLLM.config_kwargs(config, quirks),
+        )
+        return cls(
+            config=config, llm=llm, suffix_default=True, quirks=quirks, server_template=True, input_extra=True
+        )
+
+    async def describe(self) -> Description:
+        assert isinstance(self.llm, LlamaCppServerLLM)
+        props = await self.llm.props()
         name = props.get("model_alias") or props.get("model_path") or props.get("model")
         settings = props.get("default_generation_settings") or {}
         n_ctx = settings.get("n_ctx")
         if not name:
-            data = await llm.get_json("/v1/models")
-            ids = [m.get("id") for m in (data or {}).get("data") or [] if isinstance(m, dict)]
+            ids = await self.list_models()
             name = ids[0] if ids else None
         return Description(
             model=posixpath.basename(str(name)) if name else None,
             context_length=n_ctx if isinstance(n_ctx, int) else None,
         )
 
-    return Backend(
-        config=config,
-        llm=llm,
-        kind="llamacpp",
-        suffix_default=True,
-        quirks=quirks,
-        # /infill writes the prompt from its own template: only for styles it renders right
-        server_template=True,
-        input_extra=True,
-        describe=describe,
-    )
+    def extra_files(self, files: Mapping[str, str]) -> dict[str, Any]:
+        return {"input_extra": files_as_input_extra(files)}
+
+    @classmethod
+    async def probe(cls, server: str, client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
+        """A llama.cpp server (``/props``, a working ``/infill``, its vocabulary), or
+        llama-cpp-python's server on the same port (OpenAI routes only)."""
+        try:
+            props = await request_json(client, "GET", root + "/props")
+        except (httpx.HTTPStatusError, ValueError):
+            props = None
+        ids = await fetch_models(client, root + "/v1/models")
+        if not isinstance(props, dict):  # llama-cpp-python's server: OpenAI routes only, `suffix` broken
+            return await _llama_cpp_python_candidates(client, ids, root, order)
+        alias = props.get("model_alias") or props.get("model_path") or (ids[0] if ids else "")
+        name = str(alias).rsplit("/", 1)[-1]
+        fim = False
+        notes: list[str] = []
+        with contextlib.suppress(Exception):
+            r = await client.post(
+                root + "/infill",
+                json={"input_prefix": "def f(", "input_suffix": ")\n", "n_predict": 1, "stream": False},
+            )
+            fim = r.status_code == 200
+            if not fim:
+                notes.clear()
+                notes.append(f"its /infill answered HTTP {r.status_code} (the model has no FIM tokens)")
+        style = None
+        try:
+            style = await identify_style(client, root, "llamacpp", name)
+        except Exception as exc:
+            if not fim:
+                notes.append(f"it could not tokenize ({type(exc).__name__})")
+        cfg = ModelConfig(backend=cls.kind, base_url=root, model=name, style=style.name if style else None)
+        return [Candidate(cfg, fim, is_code(name) or style is not None, order, notes)]
+
+
+async def _llama_cpp_python_candidates(
+    client: httpx.AsyncClient, ids: list[str], root: str, order: int
+) -> list[Candidate]:
+    """llama-cpp-python's server: its ``/v1/models`` names only the file (or ``--model_alias``), so
+    each model's family comes from its vocabulary (:func:`identify_style`), else from its name."""
+    out = []
+    for model_id in ids[:4]:
+        name = model_id.rsplit("/", 1)[-1]
+        notes: list[str] = []
+        style = None
+        try:
+            style = await identify_style(client, root, "llama-cpp-python", model_id)
+        except Exception as exc:
+            notes.append(f"it could not tokenize ({type(exc).__name__})")
+        if style is None and not notes:
+            notes.append("its vocabulary has the fill-in-the-middle tokens of no known prompt style")
+        fim = style is not None or style_has_fim(name)
+        cfg = ModelConfig(
+            backend="openai",
+            base_url=root + "/v1",
+            model=model_id,
+            server="llama-cpp-python",
+            style=style.name if style is not None else None,
+        )
+        out.append(Candidate(cfg, fim, is_code(name) or style is not None, order, [] if fim else notes))
+    return out

@@ -8,10 +8,11 @@ for Mistral's own hosts, ``MISTRAL_API_KEY``.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from .base import Backend, Description, ModelConfig
-from .http import Call, Event, HttpStreamingLLM
+from .base import Description, ModelConfig, ProviderKey, pick_model
+from .http import Call, Event, HttpBackend, HttpStreamingLLM
 from .quirks import resolve_quirks
 
 DEFAULT_URL = "https://api.mistral.ai/v1"
@@ -38,18 +39,12 @@ class MistralFimLLM(HttpStreamingLLM):
         suffix = kwargs.pop("suffix", None)
         if suffix is not None:
             body["suffix"] = suffix
-        top_p = kwargs.pop("top_p", self.top_p)
-        if top_p is not None:
-            body["top_p"] = top_p
-        if stop:
-            body["stop"] = stop
+        body.update(self.optional_sampling(stop, kwargs))
         if self.min_tokens is not None:
             body["min_tokens"] = self.min_tokens
         return Call("/fim/completions", body, "sse" if self.streaming else "json", before_cursor=prompt)
 
     def _read_event(self, data: Any) -> Event:
-        if not isinstance(data, dict):
-            return Event()
         choices = data.get("choices") or []
         choice = choices[0] if choices and isinstance(choices[0], dict) else {}
         part = choice.get("delta") or choice.get("message") or {}
@@ -61,26 +56,28 @@ class MistralFimLLM(HttpStreamingLLM):
         )
 
 
-def mistral_backend(config: ModelConfig) -> Backend:
-    quirks = resolve_quirks("mistral", config.server, config.quirks)
-    opts = dict(config.options)
-    kwargs = MistralFimLLM.config_kwargs(config, quirks)
-    kwargs["model"] = kwargs["model"] or DEFAULT_MODEL
-    llm = MistralFimLLM(
-        base_url=(config.base_url or DEFAULT_URL).rstrip("/"), min_tokens=opts.get("min_tokens"), **kwargs
-    )
+@dataclass
+class MistralBackend(HttpBackend):
+    """Codestral FIM: the suffix goes natively; the ``codestral`` style is its hint."""
 
-    async def describe() -> Description:
-        data = await llm.get_json("/models")
-        ids = [str(m.get("id")) for m in (data or {}).get("data") or [] if isinstance(m, dict)]
-        return Description(model=llm.model if llm.model in ids else (ids[0] if ids else None))
-
-    return Backend(
-        config=config,
-        llm=llm,
-        kind="mistral",
-        suffix_default=True,
-        quirks=quirks,
-        style_hint="codestral",
-        describe=describe,
+    kind: ClassVar[str] = "mistral"
+    provider_key: ClassVar[ProviderKey | None] = ProviderKey(
+        "MISTRAL_API_KEY", ("api.mistral.ai", "codestral.mistral.ai")
     )
+    wire: ClassVar[str | None] = "mistral"
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> MistralBackend:
+        quirks = resolve_quirks(cls.kind, config.server, config.quirks)
+        kwargs = MistralFimLLM.config_kwargs(config, quirks)
+        kwargs["model"] = kwargs["model"] or DEFAULT_MODEL
+        llm = MistralFimLLM(
+            base_url=(config.base_url or DEFAULT_URL).rstrip("/"),
+            min_tokens=config.options.get("min_tokens"),
+            **kwargs,
+        )
+        return cls(config=config, llm=llm, suffix_default=True, quirks=quirks, style_hint="codestral")
+
+    async def describe(self) -> Description:
+        model = self.transport.model
+        return Description(model=pick_model(model, await self.list_models()))

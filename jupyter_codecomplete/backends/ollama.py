@@ -9,28 +9,27 @@ suffix, which decides unless the config does (``options.native_suffix`` or ``qui
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+import httpx
 from pydantic import Field
 
-from .base import Backend, Description, ModelConfig
-from .http import Call, Event, HttpStreamingLLM
+from .base import Description, LocalServer, ModelConfig
+from .discovery import Candidate, is_code, style_has_fim
+from .http import Call, Event, HttpBackend, HttpStreamingLLM, fetch_models, request_json, root_url
 from .quirks import resolve_quirks
 
 DEFAULT_URL = "http://127.0.0.1:11434"
 
 
-def root_url(base_url: str | None, default: str) -> str:
-    """The server root: a trailing ``/v1`` or ``/api`` (OpenAI-style habits) is dropped."""
-    url = (base_url or default).rstrip("/")
-    for tail in ("/v1", "/api"):
-        if url.endswith(tail):
-            url = url[: -len(tail)]
-    return url
-
-
-def fim_support(show: dict[str, Any]) -> bool:
-    """True when ``/api/show`` says the model takes a suffix (capability ``insert``/``.Suffix``)."""
+def fim_support(show: Any) -> bool:
+    """True when ``/api/show`` says the model takes a suffix (capability ``insert``, or a template
+    that uses ``.Suffix``): the one reading of Ollama's fill-in-the-middle support."""
+    if not isinstance(show, dict):
+        return False
     caps = show.get("capabilities")
     if isinstance(caps, list) and "insert" in caps:
         return True
@@ -55,11 +54,7 @@ class OllamaLLM(HttpStreamingLLM):
             "temperature": float(kwargs.pop("temperature", self.temperature)),
             **self.options,
         }
-        top_p = kwargs.pop("top_p", self.top_p)
-        if top_p is not None:
-            options["top_p"] = top_p
-        if stop:
-            options["stop"] = stop
+        options.update(self.optional_sampling(stop, kwargs))
         body: dict[str, Any] = {
             "model": self.model,
             "prompt": prompt,
@@ -75,8 +70,6 @@ class OllamaLLM(HttpStreamingLLM):
         return Call("/api/generate", body, "ndjson" if self.streaming else "json", before_cursor=prompt)
 
     def _read_event(self, data: Any) -> Event:
-        if not isinstance(data, dict):
-            return Event()
         return Event(
             text=str(data.get("response") or ""),
             done=bool(data.get("done")),
@@ -85,32 +78,54 @@ class OllamaLLM(HttpStreamingLLM):
         )
 
     async def show(self) -> dict[str, Any]:
-        data = await self.get_json("/api/show", method="POST", body={"model": self.model})
-        return data if isinstance(data, dict) else {}
+        return await self.get_object("/api/show", method="POST", body={"model": self.model})
 
 
-def ollama_backend(config: ModelConfig) -> Backend:
-    quirks = resolve_quirks("ollama", config.server, config.quirks)
-    opts = dict(config.options)
-    llm = OllamaLLM(
-        base_url=root_url(config.base_url, DEFAULT_URL),
-        keep_alive=config.keep_alive,
-        options=dict(opts.get("ollama_options") or {}),
-        **OllamaLLM.config_kwargs(config, quirks),
-    )
+@dataclass
+class OllamaBackend(HttpBackend):
+    """Ollama: the suffix goes natively when ``/api/show`` says the model takes one (unknown until
+    asked: ``suffix_default`` None)."""
 
-    async def describe() -> Description:
-        show = await llm.show()
+    kind: ClassVar[str] = "ollama"
+    quirk_defaults: ClassVar[Mapping[str, Any]] = {"literal_newlines": "auto"}
+    local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("ollama", 11434, 0),)
+    wire: ClassVar[str | None] = "ollama"
+    models_path: ClassVar[str] = "/api/tags"
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> OllamaBackend:
+        quirks = resolve_quirks(cls.kind, config.server, config.quirks)
+        llm = OllamaLLM(
+            base_url=root_url(config.base_url, DEFAULT_URL),
+            keep_alive=config.keep_alive,
+            options=dict(config.options.get("ollama_options") or {}),
+            **OllamaLLM.config_kwargs(config, quirks),
+        )
+        return cls(config=config, llm=llm, suffix_default=None, quirks=quirks)
+
+    async def describe(self) -> Description:
+        assert isinstance(self.llm, OllamaLLM)
+        show = await self.llm.show()
         info = show.get("model_info") or {}
         ctx = next((v for k, v in info.items() if k.endswith(".context_length")), None)
         return Description(
-            model=llm.model,
+            model=self.llm.model,
             native_suffix=fim_support(show),
             context_length=ctx if isinstance(ctx, int) else None,
             details=dict(show.get("details") or {}),
         )
 
-    # The suffix goes natively when /api/show says the model takes one (unknown until asked).
-    return Backend(
-        config=config, llm=llm, kind="ollama", suffix_default=None, quirks=quirks, describe=describe
-    )
+    @classmethod
+    async def probe(cls, server: str, client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
+        """The models Ollama has (embedding models left out), code models first; ``/api/show`` of
+        a few says which fill in the middle."""
+        names = [n for n in await fetch_models(client, root + "/api/tags") if "embed" not in n.lower()]
+        names.sort(key=lambda n: not is_code(n))
+        out = []
+        for name in names[:8]:
+            fim = False
+            with contextlib.suppress(Exception):
+                fim = fim_support(await request_json(client, "POST", root + "/api/show", {"model": name}))
+            cfg = ModelConfig(backend=cls.kind, base_url=root, model=name)
+            out.append(Candidate(cfg, fim or style_has_fim(name), is_code(name), order))
+        return out

@@ -25,17 +25,19 @@ server's quirks allow it (llama-cpp-python's ``suffix`` is broken: :data:`quirks
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
 
 import httpx
 from pydantic import Field
 
-from .. import errors
-from .base import Backend, Describe, Description, ModelConfig
-from .http import Call, Event, HttpStreamingChat, HttpStreamingLLM, HttpTransport
-from .quirks import resolve_quirks
+from .base import LocalServer, ModelConfig, ProviderKey
+from .discovery import Candidate, openai_candidates
+from .http import Call, Event, HttpBackend, HttpStreamingChat, HttpStreamingLLM, fetch_models
+from .quirks import Quirks, resolve_quirks
 
 DEFAULT_URL = "https://api.openai.com/v1"
+
 
 def _sampling(
     body: dict[str, Any], llm: OpenAICompletionsLLM | OpenAIChatLLM, stop: list[str], kwargs: dict[str, Any]
@@ -44,11 +46,7 @@ def _sampling(
     configured ``extra_body`` and anything else bound on the model, sent as it is."""
     body["temperature"] = float(kwargs.pop("temperature", llm.temperature))
     body["stream"] = llm.streaming
-    top_p = kwargs.pop("top_p", llm.top_p)
-    if top_p is not None:
-        body["top_p"] = top_p
-    if stop:
-        body["stop"] = stop
+    body.update(llm.optional_sampling(stop, kwargs))
     body.update(llm.extra_body)
     body.update(kwargs)
 
@@ -125,51 +123,49 @@ class OpenAIChatLLM(HttpStreamingChat):
         )
 
 
-def _describe(llm: HttpTransport, config: ModelConfig) -> Describe:
-    async def describe() -> Description:
-        headers = dict(config.headers)
-        key = config.resolved_api_key()
-        if key:
-            headers.setdefault("Authorization", f"Bearer {key}")
-        base = (config.base_url or DEFAULT_URL).rstrip("/")
-        async with httpx.AsyncClient(timeout=5.0) as client:
-            try:
-                r = await client.get(base + "/models", headers=headers)
-            except httpx.TimeoutException as exc:
-                raise errors.timed_out(base + "/models", exc, config.secrets()) from exc
-            except httpx.TransportError as exc:
-                raise errors.unreachable(base + "/models", exc, config.secrets()) from exc
-        if r.status_code >= 400:
-            secrets = config.secrets()
-            raise errors.from_response(r.status_code, r.headers, r.content, secrets, base + "/models")
-        data = r.json().get("data") or []
-        ids = [str(m.get("id")) for m in data if isinstance(m, dict)]
-        want = config.api_model or config.model
-        model = want if want in ids else (ids[0] if ids else getattr(llm, "reported_model", None))
-        return Description(model=model)
-
-    return describe
-
-
-def openai_completions(config: ModelConfig) -> Backend:
+@dataclass
+class OpenAICompletionsBackend(HttpBackend):
     """``/v1/completions``: the suffix goes natively only when ``options.native_suffix`` says so."""
-    quirks = resolve_quirks("openai", config.server, config.quirks)
-    kwargs = OpenAICompletionsLLM.config_kwargs(config, quirks)
-    llm = OpenAICompletionsLLM(
-        base_url=(config.base_url or DEFAULT_URL).rstrip("/"),
-        extra_body=dict(config.options.get("extra_body") or {}),
-        **kwargs,
-    )
-    return Backend(config=config, llm=llm, kind="openai", quirks=quirks, describe=_describe(llm, config))
+
+    kind: ClassVar[str] = "openai"
+    provider_key: ClassVar[ProviderKey | None] = ProviderKey("OPENAI_API_KEY", ("api.openai.com",))
+    # LM Studio serves the OpenAI routes only (discovery names it as a server of this kind)
+    local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("lmstudio", 1234, 2),)
+    wire: ClassVar[str | None] = "openai"
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> OpenAICompletionsBackend:
+        quirks = resolve_quirks(cls.kind, config.server, config.quirks)
+        return cls(config=config, llm=_model(OpenAICompletionsLLM, config, quirks), quirks=quirks)
+
+    @classmethod
+    async def probe(cls, server: str, client: httpx.AsyncClient, root: str, order: int) -> list[Candidate]:
+        """LM Studio: one candidate per model it lists (embedding models left out)."""
+        ids = await fetch_models(client, root + "/v1/models")
+        return openai_candidates([i for i in ids if "embed" not in i.lower()], root, server, order)
 
 
-def openai_chat(config: ModelConfig) -> Backend:
-    quirks = resolve_quirks("openai-chat", config.server, config.quirks)
-    llm = OpenAIChatLLM(
+@dataclass
+class OpenAIChatBackend(HttpBackend):
+    """``/v1/chat/completions``: a chat model (the ``chat`` prompt style, no suffix)."""
+
+    kind: ClassVar[str] = "openai-chat"
+    provider_key: ClassVar[ProviderKey | None] = ProviderKey("OPENAI_API_KEY", ("api.openai.com",))
+    wire: ClassVar[str | None] = "openai"
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> OpenAIChatBackend:
+        quirks = resolve_quirks(cls.kind, config.server, config.quirks)
+        return cls(config=config, llm=_model(OpenAIChatLLM, config, quirks), chat=True, quirks=quirks)
+
+
+M = TypeVar("M", OpenAICompletionsLLM, OpenAIChatLLM)
+
+
+def _model(model: type[M], config: ModelConfig, quirks: Quirks) -> M:
+    """Either OpenAI route's model, configured the same way (``options.extra_body`` sent as it is)."""
+    return model(
         base_url=(config.base_url or DEFAULT_URL).rstrip("/"),
         extra_body=dict(config.options.get("extra_body") or {}),
-        **OpenAIChatLLM.config_kwargs(config, quirks),
-    )
-    return Backend(
-        config=config, llm=llm, kind="openai-chat", chat=True, quirks=quirks, describe=_describe(llm, config)
+        **model.config_kwargs(config, quirks),
     )

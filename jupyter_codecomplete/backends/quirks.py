@@ -1,9 +1,9 @@
 """Provider quirks as data: what a server gets wrong, declared per backend kind and per server.
 
 A :class:`Quirks` record is resolved for each model from three layers: the defaults of its backend
-kind (:data:`KIND_QUIRKS`), the server software named by ``ModelConfig.server``
-(:data:`SERVER_QUIRKS`), and the model's own ``ModelConfig.quirks`` overrides. The backends read
-the record; none of them branches on a server's name.
+kind (its class's ``quirk_defaults``, :class:`~.base.Backend`), the server software named by
+``ModelConfig.server`` (:data:`SERVER_QUIRKS`), and the model's own ``ModelConfig.quirks``
+overrides. The backends read the record; none of them branches on a server's name.
 
 :class:`QuirkFilter` repairs the text stream (literal ``\\n``, an echoed prompt, a stray leading
 space); the fields a server rejects are learned at runtime (:class:`FieldMemory`).
@@ -15,6 +15,8 @@ import threading
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from .kinds import kind_attribute
 
 
 class Quirks(BaseModel):
@@ -55,11 +57,6 @@ class Quirks(BaseModel):
     notes: str = ""
 
 
-# Defaults by backend kind.
-KIND_QUIRKS: dict[str, dict[str, Any]] = {
-    "ollama": {"literal_newlines": "auto"},
-}
-
 # Declared quirks by server software (``ModelConfig.server``).
 SERVER_QUIRKS: dict[str, dict[str, Any]] = {
     "llama-cpp-python": {
@@ -77,8 +74,9 @@ SERVER_QUIRKS: dict[str, dict[str, Any]] = {
 
 
 def resolve_quirks(kind: str, server: str | None, overrides: dict[str, Any] | None = None) -> Quirks:
+    """The quirks of a model of backend ``kind`` on ``server`` software, with the config's overrides."""
     data: dict[str, Any] = {}
-    data.update(KIND_QUIRKS.get(kind, {}))
+    data.update(kind_attribute(kind, "quirk_defaults", None) or {})
     if server:
         data.update(SERVER_QUIRKS.get(server.lower(), {}))
     data.update(overrides or {})
@@ -239,7 +237,7 @@ class QuirkState(BaseModel):
     quirks: Quirks = Field(default_factory=Quirks)
     secrets: list[str] = Field(default_factory=list, exclude=True, repr=False)
     _memory: FieldMemory | None = PrivateAttr(default=None)
-    _reported: str | None = PrivateAttr(default=None)
+    _answered: str | None = PrivateAttr(default=None)
 
     @property
     def memory(self) -> FieldMemory:
@@ -248,6 +246,6 @@ class QuirkState(BaseModel):
         return self._memory
 
     @property
-    def reported_model(self) -> str | None:
+    def answered_model(self) -> str | None:
         """The model name the server put in its last answer."""
-        return self._reported
+        return self._answered

@@ -2,7 +2,8 @@
 
 ``BaseInlineCompletionHandler`` (interface, errors, timing) → ``DefaultInlineCompletionHandler``
 (a LangChain runnable), built by :func:`make_engine` from :class:`EngineSettings` on every path
-(server, ``check``, ``eval``). Other packages plug in their own through the entry point group
+(the server, ``check`` and the model dialog's Test and Use: :func:`check_models`, ``eval``). Other
+packages plug in their own through the entry point group
 ``jupyter_codecomplete.completion_handlers`` or the ``completion_handler_class`` traitlet.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from .base import BaseInlineCompletionHandler, CompletionError, error_info_from
+from .check import check_models
 from .default import DefaultInlineCompletionHandler
 from .engine import make_default_engine, make_engine
 from .settings import EngineSettings, Overrides
@@ -37,6 +39,7 @@ __all__ = [
     "DefaultInlineCompletionHandler",
     "EngineSettings",
     "Overrides",
+    "check_models",
     "error_info_from",
     "load_handler_class",
     "make_default_engine",

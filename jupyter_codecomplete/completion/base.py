@@ -276,6 +276,12 @@ class BaseInlineCompletionHandler:
     def error_info(self, exc: BaseException) -> ErrorInfo:
         return error_info_from(exc, self.secrets())
 
+    def failed(self, number: int, exc: BaseException, what: str = "") -> ErrorInfo:
+        """The error envelope of a failed request ``number``, logged (scrubbed) as a warning."""
+        error = self.error_info(exc)
+        self.log.warning("codecomplete %s#%s failed: %s", what, number, error.message)
+        return error
+
     def _log_done(self, request: InlineCompletionRequest, start: float, first: float | None, n: int) -> None:
         total = (time.perf_counter() - start) * 1000
         ttfc = f"{(first - start) * 1000:.1f} ms" if first is not None else "-"
@@ -301,13 +307,12 @@ class BaseInlineCompletionHandler:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            self.log.warning("codecomplete #%s failed: %s", request.number, self.error_info(exc).message)
             return InlineCompletionReply(
                 reply_to=request.number,
                 list=InlineCompletionList(items=[]),
                 model=self.model_info(request),
                 notes=notes,
-                error=self.error_info(exc),
+                error=self.failed(request.number, exc),
             )
         text = "".join(parts)
         self._log_done(request, start, first, len(text))
@@ -342,17 +347,14 @@ class BaseInlineCompletionHandler:
                         text += piece
                     yield InlineCompletionStreamChunk(
                         reply_to=request.number,
-                        response=InlineCompletionItem(
-                            insertText=piece if delta else text, isIncomplete=True
-                        ),
+                        response=InlineCompletionItem(insertText=piece if delta else text, isIncomplete=True),
                         done=False,
                         delta=delta,
                     )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            error = self.error_info(exc)
-            self.log.warning("codecomplete #%s failed: %s", request.number, error.message)
+            error = self.failed(request.number, exc)
         if error is None:
             self._log_done(request, start, first, n)
         yield InlineCompletionStreamChunk(

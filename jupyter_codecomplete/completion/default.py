@@ -24,12 +24,10 @@ import os
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 from langchain_core.callbacks import AsyncCallbackManager
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import (
@@ -45,11 +43,20 @@ from ..backends import Backend, Description, ModelConfig, make_backend, native_s
 from ..backends.http import HttpStreamingChat, HttpStreamingLLM
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
-from ..prompting import Budget, BuiltPrompt, PromptRequest, PromptStyle, StyleRegistry, build_prompt
-from ..protocol import EditPredictionReply, EditPredictionRequest, InlineCompletionRequest, ServingModel
+from ..prompting import Budget, PromptRequest, PromptStyle, StyleRegistry, build_prompt
+from ..protocol import (
+    ContextCell,
+    EditPredictionReply,
+    EditPredictionRequest,
+    InlineCompletionRequest,
+    KernelCandidates,
+    ServingModel,
+)
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
 from .edits import handle_edit_request
+from .facts import RequestFacts, resolve_language
 from .notebook_edits import handle_notebook_edit_request
+from .prepared import Prepared
 from .recent import RecentCompletions, fingerprint
 from .settings import EngineSettings, Overrides
 
@@ -79,9 +86,12 @@ def request_size(request: InlineCompletionRequest) -> int:
     )
 
 
-def analyze_cursor(language: str | None, prefix: str, suffix: str, single: bool = False) -> Cursor:
+def analyze_cursor(
+    language: str | languages.Language | None, prefix: str, suffix: str, single: bool = False
+) -> Cursor:
     """The cursor analysis a request's budget, deadlines and cleaning all follow (made once per
-    request, in :meth:`DefaultInlineCompletionHandler.prepare`). ``single``: force one line."""
+    request, in :meth:`DefaultInlineCompletionHandler.prepare`). ``single``: force one line.
+    ``language``: a name, or its record when the caller has it."""
     forced = False if single else None
     return analyze(language, normalize_newlines(prefix), normalize_newlines(suffix), forced)
 
@@ -106,25 +116,6 @@ def _texts(chunks: Iterator[Any]) -> Iterator[str]:
 async def _atexts(chunks: AsyncIterator[Any]) -> AsyncIterator[str]:
     async for chunk in chunks:
         yield chunk_text(chunk)
-
-
-@dataclass
-class Prepared:
-    """Everything decided about one request before the model is called."""
-
-    key: str
-    backend: Backend
-    style: PromptStyle
-    built: BuiltPrompt
-    postprocess: PostprocessContext
-    max_tokens: int
-    stop: list[str]
-    first_timeout: float
-    total_timeout: float
-    bind: dict[str, Any] = field(default_factory=dict)
-    # the cursor analysis made once for this request (the pipeline reuses it) and its decision
-    cursor: Cursor | None = None
-    single_line: bool = False
 
 
 class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[InlineCompletionRequest, str]):
@@ -153,12 +144,13 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self.warm_up = engine.warm_up
         # route key -> (the config it was made from, the fingerprint of its settings)
         self._fingerprints: dict[str, tuple[ModelConfig, str]] = {}
-        # what served each request lately (request id -> (request, model)): a reply names the model
-        # that produced its text, also when the model was switched while it ran
+        # the records of the latest requests (request id -> (request, its facts, the model that
+        # served it once known)): every stage reads the facts made once, and a reply names the
+        # model that produced its text, also when the model was switched while it ran
         # (weak references: a large request is never kept alive by this)
-        self._served: OrderedDict[int, tuple[weakref.ref[InlineCompletionRequest], ServingModel]] = (
-            OrderedDict()
-        )
+        self._records: OrderedDict[
+            int, tuple[weakref.ref[InlineCompletionRequest], RequestFacts, ServingModel | None]
+        ] = OrderedDict()
         # route key -> why its model is not ready (start-up check, or the last request's failure)
         self._problems: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None  # the sync methods' private loop
@@ -167,14 +159,19 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     # -- model choice -----------------------------------------------------------------------------
     def route(self, request: InlineCompletionRequest | None) -> str:
-        if request is not None:
-            # A route keyed by any name of a language (``ipython``, ``objectivec``) serves it.
-            # The MIME type first, then the language.
-            if request.mime and self.routes.get(request.mime) in self.models:
-                return self.routes[request.mime]
-            language = languages.normalize(request.language)
+        if request is None:
+            return self._route(None, None)
+        return self._route(request.mime, languages.normalize(request.language))
+
+    def _route(self, mime: str | None, language: str | None) -> str:
+        """The configured model for a MIME type and a language id (already normalized)."""
+        # A route keyed by any name of a language (``ipython``, ``objectivec``) serves it.
+        # The MIME type first, then the language.
+        if mime and self.routes.get(mime) in self.models:
+            return self.routes[mime]
+        if language is not None:
             for key, name in self.routes.items():
-                if language is not None and name in self.models and languages.normalize(key) == language:
+                if name in self.models and languages.normalize(key) == language:
                     return name
         if "completion" in self.models:
             return "completion"
@@ -185,6 +182,44 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                 title="No model configured",
             )
         return next(iter(self.models))
+
+    def facts(
+        self,
+        request: InlineCompletionRequest,
+        key: str | None = None,
+        overrides: Overrides | None = None,
+    ) -> RequestFacts:
+        """The record of ``request`` (:mod:`.facts`): made the first time it is asked for and kept
+        for the request (weakly); ``key`` and ``overrides`` (REST, ``check``) make a record of
+        their own. Raises :class:`CompletionError` for an unknown ``key`` or no model."""
+        own = key is None and overrides is None
+        if own:
+            found = self._records.get(id(request))
+            if found is not None and found[0]() is request:
+                return found[1]
+        over = overrides or Overrides()
+        key = key or over.model
+        if key is not None and key not in self.models:
+            raise CompletionError(
+                "unknown_model",
+                f"No model named {key!r}; configured: {sorted(self.models)}.",
+                title="Unknown model",
+            )
+        language, rules = resolve_language(request.language)
+        key = key or self._route(request.mime, language)
+        backend = self.backend(key)
+        facts = RequestFacts(key, backend, self.style_for(backend), language, rules, over)
+        if own:
+            self._remember(request, facts, None)
+        return facts
+
+    def _remember(
+        self, request: InlineCompletionRequest, facts: RequestFacts, served: ServingModel | None
+    ) -> None:
+        self._records[id(request)] = (weakref.ref(request), facts, served)
+        self._records.move_to_end(id(request))
+        while len(self._records) > SERVED_RECORDS:
+            self._records.popitem(last=False)
 
     def backend(self, key: str) -> Backend:
         if key not in self._backends:
@@ -252,7 +287,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     async def warm(self, request: InlineCompletionRequest) -> None:
         """Have the model evaluate the prompt ``request`` would make, for its prompt cache: the
         same prompt (the same budget) with a one-token answer, read to its end and dropped."""
-        await self.learn_reported(self.route(request))
+        await self.learn_reported(self.facts(request).key)
         prepared, _ = await self.prepare_async(request)
         one = dataclasses.replace(prepared, max_tokens=1)
         source = with_deadlines(self.raw_stream(one), one.first_timeout, one.total_timeout, max_chars=64)
@@ -263,11 +298,14 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None:
         if request is not None:
-            served = self._served.get(id(request))
-            if served is not None and served[0]() is request:
-                return served[1]  # the model that served it, even if another serves by now
+            found = self._records.get(id(request))
+            if found is not None and found[0]() is request and found[2] is not None:
+                return found[2]  # the model that served it, even if another serves by now
         try:
-            key = self.route(request)
+            if request is not None:
+                facts = self.facts(request)
+                return self._serving(facts.key, facts.backend, facts.style)
+            key = self.route(None)
             backend = self.backend(key)
             style = self.style_for(backend)
         except Exception:
@@ -289,10 +327,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     def _record_served(self, request: InlineCompletionRequest, prepared: Prepared) -> None:
         serving = self._serving(prepared.key, prepared.backend, prepared.style)
-        self._served[id(request)] = (weakref.ref(request), serving)
-        self._served.move_to_end(id(request))
-        while len(self._served) > SERVED_RECORDS:
-            self._served.popitem(last=False)
+        facts = prepared.facts
+        if facts is None or facts.overrides != Overrides():
+            facts = RequestFacts(prepared.key, prepared.backend, prepared.style, None, None)
+        self._remember(request, facts, serving)
 
     def set_problem(self, key: str, problem: str | None) -> None:
         """Say why model ``key`` is not ready (None: it is); :meth:`model_info` carries it."""
@@ -307,30 +345,16 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             return self._reported[key]
         backend = self.backend(key)
         reported: str | None = None
-        describe = backend.describe
-        if describe is not None:
-            try:
-                described = await describe()
-                self._described[key] = described
-                reported = described.model
-                if self.models.get(key) is backend.config:
-                    self.set_problem(key, None)
-            except Exception as exc:
-                info = self.error_info(exc)
-                if info.type in NOT_READY_ERRORS | {"timeout"} and self.models.get(key) is backend.config:
-                    self.set_problem(key, info.message)
-        elif backend.config.base_url:
-            headers = dict(backend.config.headers)
-            api_key = backend.config.resolved_api_key()
-            if api_key:
-                headers["Authorization"] = f"Bearer {api_key}"
-            with contextlib.suppress(Exception):
-                async with httpx.AsyncClient(timeout=3.0) as client:
-                    r = await client.get(backend.config.base_url.rstrip("/") + "/models", headers=headers)
-                    data = r.json().get("data") or []
-                    ids = [str(m.get("id")) for m in data if isinstance(m, dict)]
-                    want = backend.config.api_model or backend.config.model
-                    reported = want if want in ids else (ids[0] if ids else None)
+        try:
+            described = await backend.describe()
+            self._described[key] = described
+            reported = described.model
+            if self.models.get(key) is backend.config:
+                self.set_problem(key, None)
+        except Exception as exc:
+            info = self.error_info(exc)
+            if info.type in NOT_READY_ERRORS | {"timeout"} and self.models.get(key) is backend.config:
+                self.set_problem(key, info.message)
         self._reported[key] = reported
         return reported
 
@@ -365,19 +389,35 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         await asyncio.wait({task}, timeout=wait)
 
     # -- the engine -------------------------------------------------------------------------------
-    def prompt_request(self, request: InlineCompletionRequest) -> PromptRequest:
+    def prompt_request(
+        self,
+        request: InlineCompletionRequest,
+        *,
+        files: Mapping[str, str] | None = None,
+        repo_name: str | None = None,
+        cells_above: list[ContextCell] | None = None,
+        cells_below: list[ContextCell] | None = None,
+        kernel_candidates: KernelCandidates | None = None,
+    ) -> PromptRequest:
+        """The prompt engine's request for ``request`` (the websocket's and REST's alike: REST
+        passes the context its body carries besides the text around the cursor)."""
+        shown = {f.path: f.content for f in request.files} if files is None else dict(files)
         return PromptRequest(
             prefix=request.prefix,
             suffix=request.suffix,
-            files={f.path: f.content for f in request.files},
-            # the repository's name only goes with other files (a repository-level prompt)
-            repo_name=(self.repo_name or os.path.basename(os.getcwd())) if request.files else None,
+            files=shown,
+            repo_name=repo_name or self.repo_name_for(shown),
             file_path=request.path,
             language=request.language,
-            cells_above=request.cells_above,
-            cells_below=request.cells_below,
-            kernel_candidates=request.kernel_candidates,
+            cells_above=request.cells_above if cells_above is None else cells_above,
+            cells_below=request.cells_below if cells_below is None else cells_below,
+            kernel_candidates=request.kernel_candidates if kernel_candidates is None else kernel_candidates,
         )
+
+    def repo_name_for(self, files: Mapping[str, str]) -> str | None:
+        """The one repository-name rule: the repository's name only goes with other files (a
+        repository-level prompt): the configured one, else the working directory's."""
+        return (self.repo_name or os.path.basename(os.getcwd())) if files else None
 
     def prepare(
         self,
@@ -390,28 +430,22 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
         ``prompt_request``: the prompt engine's request when the caller built its own (REST);
         ``key``: the configured model to use; ``overrides``: what this request changes."""
-        over = overrides or Overrides()
-        key = key or over.model
-        if key is not None and key not in self.models:
-            raise CompletionError(
-                "unknown_model",
-                f"No model named {key!r}; configured: {sorted(self.models)}.",
-                title="Unknown model",
-            )
-        key = key or self.route(request)
-        backend = self.backend(key)
+        facts = self.facts(request, key, overrides)
+        over, key, backend, style = facts.overrides, facts.key, facts.backend, facts.style
         cfg = backend.config
-        style = self.style_for(backend)
         # single- or multi-line, decided once: the budget, the deadline and the cleaning follow it
-        cursor = analyze_cursor(request.language, request.prefix, request.suffix, single=backend.demo)
+        cursor = analyze_cursor(
+            facts.rules or facts.language, request.prefix, request.suffix, single=backend.demo
+        )
         single = not cursor.multiline
         max_tokens = over.max_tokens or (cfg.max_tokens_single_line if single else cfg.max_tokens)
         preq = prompt_request or self.prompt_request(request)
         updates: dict[str, Any] = {}
         if over.mode is not None:
             updates["mode"] = over.mode
+        native = native_suffix(backend, style, self._described.get(key))
         if preq.native_suffix is None:
-            updates["native_suffix"] = native_suffix(backend, style, self._described.get(key))
+            updates["native_suffix"] = native
         extra_files: dict[str, str] = {}
         if backend.input_extra and preq.files:
             # the server renders other files itself (llama.cpp /infill input_extra)
@@ -428,6 +462,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             style,
             Budget(context_window=cfg.context_window, max_new_tokens=room),
             self.token_counter(backend),
+            facts.rules,
         )
         stop = list(dict.fromkeys([*built.stop, *cfg.stop, *over.stop]))
         total = cfg.timeout_single_line if single and cfg.timeout_single_line else cfg.timeout
@@ -452,9 +487,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         if over.temperature is not None:
             bind["temperature"] = over.temperature
         if extra_files:
-            from ..backends.llamacpp import files_as_input_extra
-
-            bind["input_extra"] = files_as_input_extra(extra_files)
+            bind.update(backend.extra_files(extra_files))
         return Prepared(
             key,
             backend,
@@ -468,6 +501,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             bind,
             cursor=cursor,
             single_line=single,
+            native_suffix=native,
+            facts=facts,
         )
 
     def pipeline(self, prepared: Prepared) -> Pipeline:
@@ -502,9 +537,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             kwargs["max_completion_tokens"] = prepared.max_tokens
         else:
             kwargs["max_tokens"] = prepared.max_tokens
-        if prepared.built.suffix is not None and native_suffix(
-            prepared.backend, prepared.style, self._described.get(prepared.key)
-        ):
+        if prepared.built.suffix is not None and prepared.native_suffix:
             kwargs["suffix"] = prepared.built.suffix
         return kwargs
 
@@ -663,7 +696,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self, request: InlineCompletionRequest, notes: list[str], config: RunnableConfig | None = None
     ) -> AsyncIterator[str]:
         # before the first model request (the answer also informs its prompt), not during it
-        await self.learn_reported(self.route(request))
+        await self.learn_reported(self.facts(request).key)
         prepared, pipeline = await self.prepare_async(request)
         self._record_served(request, prepared)
         notes.extend(prepared.built.notes)
@@ -771,9 +804,4 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                 loop.close()
         for backend in self._backends.values():
             with contextlib.suppress(Exception):
-                aclose = getattr(backend.llm, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-                client = getattr(backend.llm, "async_client", None)
-                if client is not None and hasattr(client, "_client"):
-                    await client._client.close()
+                await backend.aclose()

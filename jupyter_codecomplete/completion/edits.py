@@ -17,10 +17,15 @@ generic format for instruction models.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from langchain_core.runnables import RunnableConfig
+
+from ..backends import Backend, ModelConfig
 from ..errors import StreamScrubber
 from ..postprocess import PostprocessContext
 from ..postprocess.edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, clean_edits
@@ -35,11 +40,17 @@ from ..prompting import (
     parse_edit_answer,
 )
 from ..prompting.context import CELL_SEPARATOR, display_path
-from ..protocol import EditPredictionReply, EditPredictionRequest, EditRegion, ServingModel, TextEdit
+from ..protocol import (
+    EditPredictionReply,
+    EditPredictionRequest,
+    EditRegion,
+    ErrorInfo,
+    InlineCompletionRequest,
+    ServingModel,
+    TextEdit,
+)
 from .base import with_deadlines
-
-if TYPE_CHECKING:
-    from .default import DefaultInlineCompletionHandler, Prepared
+from .prepared import Prepared
 
 # Output budget of one prediction: the rewrite of the region, in tokens (about 3 characters each).
 MIN_EDIT_TOKENS = 256
@@ -50,14 +61,37 @@ READ_SLACK_CHARS = 4096
 OFF_LOOP_CHARS = 200_000
 
 
-def edit_model_key(handler: DefaultInlineCompletionHandler) -> str:
+class EditEngine(Protocol):
+    """What edit predictions use of the engine (:class:`~.default.DefaultInlineCompletionHandler`,
+    which imports this module: the engine is named by what it offers, not by its class)."""
+
+    models: dict[str, ModelConfig]
+    styles: StyleRegistry
+    log: logging.Logger
+    _warm: set[str]
+    _reported: dict[str, str | None]
+
+    def route(self, request: InlineCompletionRequest | None) -> str: ...
+
+    def backend(self, key: str) -> Backend: ...
+
+    def raw_stream(self, prepared: Prepared, config: RunnableConfig | None = None) -> AsyncIterator[str]: ...
+
+    async def learn_reported(self, key: str, wait: float = ...) -> None: ...
+
+    def secrets(self) -> list[str]: ...
+
+    def failed(self, number: int, exc: BaseException, what: str = "") -> ErrorInfo: ...
+
+
+def edit_model_key(handler: EditEngine) -> str:
     for key in ("edit", "chat"):
         if key in handler.models:
             return key
     return handler.route(None)
 
 
-def edit_style(handler: DefaultInlineCompletionHandler, key: str) -> PromptStyle:
+def edit_style(handler: EditEngine, key: str) -> PromptStyle:
     backend = handler.backend(key)
     return edit_style_for(handler.styles, backend.config.style, backend.config.model or backend.name)
 
@@ -103,14 +137,10 @@ class EditPrepared:
 
 
 def prepare_edits(
-    handler: DefaultInlineCompletionHandler,
-    request: EditPredictionRequest,
-    prompt_request: EditPromptRequest | None = None,
+    handler: EditEngine, request: EditPredictionRequest, prompt_request: EditPromptRequest | None = None
 ) -> EditPrepared:
     """Everything decided about an edit prediction before the model is called. ``prompt_request``:
     the prompt's document when it is not the request's own text (``notebook_edits.py``)."""
-    from .default import Prepared  # the engine's own record of a prepared model call
-
     key = edit_model_key(handler)
     backend = handler.backend(key)
     cfg = backend.config
@@ -149,9 +179,7 @@ def prepare_edits(
     return EditPrepared(key, style, built, model_call, read)
 
 
-async def read_answer(
-    handler: DefaultInlineCompletionHandler, ep: EditPrepared, notes: list[str]
-) -> tuple[str, bool]:
+async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -> tuple[str, bool]:
     """The model's answer, read up to the format's end marker or :attr:`EditPrepared.read_chars`;
     and whether the reading stopped at that bound (the model did not stop)."""
     spec = ep.style.edit
@@ -194,11 +222,7 @@ async def read_answer(
 
 
 async def model_edits(
-    handler: DefaultInlineCompletionHandler,
-    ep: EditPrepared,
-    text: str,
-    language: str | None,
-    notes: list[str],
+    handler: EditEngine, ep: EditPrepared, text: str, language: str | None, notes: list[str]
 ) -> list[Edit] | None:
     """Ask the model, read its answer in the format and clean it into edits of ``text`` (the
     prompt's document); None when the model did not stop (nothing to say but the note)."""
@@ -228,9 +252,7 @@ async def model_edits(
     return list(cleaned.edits)
 
 
-async def handle_edit_request(
-    handler: DefaultInlineCompletionHandler, request: EditPredictionRequest
-) -> EditPredictionReply:
+async def handle_edit_request(handler: EditEngine, request: EditPredictionRequest) -> EditPredictionReply:
     """Serve one edit prediction (see the module docstring)."""
     notes: list[str] = []
     start = time.perf_counter()
@@ -268,14 +290,13 @@ async def handle_edit_request(
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        error = handler.error_info(exc)
-        handler.log.warning("codecomplete edit #%s failed: %s", request.number, error.message)
+        error = handler.failed(request.number, exc, "edit ")
         return EditPredictionReply(
             reply_to=request.number, version=request.version, model=model, notes=notes, error=error
         )
 
 
-def _model_info(handler: DefaultInlineCompletionHandler, ep: EditPrepared) -> ServingModel:
+def _model_info(handler: EditEngine, ep: EditPrepared) -> ServingModel:
     backend = ep.prepared.backend
     return ServingModel(
         name=backend.name,

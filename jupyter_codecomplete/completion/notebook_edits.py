@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from ..backends import Backend
 from ..errors import CompletionError
 from ..postprocess.cells import map_to_cells
 from ..postprocess.edits import Edit, diff_edits
@@ -43,17 +44,34 @@ from ..protocol import (
     EditPredictionReply,
     EditPredictionRequest,
     EditRegion,
+    InlineCompletionReply,
     InlineCompletionRequest,
     ServingModel,
     TextEdit,
 )
-from .edits import _model_info, _prompt_request, edit_model_key, edit_style, model_edits, prepare_edits
+from .edits import (
+    EditEngine,
+    _model_info,
+    _prompt_request,
+    edit_model_key,
+    edit_style,
+    model_edits,
+    prepare_edits,
+)
 
-if TYPE_CHECKING:
-    from .default import DefaultInlineCompletionHandler
+
+class NotebookEditEngine(EditEngine, Protocol):
+    """What edits across cells and error fixes use of the engine besides :class:`EditEngine`: its
+    completion path (a fill-in-the-middle model re-fills the line) and the completion style."""
+
+    def style_for(self, backend: Backend) -> PromptStyle: ...
+
+    def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None: ...
+
+    async def handle_request(self, request: InlineCompletionRequest) -> InlineCompletionReply: ...
 
 
-def _fim_fills(handler: DefaultInlineCompletionHandler, request: EditPredictionRequest) -> bool:
+def _fim_fills(handler: NotebookEditEngine, request: EditPredictionRequest) -> bool:
     """Whether the error fix goes to a fill-in-the-middle model (see the module docstring), or
     raise when no model can serve it."""
     key = edit_model_key(handler)
@@ -153,7 +171,7 @@ def _reply(request: EditPredictionRequest, edits: list[TextEdit], **fields: obje
 
 
 async def handle_notebook_edit_request(
-    handler: DefaultInlineCompletionHandler, request: EditPredictionRequest
+    handler: NotebookEditEngine, request: EditPredictionRequest
 ) -> EditPredictionReply:
     """Serve a notebook-scope prediction or an error fix (see the module docstring)."""
     notes: list[str] = []
@@ -213,8 +231,7 @@ async def handle_notebook_edit_request(
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        error = handler.error_info(exc)
-        handler.log.warning("codecomplete edit #%s failed: %s", request.number, error.message)
+        error = handler.failed(request.number, exc, "edit ")
         return _reply(request, [], model=model, notes=notes, error=error)
 
 
@@ -240,7 +257,7 @@ def fim_fill_request(
 
 
 async def _fim_line(
-    handler: DefaultInlineCompletionHandler,
+    handler: NotebookEditEngine,
     request: EditPredictionRequest,
     doc: NotebookDocument,
     region: tuple[int, int],

@@ -1,8 +1,8 @@
 """``jupyter codecomplete eval``: how well do a model and its settings complete *your* code?
 
 ``tasks`` samples completion tasks from a folder (seeded), ``runner`` sends them through the
-editor's engine (``DefaultInlineCompletionHandler.suggest``) for each configuration, ``metrics``
-scores them (exact match, edit similarity, empty rate, latency percentiles).
+editor's engine (``BaseInlineCompletionHandler.bounded``, as the websocket does) for each
+configuration, ``metrics`` scores them (exact match, edit similarity, empty rate, latency percentiles).
 """
 
 from __future__ import annotations

@@ -20,14 +20,7 @@ def configurations(args: argparse.Namespace) -> list[EvalConfig]:
     configs: list[EvalConfig] = [config_from_file(p) for p in args.config or []]
     configs += [config_from_json(s) for s in args.model_json or []]
     if not configs:
-        from ..config_loader import load_server_config
-        from ..extension import CodeCompleteApp
-
-        app = CodeCompleteApp(config=load_server_config())
-        models = app.model_configs()
-        if not models:
-            raise ValueError("no completion model is configured; pass --config or --model-json")
-        configs.append(EvalConfig("server", models, dict(app.routes), dict(app.prompt_styles)))
+        configs.append(config_from_file(None))
     configs += [apply_variant(configs[0], v) for v in args.variant or []]
     seen: dict[str, int] = {}
     for c in configs:  # unique names

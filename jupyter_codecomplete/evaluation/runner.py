@@ -1,19 +1,21 @@
 """Run configurations over tasks through the editor's engine, and report.
 
 A configuration (:class:`EvalConfig`) is what the server would build from a
-``jupyter_server_config.py``: the models, routes and prompt styles, plus the editor's switches:
-``notebook_context`` (send the notebook's other cells, as the editor does, or not),
-``cell_outputs`` (their saved outputs) and ``kernel_candidates`` (what a kernel completes at
-the cursor, when the tasks have it: ``--kernel``). Variants of one configuration compare them in
-one run. Each task goes
-through :meth:`DefaultInlineCompletionHandler.suggest` (the code path of the websocket), one at a
-time, and is scored by :mod:`.metrics`. Before the timed tasks each configuration answers one
-warm-up request (the first request may load a model), which is not counted.
+``jupyter_server_config.py`` (read by ``config.py``, as the server reads it): the models, routes
+and prompt styles, the rest of the engine's settings (the suggestion bounds, recent completions),
+plus the editor's switches: ``notebook_context`` (send the notebook's other cells, as the editor
+does, or not), ``cell_outputs`` (their saved outputs) and ``kernel_candidates`` (what a kernel
+completes at the cursor, when the tasks have it: ``--kernel``). Variants of one configuration
+compare them in one run. Each task goes through :meth:`BaseInlineCompletionHandler.bounded` (the
+code path of the websocket: the suggestion bounds applied, secrets scrubbed), one at a time, and
+is scored by :mod:`.metrics`. Before the timed tasks each configuration answers one warm-up
+request (the first request may load a model), which is not counted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import time
@@ -22,12 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..backends import ModelConfig
-from ..completion import (
-    BaseInlineCompletionHandler,
-    DefaultInlineCompletionHandler,
-    EngineSettings,
-    make_default_engine,
-)
+from ..completion import BaseInlineCompletionHandler, EngineSettings, error_info_from, make_engine
+from ..config import CodeCompleteConfig
 from ..prompting import StyleRegistry
 from ..protocol import InlineCompletionRequest
 from .metrics import score, summarize
@@ -48,7 +46,11 @@ _TRUE = {
 
 @dataclass
 class EvalConfig:
-    """One configuration to evaluate."""
+    """One configuration to evaluate.
+
+    ``engine``: the rest of the configuration's engine settings (suggestion bounds, recent
+    completions, warm-up; models, routes and styles are the fields above); ``handler_class``: the
+    configured completion handler class (None: the default handler)."""
 
     name: str
     models: dict[str, ModelConfig]
@@ -57,6 +59,8 @@ class EvalConfig:
     notebook_context: bool = True
     cell_outputs: bool = True
     kernel_candidates: bool = True
+    engine: EngineSettings = field(default_factory=EngineSettings)
+    handler_class: type[BaseInlineCompletionHandler] | None = None
 
     def switches(self) -> dict[str, bool]:
         return {name: getattr(self, name) for name in EVAL_SWITCHES}
@@ -74,16 +78,16 @@ class EvalConfig:
             "prompt_styles": sorted(self.prompt_styles),
         }
 
-    def handler(self) -> DefaultInlineCompletionHandler:
+    def handler(self) -> BaseInlineCompletionHandler:
         """The engine for this configuration, built as the server builds its own."""
-        return make_default_engine(
-            EngineSettings(
-                models=dict(self.models),
-                routes=dict(self.routes),
-                styles=StyleRegistry(self.prompt_styles),
-                repo_name="eval",
-            )
+        settings = dataclasses.replace(
+            self.engine,
+            models=dict(self.models),
+            routes=dict(self.routes),
+            styles=StyleRegistry(self.prompt_styles),
+            repo_name="eval",
         )
+        return make_engine(settings, handler_class=self.handler_class)
 
 
 def _value(text: str) -> Any:
@@ -124,20 +128,30 @@ def apply_variant(base: EvalConfig, spec: str) -> EvalConfig:
         k: ModelConfig.model_validate({**m.model_dump(exclude_unset=True), **changes})
         for k, m in base.models.items()
     }
-    return EvalConfig(name.strip(), models, dict(base.routes), dict(base.prompt_styles), **switches)
+    variant = dataclasses.replace(base, name=name.strip(), models=models)
+    for key, on in switches.items():
+        setattr(variant, key, on)
+    return variant
 
 
-def config_from_file(path: str, name: str | None = None) -> EvalConfig:
-    """The configuration a server would build from this one config file (``.py`` or ``.json``)."""
-    from ..config_loader import load_server_config
-    from ..extension import CodeCompleteApp
-
-    app = CodeCompleteApp(config=load_server_config([], path))
-    models = app.model_configs()
-    if not models:
+def config_from_file(path: str | None, name: str | None = None) -> EvalConfig:
+    """The configuration a server would build from this one config file (``.py`` or ``.json``;
+    None: the server's own configuration files, named ``server``)."""
+    config = CodeCompleteConfig.from_files([], path) if path else CodeCompleteConfig.from_files()
+    models = config.model_configs()
+    if not models and path:
         raise ValueError(f"{path}: no completion model is configured and none was found")
-    stem = os.path.splitext(os.path.basename(path))[0]
-    return EvalConfig(name or stem, models, dict(app.routes), dict(app.prompt_styles))
+    if not models:
+        raise ValueError("no completion model is configured; pass --config or --model-json")
+    stem = os.path.splitext(os.path.basename(path))[0] if path else "server"
+    return EvalConfig(
+        name or stem,
+        models,
+        dict(config.routes),
+        dict(config.prompt_styles),
+        engine=config.engine_settings(models, repo_name="eval"),
+        handler_class=config.handler_class(),
+    )
 
 
 def config_from_json(spec: str) -> EvalConfig:
@@ -171,7 +185,7 @@ async def run_task(
     text, error, first = "", None, None
     start = time.perf_counter()
     try:
-        async for delta in handler.suggest(request, notes):
+        async for delta in handler.bounded(request, notes):
             if first is None and delta:
                 first = time.perf_counter()
             text += delta
@@ -179,8 +193,6 @@ async def run_task(
         if isinstance(exc, ValueError) and "No generation chunks" in str(exc):
             pass  # the model ended at once (an empty generation): an empty suggestion, not a failure
         else:
-            from ..completion import error_info_from
-
             info = error_info_from(exc)
             error = f"{info.type}: {info.message}"
     end = time.perf_counter()
@@ -209,7 +221,7 @@ async def run_config(
         if tasks:  # warm-up: the first request may load the model; not counted
             warm = InlineCompletionRequest(number=0, path="warmup.py", language="python", prefix="import ")
             with contextlib.suppress(Exception):
-                async for _ in h.suggest(warm, []):
+                async for _ in h.bounded(warm, []):
                     pass
         for i, task in enumerate(tasks, 1):
             results.append(await run_task(h, task, i, **config.switches()))

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..backends.http import make_client
 from .catalogue import CatalogueEntry
 from .errors import ModelServiceError
 
@@ -381,10 +382,9 @@ class Downloader:
         sidecar = self._sidecar(job.entry)
         await asyncio.to_thread(sidecar.write_text, json.dumps(self._identity(job)), "utf-8")
         sink = await asyncio.to_thread(_Sink, part, job.resumed_from, job.cancel_event)
-        timeout = httpx.Timeout(10.0, read=self.read_timeout)
         retries = RETRIES
         try:
-            async with httpx.AsyncClient(follow_redirects=True, timeout=timeout) as client:
+            async with make_client(10.0, read=self.read_timeout, follow_redirects=True) as client:
                 while True:
                     before = sink.offset
                     try:

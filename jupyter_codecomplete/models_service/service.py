@@ -36,7 +36,8 @@ from traitlets import Bool, Dict, Float, List, Unicode, default
 from traitlets.config import LoggingConfigurable
 
 from ..backends import ModelConfig
-from ..backends.inprocess import DEMO_NAME
+from ..backends.embedded import DEMO_NAME
+from ..completion import EngineSettings, check_models
 from ..errors import scrub, validation_message
 from .catalogue import CatalogueEntry, load_catalogue
 from .download import Downloader, is_gguf
@@ -62,16 +63,18 @@ class ModelEntry(BaseModel):
     size_bytes: int | None = None
     style: str | None = None
     fim: bool | None = None
+    status: str = "available"  # available | downloaded | not downloaded | downloading | not answering
+    path: str | None = None
+    # what the catalogue says of its entries (CATALOGUE_FACTS: copied from the CatalogueEntry)
     license: str | None = None
     memory_gb: float | None = None
     good_for: str | None = None
-    status: str = "available"  # available | downloaded | not downloaded | downloading | not answering
-    path: str | None = None
     repo: str | None = None
     file: str | None = None
     revision: str | None = None
     quantization: str | None = None
     verified: str | None = None
+    # the user's choice and the administrator's policy
     active: bool = False
     edit_active: bool = False  # this entry serves edit predictions
     edit_style: str | None = None  # the format edit predictions would ask this model in
@@ -92,6 +95,14 @@ class CustomEndpoint(BaseModel):
     model: str = Field("", max_length=512)
     api_key: str | None = Field(None, max_length=4096)
     style: str | None = Field(None, max_length=128)
+
+
+# The facts of a catalogue entry its row shows, under the same names (the entry's ``source``, where
+# its pins were read, is not the row's ``source``).
+CATALOGUE_FACTS: set[str] = {
+    *("id", "name", "size_bytes", "style", "fim", "license", "memory_gb", "good_for"),
+    *("repo", "file", "revision", "quantization", "verified"),
+}
 
 
 def mask_key(key: str | None) -> str | None:
@@ -222,19 +233,24 @@ class ModelService(LoggingConfigurable):
 
     @default("detect_servers")
     def _default_detect_servers(self) -> list[Any]:
-        from ..backends.discovery import DEFAULT_SERVERS
+        from ..backends.discovery import default_servers
 
-        return [list(s) for s in DEFAULT_SERVERS]
+        return [list(s) for s in default_servers()]
 
     def __init__(
         self,
         configured: Callable[[], dict[str, ModelConfig]] | None = None,
         engine: Callable[[], Any] | None = None,
+        engine_settings: Callable[[dict[str, ModelConfig]], EngineSettings] | None = None,
         **kwargs: Any,
     ) -> None:
+        """``configured``: the administrator's models; ``engine``: the running engine (None
+        outside a server); ``engine_settings``: the configuration's engine settings for the given
+        models (what a model is tested on before it is used)."""
         super().__init__(**kwargs)
         self._configured = configured or (lambda: {})
         self._engine = engine or (lambda: None)
+        self._engine_settings = engine_settings or (lambda models: EngineSettings(models=models))
         self.downloader = Downloader(
             self.models_dir, endpoint=self.hub_endpoint, log=self.log, read_timeout=self.download_timeout
         )
@@ -453,7 +469,7 @@ class ModelService(LoggingConfigurable):
         return out
 
     def disk_entries(self, catalogue: dict[str, CatalogueEntry] | None = None) -> list[ModelEntry]:
-        from ..backends import embedded, inprocess
+        from ..backends import embedded
 
         catalogue = catalogue if catalogue is not None else self.catalogue()
         owned = {os.path.realpath(self.downloader.target_of(e)) for e in catalogue.values()}
@@ -468,7 +484,7 @@ class ModelService(LoggingConfigurable):
                 info = embedded.read_gguf_info(path)
             style = None
             with contextlib.suppress(Exception):
-                found = inprocess.style_from_gguf({**info, "file_name": path.name})
+                found = embedded.style_from_gguf({**info, "file_name": path.name})
                 style = found if isinstance(found, str) else getattr(found, "name", None)
             fim = bool({"prefix", "suffix", "middle"} <= set(info.get("fim") or {})) if info else None
             out.append(
@@ -504,25 +520,13 @@ class ModelService(LoggingConfigurable):
             reason = self._download_lock_reason(entry)
             out.append(
                 ModelEntry(
-                    id=entry.id,
+                    **entry.model_dump(include=CATALOGUE_FACTS),
                     source="catalogue",
-                    name=entry.name,
                     backend="embedded",
                     model=entry.id,
                     where=f"this computer, from {entry.repo}",
-                    size_bytes=entry.size_bytes,
-                    style=entry.style,
-                    fim=entry.fim,
-                    license=entry.license,
-                    memory_gb=entry.memory_gb,
-                    good_for=entry.good_for,
                     status=status,
                     path=str(self.downloader.target_of(entry)) if downloaded else None,
-                    repo=entry.repo,
-                    file=entry.file,
-                    revision=entry.revision,
-                    quantization=entry.quantization,
-                    verified=entry.verified,
                     locked=reason is not None,
                     locked_reason=reason,
                 )
@@ -797,20 +801,11 @@ class ModelService(LoggingConfigurable):
 
     # -- testing and switching ----------------------------------------------------------------------
     async def probe(self, cfg: ModelConfig, sample: bool = True) -> dict[str, Any]:
-        """The ``jupyter codecomplete check`` report for one model (nothing is switched)."""
-        from ..cli import check_model
-        from ..completion import DefaultInlineCompletionHandler
-
-        engine = self._engine()
-        styles = getattr(engine, "styles", None)
-        handler = DefaultInlineCompletionHandler(
-            settings={"models": {"completion": cfg}, "styles": styles, "repo_name": "check"}
+        """The ``jupyter codecomplete check`` report for one model (nothing is switched), on an
+        engine built from the configuration's settings with ``cfg`` as its completion model."""
+        (report,) = await check_models(
+            self._engine_settings({"completion": cfg}), self.probe_timeout, sample=sample
         )
-        try:
-            report = await check_model("completion", handler, self.probe_timeout, sample=sample)
-        finally:
-            with contextlib.suppress(Exception):
-                await handler.close()
         report.pop("base_url", None) if cfg.backend == "embedded" else None
         # a model may write its key back: the completion path's scrubbing, on the sample and the error
         secrets = [*cfg.secrets(), *self.secrets()]
@@ -940,9 +935,7 @@ class ModelService(LoggingConfigurable):
         async def later() -> None:
             await asyncio.sleep(max(backend.config.timeout, 30.0) + 5.0)
             with contextlib.suppress(Exception):
-                aclose = getattr(backend.llm, "aclose", None)
-                if aclose is not None:
-                    await aclose()
+                await backend.aclose()
             with contextlib.suppress(ValueError):
                 self._retired.remove(backend)
 

@@ -3,6 +3,7 @@ the indentation of the block the completion starts in, and the bracket state the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .languages import LanguageRules, rules_for
@@ -10,6 +11,8 @@ from .scanner import OPENERS, Scanner
 
 # the rest of the line counts as "end of line" when it holds only these (auto-closed brackets/quotes)
 _AUTO_CLOSED = set(")]}\"'`;:,")
+# a name (a line's first word: ``else``, ``end``, ``catch``)
+WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def indent_width(line: str) -> int:
@@ -78,7 +81,9 @@ def _opens(rules: LanguageRules, scanner: Scanner, line: str, start: int) -> boo
     return bool(rules.opener_re and code and rules.opener_re.search(code.strip()))
 
 
-def analyze(language: str | None, prefix: str, suffix: str, multiline: bool | None = None) -> Cursor:
+def analyze(
+    language: str | LanguageRules | None, prefix: str, suffix: str, multiline: bool | None = None
+) -> Cursor:
     rules = rules_for(language, prefix)
     nl = prefix.rfind("\n")
     line_start = nl + 1

@@ -28,10 +28,10 @@ def grammar_for(language: str | None, rules: LanguageRules) -> str | None:
     return rules.alias_grammars.get((language or "").strip().lower(), rules.grammar)
 
 
-def rules_for(language: str | None, prefix: str = "") -> LanguageRules:
-    """The rules for ``language``; for an IPython cell starting with a cell magic (``%%sql``), the
-    rules of the magic's language."""
-    rules = lookup(language) or DEFAULT_RULES
+def rules_for(language: str | LanguageRules | None, prefix: str = "") -> LanguageRules:
+    """The rules for ``language`` (a name, or its record when the caller looked it up already); for
+    an IPython cell starting with a cell magic (``%%sql``), the rules of the magic's language."""
+    rules = language if isinstance(language, Language) else (lookup(language) or DEFAULT_RULES)
     if rules.cell_magics:
         m = _CELL_MAGIC.match(prefix)
         if m:

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..languages import DEFAULT_COMMENT, Language
 from ..protocol import ContextCell, KernelCandidates
 from .budget import Kept, keep_head, keep_tail, stable_tail
 from .context import (
@@ -214,7 +215,10 @@ def _plan(request: PromptRequest, style: PromptStyle) -> _Plan:
     return _Plan(infill=infill, repo=repo, chat=style.chat, native=native, notes=notes)
 
 
-def _fields(request: PromptRequest, style: PromptStyle, language: str | None) -> dict[str, str]:
+def _fields(
+    request: PromptRequest, style: PromptStyle, language: str | None, record: Language | None = None
+) -> dict[str, str]:
+    """The template fields; ``record``: the language's record when the caller has it (no lookup)."""
     path = display_path(request.file_path, language)
     shown = path
     if style.repo is not None and style.repo.file_name == "name":
@@ -223,8 +227,8 @@ def _fields(request: PromptRequest, style: PromptStyle, language: str | None) ->
         "path": shown,
         "name": posixpath.basename(path),
         "language": language or "",
-        "language_tag": language_tag(language),
-        "comment": comment_marker(language),
+        "language_tag": record.title if record is not None else language_tag(language),
+        "comment": (record.comment or DEFAULT_COMMENT) if record is not None else comment_marker(language),
         "repo_name": request.repo_name or "",
         "file_sep": (style.repo.file_sep or "") if style.repo is not None else "",
         "hole": style.chat_spec.hole if style.chat_spec is not None else "",
@@ -262,21 +266,32 @@ def _file_block(style: PromptStyle, path: str, content: str, fields: dict[str, s
 
 
 @dataclass
+class _Job:
+    """One prompt being built: the request, its style and plan, and what was derived from them
+    once (the language, the template fields, the files, the notebook context), read by every step."""
+
+    request: PromptRequest
+    style: PromptStyle
+    plan: _Plan
+    count: TokenCounter
+    language: str | None
+    fields: dict[str, str]
+    notes: list[str]
+    files: list[tuple[str, str]]
+    repo_name: str | None
+    prefix_in: str
+    outputs: CellOutputs
+
+
+@dataclass
 class _Rendered:
     prompt: str
     suffix: str | None
     messages: list[dict[str, str]] | None
 
 
-def _render(
-    style: PromptStyle,
-    plan: _Plan,
-    fields: dict[str, str],
-    prefix: str,
-    suffix: str,
-    file_blocks: list[str],
-    repo_name: str | None,
-) -> _Rendered:
+def _render(job: _Job, prefix: str, suffix: str, file_blocks: list[str]) -> _Rendered:
+    style, plan, fields, repo_name = job.style, job.plan, job.fields, job.repo_name
     if plan.chat:
         spec = style.chat_spec
         assert spec is not None
@@ -349,11 +364,13 @@ def build_prompt(
     style: PromptStyle,
     budget: Budget | None = None,
     counter: TokenCounter | None = None,
+    language: Language | None = None,
 ) -> BuiltPrompt:
     """The prompt ``request`` makes with ``style``; trimmed to ``budget`` when one is given.
 
     ``counter`` counts tokens exactly (the model's tokenizer); without one a character estimate
-    is used. Raises only :class:`PromptError`.
+    is used. ``language``: the record of ``request.language`` when the caller looked it up already
+    (the engine's request record); None: looked up here. Raises only :class:`PromptError`.
     """
     if not isinstance(request.files, Mapping) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in request.files.items()
@@ -362,38 +379,37 @@ def build_prompt(
     if request.mode not in MODES:
         raise PromptError("unknown_mode", f"Unknown mode {request.mode!r}; use one of: {', '.join(MODES)}.")
     plan = _plan(request, style)
-    language = _language(request)
-    fields = _fields(request, style, language)
-    count: TokenCounter = counter if counter is not None else EstimateCounter()
-    notes = list(plan.notes)
-
-    files = list(request.files.items()) if plan.repo else []
-    repo_name = request.repo_name if plan.repo else None
-
+    record = language if language is not None and request.language and language.name else None
+    lang = record.name if record is not None else _language(request)
+    fields = _fields(request, style, lang, record)
     prefix_in, outputs = _notebook_context(request, style, fields)
-    if budget is None:
-        prefix_text, _ = assemble_prefix(request.cells_above, prefix_in, language, outputs=outputs.all())
-        suffix_text = assemble_suffix(request.suffix, request.cells_below, language)[0] if plan.infill else ""
-        prefix_text, heal = split_heal(prefix_text) if style.heal else (prefix_text, "")
-        blocks = [_file_block(style, p, c, fields) for p, c in files]
-        rendered = _render(style, plan, fields, prefix_text, suffix_text, blocks, repo_name)
-        return _result(
-            style,
-            plan,
-            request,
-            rendered,
-            heal,
-            notes,
-            language,
-            count,
-            truncated=False,
-            used=[p for p, _ in files],
-            dropped=[],
-        )
-
-    return _build_with_budget(
-        request, style, plan, budget, count, fields, language, notes, files, repo_name, prefix_in, outputs
+    job = _Job(
+        request=request,
+        style=style,
+        plan=plan,
+        count=counter if counter is not None else EstimateCounter(),
+        language=lang,
+        fields=fields,
+        notes=list(plan.notes),
+        files=list(request.files.items()) if plan.repo else [],
+        repo_name=request.repo_name if plan.repo else None,
+        prefix_in=prefix_in,
+        outputs=outputs,
     )
+    if budget is None:
+        return _build_whole(job)
+    return _build_with_budget(job, budget)
+
+
+def _build_whole(job: _Job) -> BuiltPrompt:
+    """The prompt with all of its context (no budget)."""
+    request, language = job.request, job.language
+    prefix_text, _ = assemble_prefix(request.cells_above, job.prefix_in, language, outputs=job.outputs.all())
+    suffix_text = assemble_suffix(request.suffix, request.cells_below, language)[0] if job.plan.infill else ""
+    prefix_text, heal = split_heal(prefix_text) if job.style.heal else (prefix_text, "")
+    blocks = [_file_block(job.style, p, c, job.fields) for p, c in job.files]
+    rendered = _render(job, prefix_text, suffix_text, blocks)
+    return _result(job, rendered, heal, truncated=False, used=[p for p, _ in job.files], dropped=[])
 
 
 def _notebook_context(
@@ -419,20 +435,16 @@ def _notebook_context(
 
 
 def _result(
-    style: PromptStyle,
-    plan: _Plan,
-    request: PromptRequest,
+    job: _Job,
     rendered: _Rendered,
     heal: str,
-    notes: list[str],
-    language: str | None,
-    counter: TokenCounter,
     *,
     truncated: bool,
     used: list[str],
     dropped: list[str],
     tokens: int | None = None,
 ) -> BuiltPrompt:
+    counter = job.count
     if tokens is None:
         tokens = counter.count(rendered.prompt)
         if rendered.suffix:
@@ -440,15 +452,15 @@ def _result(
     return BuiltPrompt(
         prompt=rendered.prompt,
         suffix=rendered.suffix,
-        stop=_stop(style, request),
-        style=style.name,
-        mode=plan.mode,
+        stop=_stop(job.style, job.request),
+        style=job.style.name,
+        mode=job.plan.mode,
         heal=heal,
-        notes=notes,
+        notes=job.notes,
         prompt_tokens=tokens,
         messages=rendered.messages,
-        leftovers=list(style.leftovers),
-        language=language,
+        leftovers=list(job.style.leftovers),
+        language=job.language,
         token_counter=counter.name,
         tokens_exact=counter.exact,
         truncated=truncated,
@@ -457,20 +469,15 @@ def _result(
     )
 
 
-def _build_with_budget(
-    request: PromptRequest,
-    style: PromptStyle,
-    plan: _Plan,
-    budget: Budget,
-    count: TokenCounter,
-    fields: dict[str, str],
-    language: str | None,
-    notes: list[str],
-    files: list[tuple[str, str]],
-    repo_name: str | None,
-    prefix_in: str,
-    outputs: CellOutputs,
-) -> BuiltPrompt:
+def _build_with_budget(job: _Job, budget: Budget) -> BuiltPrompt:
+    request, style, plan, count, language, notes = (
+        job.request,
+        job.style,
+        job.plan,
+        job.count,
+        job.language,
+        job.notes,
+    )
     window = budget.context_window - budget.max_new_tokens
     if window <= 0:
         raise PromptError(
@@ -478,12 +485,12 @@ def _build_with_budget(
             f"max_new_tokens ({budget.max_new_tokens}) leaves no room in a context window of "
             f"{budget.context_window} tokens.",
         )
-    skeleton = _render(style, plan, fields, "", "", [], repo_name)
+    skeleton = _render(job, "", "", [])
     overhead = count.count(skeleton.prompt)
     avail = window - overhead - budget.safety_tokens
     max_chars = max(avail, 1) * _MAX_CHARS_PER_TOKEN
     # outputs are left out here: they only get what the code leaves (see _fit_outputs)
-    prefix_text, cut_p = assemble_prefix(request.cells_above, prefix_in, language, max_chars)
+    prefix_text, cut_p = assemble_prefix(request.cells_above, job.prefix_in, language, max_chars)
     suffix_text, cut_s = ("", False)
     if plan.infill:
         suffix_text, cut_s = assemble_suffix(request.suffix, request.cells_below, language, max_chars)
@@ -505,11 +512,9 @@ def _build_with_budget(
     for _ in range(_FIT_ROUNDS):
         pre, suf = _fit_prefix_suffix(prefix_text, suffix_text, p_line, s_line, text_avail, budget, count)
         left = avail - pre.tokens - suf.tokens
-        pre, left, outputs_complete = _fit_outputs(
-            request, prefix_in, language, style.heal, outputs, pre, cut_p, left, count
-        )
-        blocks, used, dropped, files_tokens = _fit_files(style, files, fields, left, budget, count)
-        rendered = _render(style, plan, fields, pre.text, suf.text, blocks, repo_name)
+        pre, left, outputs_complete = _fit_outputs(job, pre, cut_p, left)
+        blocks, used, dropped, files_tokens = _fit_files(job, left, budget)
+        rendered = _render(job, pre.text, suf.text, blocks)
         # counted by parts (template, prefix, suffix, files): each part was counted exactly
         total = overhead + pre.tokens + suf.tokens + files_tokens
         if not budget.verify:
@@ -531,20 +536,7 @@ def _build_with_budget(
         notes.append(f"files left out to fit the token budget: {', '.join(dropped)}")
     if not outputs_complete:
         notes.append("cell outputs left out to fit the token budget")
-    return _result(
-        style,
-        plan,
-        request,
-        rendered,
-        heal,
-        notes,
-        language,
-        count,
-        truncated=truncated,
-        used=used,
-        dropped=dropped,
-        tokens=total,
-    )
+    return _result(job, rendered, heal, truncated=truncated, used=used, dropped=dropped, tokens=total)
 
 
 def _fit_prefix_suffix(
@@ -573,23 +565,14 @@ def _fit_tight(
     return pre, suf
 
 
-def _fit_outputs(
-    request: PromptRequest,
-    prefix_in: str,
-    language: str | None,
-    heal: bool,
-    outputs: CellOutputs,
-    pre: Kept,
-    cut: bool,
-    left: int,
-    count: TokenCounter,
-) -> tuple[Kept, int, bool]:
+def _fit_outputs(job: _Job, pre: Kept, cut: bool, left: int) -> tuple[Kept, int, bool]:
     """Add cell outputs, nearest cell first, into what the code left: outputs rank below code.
 
     Only when every cell above fit whole (a cell's output without the cell would mislead);
     stops at the first cell whose outputs do not fit, and renders no output past it. Returns
     (prefix, tokens left, whether every cell's outputs are in).
     """
+    outputs, count = job.outputs, job.count
     if not outputs.indexes:
         return pre, left, True
     if cut or not pre.complete or left <= 0:
@@ -611,50 +594,47 @@ def _fit_outputs(
         spent += cost
     if not chosen:
         return pre, left, complete
-    text, _ = assemble_prefix(request.cells_above, prefix_in, language, outputs=chosen)
-    if heal:
+    text, _ = assemble_prefix(job.request.cells_above, job.prefix_in, job.language, outputs=chosen)
+    if job.style.heal:
         text = split_heal(text)[0]
     return Kept(text, pre.tokens + spent, True), left, complete
 
 
-def _fit_files(
-    style: PromptStyle,
-    files: list[tuple[str, str]],
-    fields: dict[str, str],
-    left: int,
-    budget: Budget,
-    count: TokenCounter,
-) -> tuple[list[str], list[str], list[str], int]:
+def _fit_files(job: _Job, left: int, budget: Budget) -> tuple[list[str], list[str], list[str], int]:
+    style, fields, count = job.style, job.fields, job.count
     blocks: list[str] = []
     used: list[str] = []
     dropped: list[str] = []
     spent = 0
-    for path, content in files:
+    for path, content in job.files:
         block = _file_block(style, path, content, fields)
         # a block longer than any tokenizer could pack into what is left is not counted at all
         fits_maybe = 0 < left and len(block) <= left * _MAX_CHARS_PER_TOKEN
         cost = count.count(block) if fits_maybe else left + 1
-        if cost <= left:
-            blocks.append(block)
-            used.append(path)
-            left -= cost
-            spent += cost
-            continue
-        if left < budget.min_file_tokens:
+        if cost > left:
+            block, cost = _trimmed_file(job, path, content, left, budget)
+        if cost > left:
             dropped.append(path)
             continue
-        header_cost = count.count(_file_block(style, path, "", fields))
-        room = left - header_cost
-        if room >= budget.min_file_tokens:
-            kept = keep_head(content, room, count)
-            if kept.text.strip():
-                block = _file_block(style, path, kept.text, fields)
-                cost = count.count(block)
-                if cost <= left:
-                    blocks.append(block)
-                    used.append(path)
-                    left -= cost
-                    spent += cost
-                    continue
-        dropped.append(path)
+        blocks.append(block)
+        used.append(path)
+        left -= cost
+        spent += cost
     return blocks, used, dropped, spent
+
+
+def _trimmed_file(job: _Job, path: str, content: str, left: int, budget: Budget) -> tuple[str, int]:
+    """The block of a file that does not fit whole: its head, in what is left; ("", left + 1)
+    when not even :attr:`Budget.min_file_tokens` of it fits."""
+    style, fields, count = job.style, job.fields, job.count
+    none = ("", left + 1)
+    if left < budget.min_file_tokens:
+        return none
+    room = left - count.count(_file_block(style, path, "", fields))
+    if room < budget.min_file_tokens:
+        return none
+    kept = keep_head(content, room, count)
+    if not kept.text.strip():
+        return none
+    block = _file_block(style, path, kept.text, fields)
+    return block, count.count(block)

@@ -16,6 +16,8 @@ _STARCODER_FIM = {
     "middle": "<fim_middle>",
     "pad": "<fim_pad>",
 }
+# how a model with the StarCoder tokenizer ends its text, and the FIM padding it may leave
+_STARCODER_ENDS: dict[str, Any] = {"eot": ["<|endoftext|>"], "leftovers": ["<fim_pad>"]}
 _QWEN_FIM = {
     "prefix": "<|fim_prefix|>",
     "suffix": "<|fim_suffix|>",
@@ -105,8 +107,7 @@ BUILTIN_RECORDS: dict[str, dict[str, Any]] = {
             "file_sep": "<filename>",
         },
         "stop": ["<|endoftext|>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<filename>", "<reponame>"],
-        "eot": ["<|endoftext|>"],
-        "leftovers": ["<fim_pad>"],
+        **_STARCODER_ENDS,
     },
     "starcoder2": {
         "description": "StarCoder2 3B/7B/15B (BigCode, 2024).",
@@ -129,8 +130,7 @@ BUILTIN_RECORDS: dict[str, dict[str, Any]] = {
             "<fim_suffix>",
             "<fim_middle>",
         ],
-        "eot": ["<|endoftext|>"],
-        "leftovers": ["<fim_pad>"],
+        **_STARCODER_ENDS,
     },
     "codeqwen1.5": {
         "description": "CodeQwen1.5-7B (Qwen, 2024).",
@@ -139,8 +139,7 @@ BUILTIN_RECORDS: dict[str, dict[str, Any]] = {
         "fim": _STARCODER_FIM,
         "repo": {"repo_name": "<reponame>", "repo_name_end": "\n", "file_sep": "<file_sep>"},
         "stop": ["<|endoftext|>", "<file_sep>", "<reponame>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>"],
-        "eot": ["<|endoftext|>"],
-        "leftovers": ["<fim_pad>"],
+        **_STARCODER_ENDS,
     },
     "qwen2.5-coder": {
         "description": "Qwen2.5-Coder base and instruct models (Qwen, 2024).",
@@ -235,8 +234,7 @@ BUILTIN_RECORDS: dict[str, dict[str, Any]] = {
         "fim": _STARCODER_FIM,
         "repo": {"repo_name": "<reponame>", "repo_name_end": "", "file_sep": "<filename>"},
         "stop": ["<|endoftext|>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<filename>", "<reponame>"],
-        "eot": ["<|endoftext|>"],
-        "leftovers": ["<fim_pad>"],
+        **_STARCODER_ENDS,
     },
     "seed-coder": {
         "description": "ByteDance Seed-Coder-8B-Base: suffix-prefix-middle order.",
@@ -259,8 +257,7 @@ BUILTIN_RECORDS: dict[str, dict[str, Any]] = {
         "fim": _STARCODER_FIM,
         "repo": _COMMENT_REPO,
         "stop": ["<|endoftext|>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<file_sep>"],
-        "eot": ["<|endoftext|>"],
-        "leftovers": ["<fim_pad>"],
+        **_STARCODER_ENDS,
     },
     "codegeex4": {
         "description": "CodeGeeX4-ALL-9B (Zhipu): FIM in a user turn with ###PATH/###LANGUAGE headers.",

@@ -158,7 +158,7 @@ class ResolveHandler(_Hub):
             return self.missing("RevisionNotFound", f"Invalid rev id: {revision}")
         self.rec.status = 302
         self.set_status(302)
-        self.set_header("Location", f"{self.hub.cdn_url}/_cdn/{repo}/{filename}")
+        self.set_header("Location", f"{self.hub.url_at(self.hub.cdn_port)}/_cdn/{repo}/{filename}")
         self.set_header("X-Repo-Commit", hub_file.commit)
         self.set_header("X-Linked-Etag", f'"{hub_file.reported_etag}"')
         self.set_header("X-Linked-Size", str(hub_file.advertised_size or len(hub_file.data)))
@@ -287,10 +287,6 @@ class FakeHub(LocalServer):
         cdn = bind_sockets(0, self.host)
         self.cdn_port = cdn[0].getsockname()[1]
         return cdn
-
-    @property
-    def cdn_url(self) -> str:
-        return f"http://{self.host}:{self.cdn_port}"
 
     @property
     def endpoint(self) -> str:

@@ -20,9 +20,10 @@ import argparse
 import json
 import time
 import uuid
-from typing import Any
+from typing import Any, ClassVar
 
 from .scripted import (
+    Handlers,
     RecordingHandler,
     RequestRecord,
     ScriptedHandler,
@@ -30,25 +31,31 @@ from .scripted import (
     UpstreamConfig,
     split_tokens,
 )
-from .server import Route
 
-__all__ = ["RequestRecord", "ScriptedUpstream", "UpstreamConfig", "main", "split_tokens"]
+__all__ = ["OpenAIUpstream", "RequestRecord", "UpstreamConfig", "main", "split_tokens"]
 
 
-class ModelsHandler(RecordingHandler):
+class OpenAIModelsHandler(RecordingHandler):
+    path = r"/v1/models"
+
     def get(self) -> None:
         cfg = self.upstream.config
         self.write({"object": "list", "data": [{"id": cfg.model, "object": "model", "owned_by": "test"}]})
 
 
-class StatsHandler(RecordingHandler):
+class RecordsHandler(RecordingHandler):
+    """The requests seen so far, as JSON (for a client in another process)."""
+
+    path = r"/_stats"
+
     def get(self) -> None:
         self.write({"requests": [r.__dict__ for r in self.upstream.records]})
 
 
-class CompletionsHandler(ScriptedHandler):
+class OpenAICompletionsHandler(ScriptedHandler):
     """``/v1/completions`` (``chat = False``) and, as a subclass, ``/v1/chat/completions``."""
 
+    path = r"/v1/completions"
     chat = False
 
     def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
@@ -96,24 +103,32 @@ class CompletionsHandler(ScriptedHandler):
         return answer
 
 
-class ChatCompletionsHandler(CompletionsHandler):
+class OpenAIChatCompletionsHandler(OpenAICompletionsHandler):
+    path = r"/v1/chat/completions"
     chat = True
 
 
-class ScriptedUpstream(ScriptedServer):
+class OpenAIUpstream(ScriptedServer):
     """The OpenAI-format server. ``start()`` runs it on its own thread and event loop; ``stop()`` ends it."""
 
-    def routes(self) -> list[Route]:
-        return [
-            (r"/v1/models", ModelsHandler),
-            (r"/v1/completions", CompletionsHandler),
-            (r"/v1/chat/completions", ChatCompletionsHandler),
-            (r"/_stats", StatsHandler),
-        ]
+    # the wire it speaks: a backend kind whose ``Backend.wire`` is this is served by it in tests
+    wire = "openai"
+    # its backend kind takes the server's root as ``base_url`` (a native API), not the ``/v1`` routes
+    native_root = False
+
+    handlers: ClassVar[Handlers] = (
+        OpenAIModelsHandler, OpenAICompletionsHandler, OpenAIChatCompletionsHandler, RecordsHandler,
+    )
 
     @property
     def base_url(self) -> str:
         return f"{self.root_url}/v1"
+
+    @property
+    def backend_url(self) -> str:
+        """The ``base_url`` a model config of this wire's backend kind gives (the OpenAI routes' ``/v1``;
+        the native servers' own root)."""
+        return self.root_url if self.native_root else self.base_url
 
     def model_config(self, **overrides: Any) -> dict[str, Any]:
         """A ``completion_model`` setting that points the ``openai`` backend here (raw prompts)."""
@@ -148,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
         ttft_s=args.ttft_ms / 1000,
         token_s=args.token_ms / 1000,
     )
-    ScriptedUpstream(cfg, port=args.port, host=args.host).serve_forever("scripted upstream")
+    OpenAIUpstream(cfg, port=args.port, host=args.host).serve_forever("scripted upstream")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Scripted model servers for the native provider APIs: Ollama, llama.cpp server, Mistral FIM.
 
 Real HTTP servers on loopback ports (tornado, on their own thread), built on
-:class:`~jupyter_codecomplete.testing.openai_upstream.ScriptedUpstream`: they keep its OpenAI routes
+:class:`~jupyter_codecomplete.testing.openai_upstream.OpenAIUpstream`: they keep its OpenAI routes
 (Ollama, llama.cpp and Mistral all serve ``/v1`` too), its request records and its *rules*, and add
 each provider's documented native routes with their own framing:
 
@@ -23,11 +23,15 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
+from typing import Any, ClassVar
 
-from .openai_upstream import ScriptedUpstream, UpstreamConfig
-from .scripted import RecordingHandler, ScriptedHandler
-from .server import Route
+from typing_extensions import Unpack
+
+from ..backends import builtin_kinds
+from ..backends.kinds import kind_attribute
+from .openai_upstream import OpenAIUpstream, UpstreamConfig
+from .scripted import Handlers, RecordingHandler, ScriptedHandler
+from .server import Listen
 
 
 class _NativeHandler(ScriptedHandler):
@@ -40,6 +44,7 @@ class _NativeHandler(ScriptedHandler):
 
 
 class OllamaGenerateHandler(_NativeHandler):
+    path = r"/api/generate"
     content_type = "application/x-ndjson"
 
     def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
@@ -96,6 +101,8 @@ class OllamaGenerateHandler(_NativeHandler):
 
 
 class OllamaShowHandler(RecordingHandler):
+    path = r"/api/show"
+
     def post(self) -> None:
         body = json.loads(self.request.body or b"{}")
         up = self.upstream
@@ -126,6 +133,8 @@ class OllamaShowHandler(RecordingHandler):
 
 
 class OllamaTagsHandler(RecordingHandler):
+    path = r"/api/tags"
+
     def get(self) -> None:
         up = self.upstream
         assert isinstance(up, OllamaUpstream)
@@ -145,6 +154,8 @@ class OllamaTagsHandler(RecordingHandler):
 
 
 class OllamaVersionHandler(RecordingHandler):
+    path = r"/api/version"
+
     def get(self) -> None:
         self.write({"version": "0.12.0"})
 
@@ -155,18 +166,30 @@ FIM_TEMPLATE = (
 )
 
 
-class OllamaUpstream(ScriptedUpstream):
+class OllamaRootHandler(RecordingHandler):
+    path = r"/"
+
+    def get(self) -> None:
+        self.write("Ollama is running")
+
+
+# Ollama's models: name → ``{"capabilities": [...], "template": str, "family": str}``
+Models = dict[str, dict[str, Any]]
+
+
+class OllamaUpstream(OpenAIUpstream):
     """``models``: name → ``{"capabilities": [...], "template": str, "family": str}``."""
 
+    wire = "ollama"
+    native_root = True
+    handlers: ClassVar[Handlers] = (*OpenAIUpstream.handlers, OllamaGenerateHandler, OllamaShowHandler)
+    handlers += (OllamaTagsHandler, OllamaVersionHandler, OllamaRootHandler)
+
     def __init__(
-        self,
-        config: UpstreamConfig | None = None,
-        port: int = 0,
-        host: str = "127.0.0.1",
-        models: dict[str, dict[str, Any]] | None = None,
+        self, config: UpstreamConfig | None = None, *, models: Models | None = None, **listen: Unpack[Listen]
     ) -> None:
-        super().__init__(config, port, host)
-        self.models: dict[str, dict[str, Any]] = (
+        super().__init__(config, **listen)
+        self.models: Models = (
             models
             if models is not None
             else {
@@ -181,20 +204,6 @@ class OllamaUpstream(ScriptedUpstream):
     def model_names(self) -> list[str]:
         return list(self.models)
 
-    def routes(self) -> list[Route]:
-        return [
-            *super().routes(),
-            (r"/api/generate", OllamaGenerateHandler),
-            (r"/api/show", OllamaShowHandler),
-            (r"/api/tags", OllamaTagsHandler),
-            (r"/api/version", OllamaVersionHandler),
-            (r"/", _OllamaRoot),
-        ]
-
-
-class _OllamaRoot(RecordingHandler):
-    def get(self) -> None:
-        self.write("Ollama is running")
 
 
 # --------------------------------------------------------------------------------------- llama.cpp
@@ -223,6 +232,8 @@ class _LlamaCppHandler(_NativeHandler):
 
 
 class LlamaCppInfillHandler(_LlamaCppHandler):
+    path = r"/infill"
+
     def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
         extra = "".join(str(c.get("text", "")) for c in body.get("input_extra") or [] if isinstance(c, dict))
         return extra + str(body.get("input_prefix", "")) + str(body.get("prompt", "")), str(
@@ -241,12 +252,16 @@ class LlamaCppInfillHandler(_LlamaCppHandler):
 
 
 class LlamaCppCompletionHandler(_LlamaCppHandler):
+    path = r"/completion"
+
     def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
         prompt = body.get("prompt", "")
         return (prompt if isinstance(prompt, str) else json.dumps(prompt)), ""
 
 
 class LlamaCppPropsHandler(RecordingHandler):
+    path = r"/props"
+
     def get(self) -> None:
         up = self.upstream
         self.write(
@@ -264,6 +279,8 @@ class LlamaCppTokenizeHandler(RecordingHandler):
     """``POST /tokenize`` as llama.cpp answers it: a special token of the model's vocabulary is one
     token (its piece the token's text), other text one token per character (ids are made up)."""
 
+    path = r"/tokenize"
+
     def post(self) -> None:
         up = self.upstream
         body = json.loads(self.request.body or b"{}")
@@ -277,41 +294,35 @@ class LlamaCppTokenizeHandler(RecordingHandler):
 
 
 class LlamaCppHealthHandler(RecordingHandler):
+    path = r"/health"
+
     def get(self) -> None:
         self.write({"status": "ok"})
 
 
-class LlamaCppUpstream(ScriptedUpstream):
+class LlamaCppUpstream(OpenAIUpstream):
     """``fim``: whether the loaded model has FIM tokens (else ``/infill`` answers 501);
     ``vocabulary``: the model's special tokens, for ``/tokenize``."""
 
+    wire = "llamacpp"
+    native_root = True
+    handlers: ClassVar[Handlers] = (*OpenAIUpstream.handlers, LlamaCppInfillHandler, LlamaCppPropsHandler)
+    handlers += (LlamaCppCompletionHandler, LlamaCppTokenizeHandler, LlamaCppHealthHandler)
+
     def __init__(
-        self,
-        config: UpstreamConfig | None = None,
-        port: int = 0,
-        host: str = "127.0.0.1",
-        fim: bool = True,
-        vocabulary: tuple[str, ...] = (),
+        self, config: UpstreamConfig | None = None, *, fim: bool = True, vocabulary: tuple[str, ...] = (),
+        **listen: Unpack[Listen],
     ) -> None:
-        super().__init__(config, port, host)
+        super().__init__(config, **listen)
         self.fim = fim
         self.vocabulary = vocabulary
-
-    def routes(self) -> list[Route]:
-        return [
-            *super().routes(),
-            (r"/infill", LlamaCppInfillHandler),
-            (r"/completion", LlamaCppCompletionHandler),
-            (r"/props", LlamaCppPropsHandler),
-            (r"/tokenize", LlamaCppTokenizeHandler),
-            (r"/health", LlamaCppHealthHandler),
-        ]
 
 
 # ----------------------------------------------------------------------------------------- Mistral
 
 
 class MistralFimHandler(_NativeHandler):
+    path = r"/v1/fim/completions"
     stream_default = False
 
     def prompt_of(self, body: dict[str, Any]) -> tuple[str, str]:
@@ -360,29 +371,37 @@ class MistralFimHandler(_NativeHandler):
         }
 
 
-class MistralUpstream(ScriptedUpstream):
+class MistralUpstream(OpenAIUpstream):
+    wire = "mistral"
+    handlers: ClassVar[Handlers] = (*OpenAIUpstream.handlers, MistralFimHandler)
+
     def __init__(
-        self,
-        config: UpstreamConfig | None = None,
-        port: int = 0,
-        host: str = "127.0.0.1",
-        api_key: str | None = None,
+        self, config: UpstreamConfig | None = None, *, api_key: str | None = None, **listen: Unpack[Listen]
     ) -> None:
-        super().__init__(config or UpstreamConfig(model="codestral-latest"), port, host)
+        super().__init__(config or UpstreamConfig(model="codestral-latest"), **listen)
         self.api_key = api_key
 
-    def routes(self) -> list[Route]:
-        return [*super().routes(), (r"/v1/fim/completions", MistralFimHandler)]
+
+def _fakes(cls: type[OpenAIUpstream] = OpenAIUpstream) -> dict[str, type[OpenAIUpstream]]:
+    """Every scripted fake by the wire it speaks (the subclasses of :class:`OpenAIUpstream`)."""
+    out = {cls.wire: cls}
+    for sub in cls.__subclasses__():
+        for wire, fake in _fakes(sub).items():
+            out.setdefault(wire, fake)
+    return out
 
 
-def upstream_for(backend: str, model: str = "m", api_key: str | None = None) -> ScriptedUpstream:
-    """The scripted fake of the model server a backend talks to (``ollama``, ``llamacpp``,
-    ``mistral``; the OpenAI-compatible one for anything else), not yet started."""
+def served_kinds() -> list[str]:
+    """The built-in backend kinds that talk to a model server over HTTP (``Backend.wire``), each
+    served in tests by the fake of its wire (:func:`upstream_for`)."""
+    return [kind for kind in builtin_kinds() if kind_attribute(kind, "wire")]
+
+
+def upstream_for(backend: str, model: str = "m", api_key: str | None = None) -> OpenAIUpstream:
+    """The scripted fake of the model server a backend kind talks to: the one that speaks its
+    ``Backend.wire`` (the OpenAI-compatible one for a kind with none), not yet started."""
     config = UpstreamConfig(model=model)
-    if backend == "ollama":
-        return OllamaUpstream(config)
-    if backend == "llamacpp":
-        return LlamaCppUpstream(config)
-    if backend == "mistral":
+    fake = _fakes().get(kind_attribute(backend, "wire") or "openai", OpenAIUpstream)
+    if fake is MistralUpstream:
         return MistralUpstream(config, api_key=api_key)
-    return ScriptedUpstream(config)
+    return fake(config)

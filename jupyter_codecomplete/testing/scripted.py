@@ -36,13 +36,16 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from tornado import iostream, web
+from typing_extensions import Unpack
 
-from .server import LocalServer, hang_up
+from .server import Listen, LocalServer, Route, hang_up
 
 Rule = dict[str, Any]
+# a server's routes: each handler serves its ``path``
+Handlers = tuple[type["RecordingHandler"], ...]
 
 _TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 
@@ -79,10 +82,14 @@ class UpstreamConfig:
 
 
 class ScriptedServer(LocalServer):
-    """A model server whose answers come from rules; ``records`` lists every request it saw."""
+    """A model server whose answers come from rules; ``records`` lists every request it saw.
 
-    def __init__(self, config: UpstreamConfig | None = None, port: int = 0, host: str = "127.0.0.1") -> None:
-        super().__init__(port, host)
+    ``handlers``: its routes, each handler serving its ``path`` (a subclass adds its own)."""
+
+    handlers: ClassVar[Handlers] = ()
+
+    def __init__(self, config: UpstreamConfig | None = None, **listen: Unpack[Listen]) -> None:
+        super().__init__(**listen)
         self.config = config or UpstreamConfig()
         self.records: list[RequestRecord] = []
         # ``lockstep`` rules: characters of the suggestion the client says it shows (set by the test)
@@ -104,6 +111,9 @@ class ScriptedServer(LocalServer):
 
     def last(self) -> RequestRecord:
         return self.records[-1]
+
+    def routes(self) -> list[Route]:
+        return [(h.path, h) for h in self.handlers]
 
 
 def rewrite_answer(spec: Mapping[str, Any], prompt: str) -> str | None:
@@ -130,7 +140,9 @@ def rewrite_answer(spec: Mapping[str, Any], prompt: str) -> str | None:
 
 
 class RecordingHandler(web.RequestHandler):
-    """A route of a :class:`ScriptedServer`: no XSRF, and it notes when the client hangs up."""
+    """A route of a :class:`ScriptedServer` (at ``path``): no XSRF, and it notes when the client hangs up."""
+
+    path: ClassVar[str]
 
     def initialize(self, upstream: ScriptedServer) -> None:
         self.upstream = upstream

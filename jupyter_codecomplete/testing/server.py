@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from typing import Any
+from typing import Any, TypedDict
 
 from tornado import httpserver, web
 from tornado.http1connection import HTTP1Connection
@@ -25,6 +25,13 @@ Route = tuple[str, type[web.RequestHandler]]
 
 # Large bodies are part of the tests (a 9 MB answer, a 4 MB prompt).
 MAX_BUFFER_SIZE = 200 * 1024 * 1024
+
+
+class Listen(TypedDict, total=False):
+    """Where a server listens (:class:`LocalServer`'s keyword arguments, passed on by subclasses)."""
+
+    port: int  # 0: an ephemeral one
+    host: str
 
 
 def hang_up(handler: web.RequestHandler) -> None:
@@ -58,9 +65,13 @@ class LocalServer:
         """Further listening sockets for the same application (another origin), bound by :meth:`bind`."""
         return []
 
+    def url_at(self, port: int) -> str:
+        """The origin of one of this server's ports (a second port: another origin)."""
+        return f"http://{self.host}:{port}"
+
     @property
     def root_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return self.url_at(self.port)
 
     @property
     def base_url(self) -> str:

@@ -1,1 +1,3 @@
 """Tornado adapters only: the websocket and the REST handlers."""
+
+__all__: list[str] = []

@@ -29,8 +29,8 @@ from ..errors import validation_message
 from ..models_service import CustomEndpoint, ModelService, ModelServiceError
 from .rest import _Base
 
-if TYPE_CHECKING:  # the app imports the handlers
-    from ..extension import CodeCompleteApp
+if TYPE_CHECKING:  # the app's configuration (the app itself imports the handlers)
+    from ..config import CodeCompleteConfig
 
 _ID = r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})"
 
@@ -38,7 +38,7 @@ _ID = r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})"
 class _ModelsBase(_Base):
     @property
     def service(self) -> ModelService:
-        return cast("CodeCompleteApp", self.extensionapp).model_service
+        return cast("CodeCompleteConfig", self.extensionapp).model_service
 
     def fail_with(self, exc: ModelServiceError) -> None:
         self.fail(exc.status, exc.type, exc.message)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .. import __version__
 from ..protocol import CompletionRequestBody, EditPredictionReply, EditPredictionRequest
+
+try:  # the installed package's version (not the package's __init__, which imports the server app)
+    __version__ = version("jupyter_codecomplete")
+except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+    __version__ = "0.0.0"
 
 _ERROR = {
     "type": "object",

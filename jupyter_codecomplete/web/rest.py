@@ -29,10 +29,10 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, Overrides
-from ..completion.default import Prepared
+from ..completion.prepared import Prepared
 from ..errors import HTTP_STATUS, validation_message
 from ..postprocess import Pipeline
-from ..prompting import PromptError, PromptRequest
+from ..prompting import PromptError
 from ..protocol import (
     MAX_DEPTH,
     CompletionRequestBody,
@@ -142,13 +142,11 @@ class _Base(ExtensionHandlerMixin, APIHandler):
             path=body.file_path,
             language=body.language,
         )
-        prompt_request = PromptRequest(
-            prefix=body.prompt,
-            suffix=body.suffix or "",
+        # the engine's own prompt request (its one repository-name rule), with the body's context
+        prompt_request = engine.prompt_request(
+            request,
             files=body.files or {},
-            repo_name=body.repo_name or (engine.repo_name if body.files else None),
-            file_path=body.file_path,
-            language=body.language,
+            repo_name=body.repo_name,
             cells_above=body.cells_above or [],
             cells_below=body.cells_below or [],
             kernel_candidates=body.kernel_candidates,

@@ -59,8 +59,8 @@ from ..protocol import (
     number_hint,
 )
 
-if TYPE_CHECKING:  # the app imports the handlers
-    from ..extension import CodeCompleteApp
+if TYPE_CHECKING:  # the app's configuration (the app itself imports the handlers)
+    from ..config import CodeCompleteConfig
 
 AUTH_RESOURCE = "codecomplete"
 # Past this many bytes queued for the client, stream chunks of a request are merged, not queued.
@@ -321,7 +321,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
 
     @property
     def completion_handler(self) -> BaseInlineCompletionHandler:
-        handler = cast("CodeCompleteApp", self.extensionapp).completion_handler
+        handler = cast("CodeCompleteConfig", self.extensionapp).completion_handler
         assert handler is not None  # made when the extension loads, before any request
         return handler
 
@@ -332,7 +332,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
 
     @property
     def max_message_bytes(self) -> int:
-        return int(cast("CodeCompleteApp", self.extensionapp).max_message_bytes)
+        return int(cast("CodeCompleteConfig", self.extensionapp).max_message_bytes)
 
     @property
     def max_queued_bytes(self) -> int:

@@ -15,7 +15,7 @@ import {
   DEFAULT_SETTINGS,
   isLanguageEnabled,
   normalizeSettings,
-  toggleLanguage
+  disabledLanguagesWith
 } from '../settings';
 
 const code = (source: string): ICellInfo => ({ cell_type: 'code', language: 'python', source });
@@ -50,8 +50,8 @@ describe('settings', () => {
     expect(isLanguageEnabled(s, 'Markdown')).toBe(false);
     expect(isLanguageEnabled(s, 'python')).toBe(true);
     expect(isLanguageEnabled(s, null)).toBe(true);
-    expect(toggleLanguage(['markdown'], 'Python', false)).toEqual(['markdown', 'python']);
-    expect(toggleLanguage(['markdown', 'python'], 'PYTHON', true)).toEqual(['markdown']);
+    expect(disabledLanguagesWith(['markdown'], 'Python', false)).toEqual(['markdown', 'python']);
+    expect(disabledLanguagesWith(['markdown', 'python'], 'PYTHON', true)).toEqual(['markdown']);
   });
 });
 

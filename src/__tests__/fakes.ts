@@ -1,7 +1,10 @@
 /**
- * Test doubles: a scriptable WebSocket and manual timers.
+ * Test doubles: a scriptable WebSocket, a scriptable completion client, manual timers, and the
+ * request body and stream chunks they carry.
  */
-import { ServerMessage } from '../protocol';
+import { IInlineCompletionReply, IRequestBody, IStreamChunk, ServerMessage } from '../protocol';
+import { ICompletionClient } from '../provider';
+import { ChunkQueue } from '../socket';
 
 export class FakeWebSocket {
   static instances: FakeWebSocket[] = [];
@@ -81,4 +84,72 @@ export async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) {
     await Promise.resolve();
   }
+}
+
+/**
+ * A completion client whose answers the test scripts (the part of the socket the provider uses).
+ */
+export class FakeClient implements ICompletionClient {
+  constructor(
+    public hello: { max_message_bytes: number; warm?: boolean } | null = {
+      max_message_bytes: 1000000
+    }
+  ) {}
+
+  requests: IRequestBody[] = [];
+  cancelled: number[] = [];
+  replies: {
+    resolve: (r: IInlineCompletionReply) => void;
+    reject: (e: Error) => void;
+    chunks: ChunkQueue | null;
+  }[] = [];
+
+  request(body: IRequestBody) {
+    const number = this.requests.length;
+    this.requests.push(body);
+    let resolve!: (r: IInlineCompletionReply) => void;
+    let reject!: (e: Error) => void;
+    const reply = new Promise<IInlineCompletionReply>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const chunks = body.stream ? new ChunkQueue() : null;
+    this.replies.push({ resolve, reject, chunks });
+    return { number, reply, chunks };
+  }
+  cancel(number: number): void {
+    this.cancelled.push(number);
+  }
+}
+
+/**
+ * A request body (a Python cell, automatic, not streamed unless overridden).
+ */
+export function requestBody(overrides: Partial<IRequestBody> = {}): IRequestBody {
+  return {
+    path: 'a.py',
+    language: 'python',
+    mime: 'text/x-python',
+    prefix: 'def add(a, b):',
+    suffix: '',
+    stream: false,
+    cell_id: null,
+    trigger: 'auto',
+    cells_above: [],
+    cells_below: [],
+    files: [],
+    ...overrides
+  };
+}
+
+/**
+ * A stream chunk with the whole text so far.
+ */
+export function streamChunk(number: number, text: string, done: boolean): IStreamChunk {
+  return {
+    type: 'stream',
+    reply_to: number,
+    response: { insertText: text, isIncomplete: !done },
+    done
+  };
 }

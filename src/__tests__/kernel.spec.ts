@@ -296,19 +296,23 @@ describe('the provider and the kernel', () => {
 
 describe('KernelCompleter.warm (issue 23: the first df[ after running a cell)', () => {
   const flush = () => new Promise(resolve => setTimeout(resolve, 0));
+  /**
+   * Warm the kernel's completer for Python and let the kernel answer.
+   */
+  const warmed = async (kc: KernelCompleter, kernel: FakeKernel) => {
+    kc.warm(kernel, 'python');
+    await flush();
+  };
 
   it('asks an idle kernel once for empty code, and again only after a restart', async () => {
     const kernel = new FakeKernel();
     const kc = completer();
-    kc.warm(kernel, 'python');
-    await flush();
+    await warmed(kc, kernel);
     expect(kernel.asked).toEqual([{ code: '', cursor_pos: 0 }]);
-    kc.warm(kernel, 'python');
-    await flush();
+    await warmed(kc, kernel);
     expect(kernel.asked).toHaveLength(1);
     kernel.restarted();
-    kc.warm(kernel, 'python');
-    await flush();
+    await warmed(kc, kernel);
     expect(kernel.asked).toHaveLength(2);
   });
 
@@ -331,8 +335,7 @@ describe('KernelCompleter.warm (issue 23: the first df[ after running a cell)', 
     const kernel = new FakeKernel();
     kernel.answer = 'manual';
     const kc = completer();
-    kc.warm(kernel, 'python');
-    await flush();
+    await warmed(kc, kernel);
     expect(kc.candidates(kernel, 'df[', 'python')).toBeNull();
     expect(kernel.asked).toHaveLength(1);
     // the warm-up answered: the next question goes out

@@ -5,7 +5,7 @@
  */
 import { displayLanguage, languageFromMime } from '../context';
 import { LANGUAGE_IDS, LANGUAGE_NAMES, languageId } from '../languagetable';
-import { DEFAULT_SETTINGS, isLanguageEnabled, toggleLanguage } from '../settings';
+import { DEFAULT_SETTINGS, isLanguageEnabled, disabledLanguagesWith } from '../settings';
 import { kernelLanguage } from '../widgets';
 import { IInlineCompletionContext } from '@jupyterlab/completer';
 import { Widget } from '@lumino/widgets';
@@ -63,8 +63,10 @@ describe('language table', () => {
     expect(isLanguageEnabled(settings, 'objective-c')).toBe(false);
     expect(isLanguageEnabled(settings, 'typescript')).toBe(false);
     expect(isLanguageEnabled(settings, 'javascript')).toBe(true);
-    expect(toggleLanguage(['objectivec', 'markdown'], 'objective-c', true)).toEqual(['markdown']);
-    expect(toggleLanguage([], 'Objective-C', false)).toEqual(['objective-c']);
+    expect(disabledLanguagesWith(['objectivec', 'markdown'], 'objective-c', true)).toEqual([
+      'markdown'
+    ]);
+    expect(disabledLanguagesWith([], 'Objective-C', false)).toEqual(['objective-c']);
   });
 
   it.each([

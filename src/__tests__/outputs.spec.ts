@@ -1,6 +1,6 @@
 import { contextCells, fitToLimit, ICellInfo, utf8Length } from '../context';
 import {
-  cellOutputs,
+  contextOutputs,
   cleanOutputText,
   htmlTableText,
   IRawOutput,
@@ -168,7 +168,7 @@ describe('outputs in the request', () => {
 
   it('caps what one cell sends', () => {
     const many = Array.from({ length: 20 }, (_, i) => result(`line ${i}`));
-    expect(cellOutputs(many, 100000).outputs.length).toBe(OutputLimits.cellOutputs);
+    expect(contextOutputs(many, 100000).outputs.length).toBe(OutputLimits.outputsPerCell);
   });
 
   it('are the first thing dropped to fit the message limit', () => {

@@ -1,43 +1,12 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
 import { acceptedState, isAcceptedState, Prefetcher, shouldPrefetch } from '../prefetch';
-import { CodeCompleteProvider, ICompletionClient } from '../provider';
-import { IInlineCompletionReply, IRequestBody, IStreamChunk } from '../protocol';
+import { CodeCompleteProvider } from '../provider';
+import { IInlineCompletionReply } from '../protocol';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
-import { ChunkQueue, CompletionError } from '../socket';
+import { CompletionError } from '../socket';
 import { Suggestion } from '../typing';
-import { flush } from './fakes';
-
-/**
- * A socket client whose answers the test scripts.
- */
-class FakeClient implements ICompletionClient {
-  requests: IRequestBody[] = [];
-  cancelled: number[] = [];
-  hello: { max_message_bytes: number; warm?: boolean } = { max_message_bytes: 1000000, warm: true };
-  replies: {
-    resolve: (r: IInlineCompletionReply) => void;
-    reject: (e: Error) => void;
-    chunks: ChunkQueue | null;
-  }[] = [];
-
-  request(body: IRequestBody) {
-    const number = this.requests.length;
-    this.requests.push(body);
-    let resolve!: (r: IInlineCompletionReply) => void;
-    let reject!: (e: Error) => void;
-    const reply = new Promise<IInlineCompletionReply>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    const chunks = body.stream ? new ChunkQueue() : null;
-    this.replies.push({ resolve, reject, chunks });
-    return { number, reply, chunks };
-  }
-  cancel(number: number): void {
-    this.cancelled.push(number);
-  }
-}
+import { FakeClient, flush, streamChunk } from './fakes';
 
 const auto = { widget: {} as any, triggerKind: InlineCompletionTriggerKind.Automatic };
 const manual = { widget: {} as any, triggerKind: InlineCompletionTriggerKind.Invoke };
@@ -51,17 +20,9 @@ function started(number: number): IInlineCompletionReply {
     error: null
   };
 }
-function chunk(number: number, text: string, done: boolean): IStreamChunk {
-  return {
-    type: 'stream',
-    reply_to: number,
-    response: { insertText: text, isIncomplete: !done },
-    done
-  };
-}
 
 function setup(overrides: Partial<ISettings> = {}) {
-  const client = new FakeClient();
+  const client = new FakeClient({ max_message_bytes: 1000000, warm: true });
   const settings = normalizeSettings({ ...DEFAULT_SETTINGS, ...overrides });
   const provider = new CodeCompleteProvider({
     client,
@@ -83,7 +44,7 @@ async function shown(
   const n = client.requests.length - 1;
   client.replies[n].resolve(started(n));
   await result;
-  client.replies[n].chunks!.push(chunk(n, suggestion, true));
+  client.replies[n].chunks!.push(streamChunk(n, suggestion, true));
   await flush();
   return n;
 }
@@ -154,7 +115,7 @@ describe('the suggestion after an accept', () => {
     });
     client.replies[1].resolve(started(1));
     await flush();
-    client.replies[1].chunks!.push(chunk(1, '\n\n\ndef volume(r, h):', true));
+    client.replies[1].chunks!.push(streamChunk(1, '\n\n\ndef volume(r, h):', true));
     await flush();
     // the user pressed Tab: the request right after is answered without the model
     const after = await provider.fetch(req('def area(r):\n    return 3.14 * r * r'), auto);

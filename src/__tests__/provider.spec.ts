@@ -1,41 +1,10 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import { ICompletionClient, CodeCompleteProvider, PROVIDER_ID } from '../provider';
-import { IInlineCompletionReply, IRequestBody, IStreamChunk } from '../protocol';
-import { ChunkQueue, CompletionError } from '../socket';
+import { CodeCompleteProvider, PROVIDER_ID } from '../provider';
+import { IInlineCompletionReply } from '../protocol';
+import { CompletionError } from '../socket';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
-import { flush } from './fakes';
-
-/**
- * A client whose answers the test scripts.
- */
-class FakeClient implements ICompletionClient {
-  requests: IRequestBody[] = [];
-  cancelled: number[] = [];
-  hello: { max_message_bytes: number } | null = { max_message_bytes: 1000000 };
-  replies: {
-    resolve: (r: IInlineCompletionReply) => void;
-    reject: (e: Error) => void;
-    chunks: ChunkQueue | null;
-  }[] = [];
-
-  request(body: IRequestBody) {
-    const number = this.requests.length;
-    this.requests.push(body);
-    let resolve!: (r: IInlineCompletionReply) => void;
-    let reject!: (e: Error) => void;
-    const reply = new Promise<IInlineCompletionReply>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    const chunks = body.stream ? new ChunkQueue() : null;
-    this.replies.push({ resolve, reject, chunks });
-    return { number, reply, chunks };
-  }
-  cancel(number: number): void {
-    this.cancelled.push(number);
-  }
-}
+import { FakeClient, flush, streamChunk } from './fakes';
 
 const request = (text: string, offset = text.length, mimeType = 'text/x-ipython') => ({
   text,
@@ -47,14 +16,6 @@ const manual = { widget: {} as any, triggerKind: InlineCompletionTriggerKind.Inv
 
 function reply(number: number, items: any[], error: any = null): IInlineCompletionReply {
   return { type: 'inline_completion', reply_to: number, list: { items }, error };
-}
-function chunk(number: number, text: string, done: boolean): IStreamChunk {
-  return {
-    type: 'stream',
-    reply_to: number,
-    response: { insertText: text, isIncomplete: !done },
-    done
-  };
 }
 
 function setup(
@@ -76,6 +37,29 @@ function setup(
     activity,
     set: (s: Partial<ISettings>) => (settings = normalizeSettings({ ...settings, ...s }))
   };
+}
+
+/**
+ * Read one of the provider's streams in the background: the texts it shows, and its end.
+ */
+function watch(provider: CodeCompleteProvider, token: string) {
+  const seen: string[] = [];
+  const reading = (async () => {
+    for await (const update of provider.stream(token)) {
+      seen.push(update.response.insertText);
+    }
+  })();
+  return { seen, reading };
+}
+
+/**
+ * An automatic streamed request at the end of `text` that the server started; its stream read.
+ */
+async function startStream(client: FakeClient, provider: CodeCompleteProvider, text: string) {
+  const result = provider.fetch(request(text), auto);
+  await flush();
+  client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 't' }]));
+  return watch(provider, (await result).items[0].token!);
 }
 
 describe('CodeCompleteProvider', () => {
@@ -122,9 +106,9 @@ describe('CodeCompleteProvider', () => {
       }
     })();
     await flush();
-    queue.push(chunk(0, '\n    ret', false));
+    queue.push(streamChunk(0, '\n    ret', false));
     await flush();
-    queue.push(chunk(0, '\n    return a + b', true));
+    queue.push(streamChunk(0, '\n    return a + b', true));
     await reading;
     expect(seen).toEqual([
       { insertText: '', isIncomplete: true },
@@ -270,11 +254,11 @@ describe('CodeCompleteProvider', () => {
     client.replies[1].resolve(reply(1, [{ insertText: '', isIncomplete: true, token: 'b' }]));
     const tokenA = (await a).items[0]?.token;
     const tokenB = (await b).items[0].token!;
-    client.replies[0].chunks!.push(chunk(0, 'part', false));
+    client.replies[0].chunks!.push(streamChunk(0, 'part', false));
     client.replies[0].chunks!.fail(
       new CompletionError({ type: 'superseded', title: 'Superseded', message: '' }, 0)
     );
-    client.replies[1].chunks!.push(chunk(1, 'half', false));
+    client.replies[1].chunks!.push(streamChunk(1, 'half', false));
     client.replies[1].chunks!.fail(
       new CompletionError({ type: 'timeout', title: 'Timed out', message: 'model too slow' }, 1)
     );
@@ -306,42 +290,37 @@ describe('CodeCompleteProvider', () => {
       await result;
       return t;
     }
+    /**
+     * What the provider answers once the user typed `text` after the definition.
+     */
+    const typed = (provider: CodeCompleteProvider, text: string) =>
+      provider.fetch(request(DEF + text), auto);
+    /**
+     * A finished suggestion of `text`.
+     */
+    const whole = (text: string) => ({ items: [{ insertText: text, isIncomplete: false }] });
 
     it('answers from the suggestion while the user types its characters', async () => {
       const { client, provider, activity } = await suggested();
-      expect(await provider.fetch(request(DEF + '\n    ret'), auto)).toEqual({
-        items: [{ insertText: 'urn a + b', isIncomplete: false }]
-      });
-      expect(await provider.fetch(request(DEF + '\n    return a'), auto)).toEqual({
-        items: [{ insertText: ' + b', isIncomplete: false }]
-      });
+      expect(await typed(provider, '\n    ret')).toEqual(whole('urn a + b'));
+      expect(await typed(provider, '\n    return a')).toEqual(whole(' + b'));
       expect(client.requests.length).toBe(1);
       expect(activity).toEqual(['started', 'shown', 'succeeded', 'reused', 'reused']);
     });
 
     it("takes the editor's auto-indent after Enter", async () => {
       const { client, provider } = await suggested();
-      expect(await provider.fetch(request(DEF + '\n    '), auto)).toEqual({
-        items: [{ insertText: 'return a + b', isIncomplete: false }]
-      });
-      expect(await provider.fetch(request(DEF + '\n        '), auto)).toEqual({
-        items: [{ insertText: 'return a + b', isIncomplete: false }]
-      });
-      expect(await provider.fetch(request(DEF + '\n  '), auto)).toEqual({
-        items: [{ insertText: '  return a + b', isIncomplete: false }]
-      });
+      expect(await typed(provider, '\n    ')).toEqual(whole('return a + b'));
+      expect(await typed(provider, '\n        ')).toEqual(whole('return a + b'));
+      expect(await typed(provider, '\n  ')).toEqual(whole('  return a + b'));
       expect(client.requests.length).toBe(1);
     });
 
     it('answers Backspace and retyping, and coming back, from memory', async () => {
       const { client, provider } = await suggested();
       await provider.fetch(request(DEF + '\n    retu'), auto);
-      expect(await provider.fetch(request(DEF + '\n    r'), auto)).toEqual({
-        items: [{ insertText: 'eturn a + b', isIncomplete: false }]
-      });
-      expect(await provider.fetch(request(DEF + '\n    re'), auto)).toEqual({
-        items: [{ insertText: 'turn a + b', isIncomplete: false }]
-      });
+      expect(await typed(provider, '\n    r')).toEqual(whole('eturn a + b'));
+      expect(await typed(provider, '\n    re')).toEqual(whole('turn a + b'));
       expect(client.requests.length).toBe(1);
     });
 
@@ -385,39 +364,35 @@ describe('CodeCompleteProvider', () => {
       expect(client.requests.length).toBe(3);
     });
 
+    /**
+     * A streamed suggestion after `total = `, being read; `view.editor` is the editor as the
+     * user sees it, changed by the test between chunks.
+     */
+    async function typingIntoStream() {
+      const view = { editor: { key: 'demo.py', text: 'total = ', offset: 8 } };
+      const { client, provider } = setup(
+        { streaming: 'always' },
+        { editorState: () => view.editor }
+      );
+      const read = await startStream(client, provider, 'total = ');
+      return { client, provider, view, queue: client.replies[0].chunks!, ...read };
+    }
+
     it('paints only the rest while the user types into a streaming suggestion', async () => {
-      // The editor as the user sees it, changed by the test between chunks.
-      let editor = { key: 'demo.py', text: 'total = ', offset: 8 };
-      const { client, provider } = setup({ streaming: 'always' }, { editorState: () => editor });
-      const result = provider.fetch(request('total = '), auto);
+      const { client, provider, view, queue, seen, reading } = await typingIntoStream();
+      queue.push(streamChunk(0, 'su', false));
       await flush();
-      client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 't' }]));
-      const token = (await result).items[0].token!;
-      const seen: string[] = [];
-      const reading = (async () => {
-        for await (const update of provider.stream(token)) {
-          seen.push(update.response.insertText);
-        }
-      })();
-      const queue = client.replies[0].chunks!;
-      queue.push(chunk(0, 'su', false));
-      await flush();
-      editor = { key: 'demo.py', text: 'total = s', offset: 9 };
-      queue.push(chunk(0, 'sum(val', false));
+      view.editor = { key: 'demo.py', text: 'total = s', offset: 9 };
+      queue.push(streamChunk(0, 'sum(val', false));
       await flush();
       // The next request (after the debounce) is answered from the stream, at once.
       const next = await provider.fetch(request('total = su'), auto);
       expect(next.items).toEqual([
         { insertText: 'm(val', isIncomplete: true, token: expect.any(String) }
       ]);
-      editor = { key: 'demo.py', text: 'total = su', offset: 10 };
-      const seenNext: string[] = [];
-      const readingNext = (async () => {
-        for await (const update of provider.stream(next.items[0].token!)) {
-          seenNext.push(update.response.insertText);
-        }
-      })();
-      queue.push(chunk(0, 'sum(values)', true));
+      view.editor = { key: 'demo.py', text: 'total = su', offset: 10 };
+      const { seen: seenNext, reading: readingNext } = watch(provider, next.items[0].token!);
+      queue.push(streamChunk(0, 'sum(values)', true));
       await reading;
       await readingNext;
       expect(client.requests.length).toBe(1);
@@ -427,23 +402,11 @@ describe('CodeCompleteProvider', () => {
     });
 
     it('stops painting a stream once the user types away from it', async () => {
-      let editor = { key: 'demo.py', text: 'total = ', offset: 8 };
-      const { client, provider } = setup({ streaming: 'always' }, { editorState: () => editor });
-      const result = provider.fetch(request('total = '), auto);
+      const { view, queue, seen, reading } = await typingIntoStream();
+      queue.push(streamChunk(0, 'sum', false));
       await flush();
-      client.replies[0].resolve(reply(0, [{ insertText: '', isIncomplete: true, token: 't' }]));
-      const token = (await result).items[0].token!;
-      const seen: string[] = [];
-      const reading = (async () => {
-        for await (const update of provider.stream(token)) {
-          seen.push(update.response.insertText);
-        }
-      })();
-      const queue = client.replies[0].chunks!;
-      queue.push(chunk(0, 'sum', false));
-      await flush();
-      editor = { key: 'demo.py', text: 'total = x', offset: 9 };
-      queue.push(chunk(0, 'sum(values)', true));
+      view.editor = { key: 'demo.py', text: 'total = x', offset: 9 };
+      queue.push(streamChunk(0, 'sum(values)', true));
       await reading;
       expect(seen).toEqual(['', 'sum']);
     });

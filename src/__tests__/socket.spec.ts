@@ -1,23 +1,5 @@
 import { CompletionError, CompletionSocket, SOCKET_PATH } from '../socket';
-import { IRequestBody } from '../protocol';
-import { FakeWebSocket, flush, ManualTimers } from './fakes';
-
-function body(overrides: Partial<IRequestBody> = {}): IRequestBody {
-  return {
-    path: 'a.py',
-    language: 'python',
-    mime: 'text/x-python',
-    prefix: 'def add(a, b):',
-    suffix: '',
-    stream: false,
-    cell_id: null,
-    trigger: 'auto',
-    cells_above: [],
-    cells_below: [],
-    files: [],
-    ...overrides
-  };
-}
+import { FakeWebSocket, flush, ManualTimers, requestBody } from './fakes';
 
 function makeSocket(timers = new ManualTimers()) {
   FakeWebSocket.reset();
@@ -30,6 +12,49 @@ function makeSocket(timers = new ManualTimers()) {
     clearTimeout: timers.clearTimeout
   });
   return { socket, timers };
+}
+
+/**
+ * A socket connected to a server that said hello.
+ */
+function openSocket() {
+  const made = makeSocket();
+  const ws = FakeWebSocket.last;
+  ws.open();
+  return { ...made, ws };
+}
+
+/**
+ * A streamed request that the server started (its reply with the stream's token came).
+ */
+function startStream(socket: CompletionSocket, ws: FakeWebSocket, token = 't') {
+  const p = socket.request(requestBody({ stream: true }));
+  ws.receive({
+    type: 'inline_completion',
+    reply_to: p.number,
+    list: { items: [{ insertText: '', isIncomplete: true, token }] }
+  });
+  return p;
+}
+
+/**
+ * The server streams these texts (`done` on each) to request `number`.
+ */
+function sendChunks(
+  ws: FakeWebSocket,
+  number: number,
+  chunks: [string, boolean][],
+  fields: Record<string, unknown>
+): void {
+  for (const [text, done] of chunks) {
+    ws.receive({
+      type: 'stream',
+      reply_to: number,
+      response: { insertText: text, isIncomplete: !done },
+      done,
+      ...fields
+    });
+  }
 }
 
 describe('CompletionSocket', () => {
@@ -62,8 +87,8 @@ describe('CompletionSocket', () => {
   it('numbers requests in increasing order and sends only protocol fields', () => {
     const { socket } = makeSocket();
     FakeWebSocket.last.open();
-    const a = socket.request(body());
-    const b = socket.request(body({ prefix: 'x' }));
+    const a = socket.request(requestBody());
+    const b = socket.request(requestBody({ prefix: 'x' }));
     expect(a.number).toBe(0);
     expect(b.number).toBe(1);
     const sent = FakeWebSocket.last.sent;
@@ -90,11 +115,9 @@ describe('CompletionSocket', () => {
   });
 
   it('resolves a non-stream reply by number, out of order', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const a = socket.request(body());
-    const b = socket.request(body());
+    const { socket, ws } = openSocket();
+    const a = socket.request(requestBody());
+    const b = socket.request(requestBody());
     ws.receive({
       type: 'inline_completion',
       reply_to: 1,
@@ -118,10 +141,8 @@ describe('CompletionSocket', () => {
   });
 
   it('assembles a stream: token reply, then chunks until done', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const p = socket.request(body({ stream: true }));
+    const { socket, ws } = openSocket();
+    const p = socket.request(requestBody({ stream: true }));
     ws.receive({
       type: 'inline_completion',
       reply_to: 0,
@@ -129,19 +150,16 @@ describe('CompletionSocket', () => {
       error: null
     });
     // Chunks arriving before anyone reads are kept.
-    for (const [text, done] of [
-      ['\n    ret', false],
-      ['\n    return a', false],
-      ['\n    return a + b\n', true]
-    ] as [string, boolean][]) {
-      ws.receive({
-        type: 'stream',
-        reply_to: 0,
-        response: { insertText: text, isIncomplete: !done },
-        done,
-        error: null
-      });
-    }
+    sendChunks(
+      ws,
+      0,
+      [
+        ['\n    ret', false],
+        ['\n    return a', false],
+        ['\n    return a + b\n', true]
+      ],
+      { error: null }
+    );
     const reply = await p.reply;
     expect(reply.list.items[0].token).toBe('t0');
     const texts: string[] = [];
@@ -166,26 +184,18 @@ describe('CompletionSocket', () => {
     });
     expect(ws.sent).toEqual([{ type: 'hello', protocol: 2 }]);
     expect(socket.protocol).toBe(2);
-    const p = socket.request(body({ stream: true }));
-    ws.receive({
-      type: 'inline_completion',
-      reply_to: 0,
-      list: { items: [{ insertText: '', isIncomplete: true, token: 't0' }] }
-    });
-    for (const [text, done] of [
-      ['\n    ret', false],
-      ['urn a', false],
-      [' + b\n', false],
-      ['', true]
-    ] as [string, boolean][]) {
-      ws.receive({
-        type: 'stream',
-        reply_to: 0,
-        response: { insertText: text, isIncomplete: !done },
-        done,
-        delta: true
-      });
-    }
+    const p = startStream(socket, ws, 't0');
+    sendChunks(
+      ws,
+      0,
+      [
+        ['\n    ret', false],
+        ['urn a', false],
+        [' + b\n', false],
+        ['', true]
+      ],
+      { delta: true }
+    );
     const texts: string[] = [];
     for await (const chunk of p.chunks!) {
       texts.push(chunk.response.insertText);
@@ -200,21 +210,17 @@ describe('CompletionSocket', () => {
   });
 
   it('keeps protocol 1 with a server that names no other version', () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     expect(ws.sent).toEqual([]);
     expect(socket.protocol).toBe(1);
     socket.dispose();
   });
 
   it('does not report a quiet answer to a request it already gave up', () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const errors: string[] = [];
     socket.unmatchedError.connect((_, e) => errors.push(e.type));
-    const p = socket.request(body());
+    const p = socket.request(requestBody());
     socket.cancel(p.number);
     ws.receive({
       type: 'error',
@@ -226,10 +232,8 @@ describe('CompletionSocket', () => {
   });
 
   it('delivers chunks to a reader already waiting', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const p = socket.request(body({ stream: true }));
+    const { socket, ws } = openSocket();
+    const p = socket.request(requestBody({ stream: true }));
     const texts: string[] = [];
     const reading = (async () => {
       for await (const chunk of p.chunks!) {
@@ -257,10 +261,8 @@ describe('CompletionSocket', () => {
   });
 
   it('rejects a pending fetch with the error reply and keeps the socket usable', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const a = socket.request(body());
+    const { socket, ws } = openSocket();
+    const a = socket.request(requestBody());
     ws.receive({
       type: 'error',
       reply_to: 0,
@@ -271,22 +273,15 @@ describe('CompletionSocket', () => {
       expect(e.info.type).toBe('backend_unavailable');
       expect(e.number).toBe(0);
     });
-    const b = socket.request(body());
+    const b = socket.request(requestBody());
     expect(b.number).toBe(1);
     expect(ws.sent.length).toBe(2);
     socket.dispose();
   });
 
   it('ends a stream with an error (superseded) raised to the reader', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const p = socket.request(body({ stream: true }));
-    ws.receive({
-      type: 'inline_completion',
-      reply_to: 0,
-      list: { items: [{ insertText: '', isIncomplete: true, token: 't' }] }
-    });
+    const { socket, ws } = openSocket();
+    const p = startStream(socket, ws);
     ws.receive({ type: 'stream', reply_to: 0, response: { insertText: 'a' }, done: false });
     ws.receive({
       type: 'error',
@@ -309,15 +304,8 @@ describe('CompletionSocket', () => {
   });
 
   it('treats an error inside a stream chunk as the end of the request', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const p = socket.request(body({ stream: true }));
-    ws.receive({
-      type: 'inline_completion',
-      reply_to: 0,
-      list: { items: [{ insertText: '', isIncomplete: true, token: 't' }] }
-    });
+    const { socket, ws } = openSocket();
+    const p = startStream(socket, ws);
     ws.receive({
       type: 'stream',
       reply_to: 0,
@@ -336,10 +324,8 @@ describe('CompletionSocket', () => {
   });
 
   it('sends cancel and ends the request quietly', async () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
-    const p = socket.request(body());
+    const { socket, ws } = openSocket();
+    const p = socket.request(requestBody());
     socket.cancel(p.number);
     expect(ws.sent[1]).toEqual({ type: 'cancel', number: 0 });
     await expect(p.reply).rejects.toMatchObject({ info: { type: 'cancelled' } });
@@ -349,9 +335,7 @@ describe('CompletionSocket', () => {
   });
 
   it('signals errors that name no request', () => {
-    const { socket } = makeSocket();
-    const ws = FakeWebSocket.last;
-    ws.open();
+    const { socket, ws } = openSocket();
     const errors: string[] = [];
     socket.unmatchedError.connect((_, e) => errors.push(e.type));
     ws.receive({
@@ -366,13 +350,13 @@ describe('CompletionSocket', () => {
   it('fails pending requests when the server goes away and reconnects with backoff', async () => {
     const { socket, timers } = makeSocket();
     FakeWebSocket.last.open();
-    const pending = socket.request(body());
+    const pending = socket.request(requestBody());
     FakeWebSocket.last.drop();
     await expect(pending.reply).rejects.toMatchObject({ info: { type: 'disconnected' } });
     expect(socket.state).toBe('disconnected');
 
     // Requests while down fail at once, without sending.
-    const whileDown = socket.request(body());
+    const whileDown = socket.request(requestBody());
     await expect(whileDown.reply).rejects.toMatchObject({ info: { type: 'disconnected' } });
 
     // Each failed attempt doubles the delay, up to the maximum.
@@ -390,7 +374,7 @@ describe('CompletionSocket', () => {
     FakeWebSocket.last.open();
     expect(socket.state).toBe('connected');
     expect(socket.failedAttempts).toBe(0);
-    const again = socket.request(body());
+    const again = socket.request(requestBody());
     // Numbers keep increasing across connections.
     expect(again.number).toBe(2);
     FakeWebSocket.last.drop();

@@ -2,6 +2,7 @@ import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
 
 import { ErrorNotifier } from '../notifier';
+import { IServingModel } from '../protocol';
 import { StatusModel, StatusWidget } from '../status';
 
 const backendDown = {
@@ -9,6 +10,18 @@ const backendDown = {
   title: 'Backend down',
   message: 'refused (port 8911)'
 };
+
+/**
+ * A status model whose socket is connected (serving this model, if given).
+ */
+function connectedStatus(serving?: IServingModel): StatusModel {
+  const model = new StatusModel();
+  model.setConnection('connected');
+  if (serving) {
+    model.model = serving;
+  }
+  return model;
+}
 
 describe('ErrorNotifier', () => {
   it('shows each distinct error once until a success', () => {
@@ -38,9 +51,7 @@ describe('ErrorNotifier', () => {
 
 describe('StatusModel', () => {
   it('says when completions are off for the current language, and clears it', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
-    model.model = { name: 'qwen', backend: 'ollama', demo: false };
+    const model = connectedStatus({ name: 'qwen', backend: 'ollama', demo: false });
     expect(model.state).toBe('idle');
     model.languageOff = 'Python';
     expect(model.state).toBe('language-off');
@@ -53,8 +64,7 @@ describe('StatusModel', () => {
   });
 
   it('goes idle → working → error → recovers', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     expect(model.state).toBe('idle');
     model.started(1);
     expect(model.state).toBe('working');
@@ -105,9 +115,11 @@ describe('StatusModel', () => {
 
 describe('StatusModel: what the server says about the model (issue 23)', () => {
   it('is not "ready" while the model\'s server did not answer the start-up check', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
-    model.model = { name: 'qwen', backend: 'ollama', problem: 'no answer on 127.0.0.1:11434' };
+    const model = connectedStatus({
+      name: 'qwen',
+      backend: 'ollama',
+      problem: 'no answer on 127.0.0.1:11434'
+    });
     expect(model.state).toBe('error');
     expect(model.message).toContain('Not ready: no answer on 127.0.0.1:11434');
     expect(model.message).not.toContain('ready.');
@@ -116,9 +128,7 @@ describe('StatusModel: what the server says about the model (issue 23)', () => {
   });
 
   it("a switch clears the old model's error at once", () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
-    model.model = { name: 'old', backend: 'openai' };
+    const model = connectedStatus({ name: 'old', backend: 'openai' });
     model.failed(1, backendDown);
     expect(model.state).toBe('error');
     model.switched({ name: 'new', backend: 'ollama', problem: null });
@@ -127,14 +137,12 @@ describe('StatusModel: what the server says about the model (issue 23)', () => {
   });
 
   it('shows the notice in the hover', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
-    model.model = {
+    const model = connectedStatus({
       name: 'codecomplete-demo',
       backend: 'embedded',
       demo: true,
       notice: 'llamacpp on 127.0.0.1:8080 serves model.gguf, which cannot fill in the middle'
-    };
+    });
     expect(model.message).toContain('cannot fill in the middle');
     expect(model.label).toBe('codecomplete-demo (demo)');
   });
@@ -142,8 +150,7 @@ describe('StatusModel: what the server says about the model (issue 23)', () => {
 
 describe('StatusWidget', () => {
   it('reflects the model in data-state, label and hover text', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
+    const model = connectedStatus();
     const widget = new StatusWidget({
       model,
       commands: new CommandRegistry(),
@@ -161,12 +168,10 @@ describe('StatusWidget', () => {
   });
 
   it('shows "off for Python" in its own element, apart from the name that may be shortened', () => {
-    const model = new StatusModel();
-    model.setConnection('connected');
-    model.model = {
+    const model = connectedStatus({
       name: 'a-model-name-long-enough-to-be-cut-with-an-ellipsis',
       backend: 'openai'
-    };
+    });
     const widget = new StatusWidget({ model, commands: new CommandRegistry(), menuCommands: [] });
     const name = widget.node.querySelector('.jp-CodeComplete-statusLabel')!;
     const note = widget.node.querySelector('.jp-CodeComplete-statusNote') as HTMLElement;

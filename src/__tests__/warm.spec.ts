@@ -5,23 +5,9 @@ import { CodeCompleteProvider, ICompletionClient } from '../provider';
 import { normalizeSettings, ISettings } from '../settings';
 import { CompletionSocket } from '../socket';
 import { WarmTrigger } from '../warm';
-import { FakeWebSocket, ManualTimers } from './fakes';
+import { FakeWebSocket, ManualTimers, requestBody } from './fakes';
 
-function body(): IRequestBody {
-  return {
-    path: 'a.py',
-    language: 'python',
-    mime: 'text/x-python',
-    prefix: 'def add(a, b):',
-    suffix: '',
-    stream: true,
-    cell_id: null,
-    trigger: 'auto',
-    cells_above: [],
-    cells_below: [],
-    files: []
-  };
-}
+const body = (): IRequestBody => requestBody({ stream: true });
 
 function connected(hello: Record<string, unknown>): {
   socket: CompletionSocket;

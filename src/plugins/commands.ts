@@ -13,9 +13,7 @@ import { Widget } from '@lumino/widgets';
 import { displayLanguage } from '../context';
 import { EditorFocusTracker } from '../focus';
 import { codeCompleteIcon } from '../icon';
-import { CodeCompleteProvider } from '../provider';
-import { isLanguageEnabled, toggleLanguage } from '../settings';
-import { CompletionSocket } from '../socket';
+import { isLanguageEnabled, disabledLanguagesWith } from '../settings';
 import {
   CommandIDs,
   ICodeCompleteProvider,
@@ -45,8 +43,8 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
-    socket: CompletionSocket,
-    provider: CodeCompleteProvider,
+    socket: ICompletionConnection,
+    provider: ICodeCompleteProvider,
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
     translator: ITranslator | null,
@@ -96,7 +94,11 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
         const current = settings.current;
         return settings.save(
           'disabledLanguages',
-          toggleLanguage(current.disabledLanguages, language, !isLanguageEnabled(current, language))
+          disabledLanguagesWith(
+            current.disabledLanguages,
+            language,
+            !isLanguageEnabled(current, language)
+          )
         );
       }
     });
@@ -175,7 +177,7 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
                 const current = settings.current;
                 void settings.save(
                   'disabledLanguages',
-                  toggleLanguage(current.disabledLanguages, language, true)
+                  disabledLanguagesWith(current.disabledLanguages, language, true)
                 );
               }
             }

@@ -6,11 +6,11 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { CompletionSocket } from '../socket';
 import { ICompletionConnection } from '../tokens';
 
-export const connectionPlugin: JupyterFrontEndPlugin<CompletionSocket> = {
+export const connectionPlugin: JupyterFrontEndPlugin<ICompletionConnection> = {
   id: 'jupyter-codecomplete:connection',
   description: 'The websocket connection to the jupyter_codecomplete server.',
   autoStart: true,
   provides: ICompletionConnection,
-  activate: (app: JupyterFrontEnd): CompletionSocket =>
+  activate: (app: JupyterFrontEnd): ICompletionConnection =>
     new CompletionSocket({ serverSettings: app.serviceManager.serverSettings })
 };

@@ -6,7 +6,6 @@ import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { dismissSuggestion, EscapeListener } from '../dismiss';
-import { CodeCompleteProvider } from '../provider';
 import { CommandIDs, ICodeCompleteProvider } from '../tokens';
 
 export const dismissPlugin: JupyterFrontEndPlugin<void> = {
@@ -18,7 +17,7 @@ export const dismissPlugin: JupyterFrontEndPlugin<void> = {
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
-    provider: CodeCompleteProvider,
+    provider: ICodeCompleteProvider,
     translator: ITranslator | null
   ): void => {
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');

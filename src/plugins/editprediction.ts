@@ -4,7 +4,7 @@
  */
 import { EditorView } from '@codemirror/view';
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { EditorExtensionRegistry, IEditorExtensionRegistry } from '@jupyterlab/codemirror';
+import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import {
@@ -22,6 +22,7 @@ import {
   ICompletionConnection,
   ILanguageResolver
 } from '../tokens';
+import { addEditorExtension } from './editorextension';
 
 /**
  * The editor that has the focus, if it is a CodeMirror editor.
@@ -59,13 +60,9 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
       mode: () => settings.current.editPredictions,
       context: () => ({ path: pathOf(app), language: languages?.editorLanguage() ?? null })
     });
-    registry.addExtension({
-      name: 'jupyter-codecomplete:edit-prediction',
-      factory: () =>
-        EditorExtensionRegistry.createImmutableExtension(
-          editPredictionExtension((view, update) => controller.changed(view, update))
-        )
-    });
+    addEditorExtension(registry, 'jupyter-codecomplete:edit-prediction', () =>
+      editPredictionExtension((view, update) => controller.changed(view, update))
+    );
     app.commands.addCommand(CommandIDs.predictEdit, {
       label: trans.__('Predict Next Edit'),
       caption: trans.__(

@@ -8,8 +8,6 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { ErrorNotifier } from '../notifier';
 import { IErrorInfo } from '../protocol';
-import { CodeCompleteProvider } from '../provider';
-import { CompletionSocket } from '../socket';
 import { ICodeCompleteProvider, ICodeCompleteSettings, ICompletionConnection } from '../tokens';
 
 export const errorsPlugin: JupyterFrontEndPlugin<void> = {
@@ -20,8 +18,8 @@ export const errorsPlugin: JupyterFrontEndPlugin<void> = {
   optional: [ITranslator],
   activate: (
     _app: JupyterFrontEnd,
-    socket: CompletionSocket,
-    provider: CodeCompleteProvider,
+    socket: ICompletionConnection,
+    provider: ICodeCompleteProvider,
     settings: ICodeCompleteSettings,
     translator: ITranslator | null
   ): void => {

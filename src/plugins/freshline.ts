@@ -2,11 +2,11 @@
  * The fresh-line plugin: asks for a suggestion after Enter on a line with only indentation.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { EditorExtensionRegistry, IEditorExtensionRegistry } from '@jupyterlab/codemirror';
+import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 
 import { FreshLineTrigger } from '../freshline';
-import { CodeCompleteProvider } from '../provider';
+import { addEditorExtension } from './editorextension';
 import { ICodeCompleteProvider, ICodeCompleteSettings, ILanguageResolver } from '../tokens';
 
 export const freshLinePlugin: JupyterFrontEndPlugin<void> = {
@@ -23,14 +23,11 @@ export const freshLinePlugin: JupyterFrontEndPlugin<void> = {
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
-    provider: CodeCompleteProvider,
+    provider: ICodeCompleteProvider,
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
     extensions: IEditorExtensionRegistry | null
   ): void => {
-    if (!extensions) {
-      return;
-    }
     const freshLine = new FreshLineTrigger({
       settings: () => settings.current,
       delay: () => settings.debounce,
@@ -44,9 +41,6 @@ export const freshLinePlugin: JupyterFrontEndPlugin<void> = {
         manager.inline.invoke(current.id);
       }
     });
-    extensions.addExtension({
-      name: 'jupyter-codecomplete:fresh-line',
-      factory: () => EditorExtensionRegistry.createImmutableExtension(freshLine.extension())
-    });
+    addEditorExtension(extensions, 'jupyter-codecomplete:fresh-line', () => freshLine.extension());
   }
 };

@@ -7,7 +7,6 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { showModelDialog } from '../modeldialog';
 import { ModelsClient } from '../models';
-import { StatusModel } from '../status';
 import { CommandIDs, ICodeCompleteStatus } from '../tokens';
 
 export const modelDialogPlugin: JupyterFrontEndPlugin<void> = {
@@ -18,7 +17,7 @@ export const modelDialogPlugin: JupyterFrontEndPlugin<void> = {
   optional: [ITranslator, ICommandPalette],
   activate: (
     app: JupyterFrontEnd,
-    status: StatusModel,
+    status: ICodeCompleteStatus,
     translator: ITranslator | null,
     palette: ICommandPalette | null
   ): void => {

@@ -12,7 +12,6 @@ import { KernelCompleter } from '../kernel';
 import { registerPartialAccept } from '../partial';
 import { registerAcceptFollowUp } from '../prefetch';
 import { CodeCompleteProvider } from '../provider';
-import { CompletionSocket } from '../socket';
 import {
   ICodeCompleteProvider,
   ICodeCompleteSettings,
@@ -21,7 +20,7 @@ import {
 } from '../tokens';
 import { collectCells, collectOpenDocuments } from '../widgets';
 
-export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
+export const providerPlugin: JupyterFrontEndPlugin<ICodeCompleteProvider> = {
   id: 'jupyter-codecomplete:provider',
   description: 'The inline completion provider (ghost text) of jupyter_codecomplete.',
   autoStart: true,
@@ -36,12 +35,12 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
-    socket: CompletionSocket,
+    socket: ICompletionConnection,
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
     translator: ITranslator | null,
     notebooks: INotebookTracker | null
-  ): CodeCompleteProvider => {
+  ): ICodeCompleteProvider => {
     const resolveLanguage = (
       mime: string | null,
       context?: IInlineCompletionContext

@@ -8,7 +8,6 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import { editorState } from '../editorstate';
-import { CodeCompleteProvider } from '../provider';
 import { AdaptiveDebounce, Gate, IGateModel } from '../restraint';
 import { RestraintMode } from '../settings';
 import { ICodeCompleteProvider, ICodeCompleteSettings } from '../tokens';
@@ -38,7 +37,7 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
   requires: [ICodeCompleteProvider, ICodeCompleteSettings],
   activate: (
     app: JupyterFrontEnd,
-    provider: CodeCompleteProvider,
+    provider: ICodeCompleteProvider,
     settings: ICodeCompleteSettings
   ): void => {
     const debounce = new AdaptiveDebounce();

@@ -12,9 +12,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { displayLanguage } from '../context';
-import { CodeCompleteProvider } from '../provider';
 import { isLanguageEnabled } from '../settings';
-import { CompletionSocket } from '../socket';
 import { StatusModel, StatusWidget } from '../status';
 import {
   CommandIDs,
@@ -26,7 +24,7 @@ import {
   MENU_COMMANDS
 } from '../tokens';
 
-export const statusPlugin: JupyterFrontEndPlugin<StatusModel> = {
+export const statusPlugin: JupyterFrontEndPlugin<ICodeCompleteStatus> = {
   id: 'jupyter-codecomplete:status-model',
   description: 'The state of inline code completion that the status item shows.',
   autoStart: true,
@@ -40,12 +38,12 @@ export const statusPlugin: JupyterFrontEndPlugin<StatusModel> = {
   optional: [ITranslator],
   activate: (
     app: JupyterFrontEnd,
-    socket: CompletionSocket,
-    provider: CodeCompleteProvider,
+    socket: ICompletionConnection,
+    provider: ICodeCompleteProvider,
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
     translator: ITranslator | null
-  ): StatusModel => {
+  ): ICodeCompleteStatus => {
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
     const status = new StatusModel({ translator: translator ?? nullTranslator });
 
@@ -139,7 +137,11 @@ export const statusItemPlugin: JupyterFrontEndPlugin<void> = {
   autoStart: true,
   requires: [ICodeCompleteStatus],
   optional: [IStatusBar],
-  activate: (app: JupyterFrontEnd, status: StatusModel, statusBar: IStatusBar | null): void => {
+  activate: (
+    app: JupyterFrontEnd,
+    status: ICodeCompleteStatus,
+    statusBar: IStatusBar | null
+  ): void => {
     const makeItem = (compact: boolean) =>
       new StatusWidget({
         model: status,

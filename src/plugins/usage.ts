@@ -8,8 +8,6 @@ import { IEditorTracker } from '@jupyterlab/fileeditor';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
 import { editorState } from '../editorstate';
-import { CodeCompleteProvider } from '../provider';
-import { CompletionSocket } from '../socket';
 import {
   ICodeCompleteProvider,
   ICodeCompleteSettings,
@@ -23,7 +21,7 @@ import { UsageTracker } from '../usage';
  */
 export const INLINE_ACCEPT_COMMAND = 'inline-completer:accept';
 
-export const usagePlugin: JupyterFrontEndPlugin<UsageTracker> = {
+export const usagePlugin: JupyterFrontEndPlugin<IUsageTracker> = {
   id: 'jupyter-codecomplete:usage',
   description: 'Records, on this machine, what becomes of each code suggestion shown.',
   autoStart: true,
@@ -32,12 +30,12 @@ export const usagePlugin: JupyterFrontEndPlugin<UsageTracker> = {
   optional: [INotebookTracker, IEditorTracker],
   activate: (
     app: JupyterFrontEnd,
-    provider: CodeCompleteProvider,
-    socket: CompletionSocket,
+    provider: ICodeCompleteProvider,
+    socket: ICompletionConnection,
     settings: ICodeCompleteSettings,
     notebooks: INotebookTracker | null,
     editors: IEditorTracker | null
-  ): UsageTracker => {
+  ): IUsageTracker => {
     // The text of a document by the key the provider uses: `path#cellId` in a notebook or a
     // console (found by cell id, so a moved cell or a renamed notebook is still found), the
     // path of a file editor; null when it is not open.

@@ -2,14 +2,14 @@
  * The warm-up plugin: sends the context ahead when an editor gets the focus or the user pauses.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { EditorExtensionRegistry, IEditorExtensionRegistry } from '@jupyterlab/codemirror';
+import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 import { Text } from '@jupyterlab/coreutils';
 
 import { activeEditor } from '../editorstate';
-import { CodeCompleteProvider } from '../provider';
 import { ICodeCompleteProvider } from '../tokens';
 import { WarmTrigger } from '../warm';
+import { addEditorExtension } from './editorextension';
 
 export const warmPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-codecomplete:warm',
@@ -19,12 +19,9 @@ export const warmPlugin: JupyterFrontEndPlugin<void> = {
   optional: [IEditorExtensionRegistry],
   activate: (
     app: JupyterFrontEnd,
-    provider: CodeCompleteProvider,
+    provider: ICodeCompleteProvider,
     extensions: IEditorExtensionRegistry | null
   ): void => {
-    if (!extensions) {
-      return;
-    }
     const trigger = new WarmTrigger({
       warm: view => {
         const widget = app.shell.currentWidget;
@@ -40,9 +37,6 @@ export const warmPlugin: JupyterFrontEndPlugin<void> = {
         );
       }
     });
-    extensions.addExtension({
-      name: 'jupyter-codecomplete:warm',
-      factory: () => EditorExtensionRegistry.createImmutableExtension(trigger.extension())
-    });
+    addEditorExtension(extensions, 'jupyter-codecomplete:warm', () => trigger.extension());
   }
 };

@@ -23,8 +23,11 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig  # noqa: E402
-from jupyter_codecomplete.testing.processes import free_port  # noqa: E402
+from jupyter_codecomplete.testing import (  # noqa: E402
+    OpenAIUpstream,
+    UpstreamConfig,
+    free_port,
+)
 from jupyter_codecomplete.web.openapi import openapi_document  # noqa: E402
 
 TOKEN = "schemathesis-token"
@@ -33,7 +36,7 @@ EXAMPLES = int(os.environ.get("CODECOMPLETE_SCHEMATHESIS_EXAMPLES", "30"))
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    upstream = ScriptedUpstream(UpstreamConfig(default="x = 1\n")).start()
+    upstream = OpenAIUpstream(UpstreamConfig(default="x = 1\n")).start()
     root = tmp_path_factory.mktemp("jupyter")
     config = root / "config.py"
     model = {"backend": "openai", "base_url": upstream.base_url, "model": "qwen2.5-coder", "timeout": 5.0}

@@ -7,8 +7,13 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import LlamaCppUpstream, MistralUpstream, OllamaUpstream
+from jupyter_codecomplete.testing import (
+    LlamaCppUpstream,
+    MistralUpstream,
+    OllamaUpstream,
+    OpenAIUpstream,
+    UpstreamConfig,
+)
 
 RULES: list[dict[str, Any]] = [
     {"contains": "def add(a, b):", "completion": "\n    return a + b\n"},
@@ -29,14 +34,14 @@ RULES: list[dict[str, Any]] = [
 ]
 
 
-def _start(up: ScriptedUpstream) -> ScriptedUpstream:
+def _start(up: OpenAIUpstream) -> OpenAIUpstream:
     up.set_rules([dict(r) for r in RULES], default="x = 1\n")
     return up.start()
 
 
 @pytest.fixture
-def openai_up() -> Iterator[ScriptedUpstream]:
-    up = _start(ScriptedUpstream(UpstreamConfig(model="test-coder")))
+def openai_up() -> Iterator[OpenAIUpstream]:
+    up = _start(OpenAIUpstream(UpstreamConfig(model="test-coder")))
     yield up
     up.stop()
 

@@ -49,6 +49,4 @@ async def cancel_after_first_chunk(backend: Backend, prompt: str, **bind: Any) -
 
 
 async def aclose_backend(backend: Backend) -> None:
-    closer = getattr(backend.llm, "aclose", None)
-    if closer is not None:
-        await closer()
+    await backend.aclose()

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import OllamaUpstream
+from jupyter_codecomplete.testing import OllamaUpstream, OpenAIUpstream, UpstreamConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,7 +36,7 @@ def run_check(
 
 
 def test_check_reports_each_model(
-    tmp_path: Path, ollama_up: OllamaUpstream, openai_up: ScriptedUpstream
+    tmp_path: Path, ollama_up: OllamaUpstream, openai_up: OpenAIUpstream
 ) -> None:
     config = f"""
 c.CodeCompleteApp.completion_model = {{"backend": "ollama", "base_url": "{ollama_up.root_url}",
@@ -62,7 +61,7 @@ c.CodeCompleteApp.chat_model = {{"base_url": "{openai_up.base_url}", "model": "t
     assert gen and "print(fibonacci(10))" in gen[-1].body["prompt"] + gen[-1].body.get("suffix", "")
 
 
-def test_check_text_output_and_failure_exit_code(tmp_path: Path, openai_up: ScriptedUpstream) -> None:
+def test_check_text_output_and_failure_exit_code(tmp_path: Path, openai_up: OpenAIUpstream) -> None:
     config = f"""
 c.CodeCompleteApp.completion_model = {{"base_url": "{openai_up.base_url}", "model": "test-coder",
                                       "style": "raw"}}
@@ -90,7 +89,7 @@ def test_check_with_nothing_configured_uses_a_default(tmp_path: Path) -> None:
 
 
 def test_check_warns_when_the_model_writes_nothing(tmp_path: Path) -> None:
-    with ScriptedUpstream(UpstreamConfig(model="test-coder", default="")) as up:
+    with OpenAIUpstream(UpstreamConfig(model="test-coder", default="")) as up:
         config = f"""
 c.CodeCompleteApp.completion_model = {{"base_url": "{up.base_url}", "model": "test-coder", "style": "raw"}}
 """

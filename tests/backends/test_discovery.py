@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from jupyter_codecomplete.backends.discovery import adiscover_local_models, discover_local_models
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import FIM_TEMPLATE, LlamaCppUpstream, OllamaUpstream
+from jupyter_codecomplete.testing import (
+    FIM_TEMPLATE,
+    LlamaCppUpstream,
+    OllamaUpstream,
+    OpenAIUpstream,
+    UpstreamConfig,
+)
 
 
 def free_port() -> int:
@@ -42,7 +47,7 @@ def test_general_model_only_is_not_chosen_unless_allowed() -> None:
 async def test_llamacpp_server_with_infill_and_lmstudio() -> None:
     with (
         LlamaCppUpstream(UpstreamConfig(model="qwen2.5-coder-1.5b-q8_0")) as llama,
-        ScriptedUpstream(UpstreamConfig(model="qwen2.5-coder-7b-instruct")) as lms,
+        OpenAIUpstream(UpstreamConfig(model="qwen2.5-coder-7b-instruct")) as lms,
     ):
         cfg = await adiscover_local_models(servers=[("lmstudio", lms.port), ("llamacpp", llama.port)])
     assert cfg is not None
@@ -60,7 +65,7 @@ async def test_llamacpp_without_fim_tokens_is_skipped() -> None:
 
 
 async def test_openai_only_server_on_8080_is_llama_cpp_python() -> None:
-    with ScriptedUpstream(UpstreamConfig(model="qwen2.5-coder-1.5b")) as up:
+    with OpenAIUpstream(UpstreamConfig(model="qwen2.5-coder-1.5b")) as up:
         cfg = await adiscover_local_models(servers=[("llamacpp", up.port)])
     assert cfg is not None
     assert cfg.backend == "openai" and cfg.server == "llama-cpp-python" and cfg.base_url == up.base_url

@@ -20,7 +20,7 @@ from jupyter_codecomplete.backends.discovery import (
     probe_local_servers,
 )
 from jupyter_codecomplete.backends.embedded import default_model_path, is_available
-from jupyter_codecomplete.testing.processes import LlamaCppServer, llama_cpp_server
+from jupyter_codecomplete.testing import LlamaCppServer, llama_cpp_server
 
 pytestmark = pytest.mark.llamacpp
 

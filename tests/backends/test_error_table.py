@@ -17,12 +17,11 @@ from backends.helpers import aclose_backend, collect
 from langchain_core.messages import HumanMessage
 
 from jupyter_codecomplete.backends import Backend, ModelConfig, make_backend
-from jupyter_codecomplete.completion.base import error_info_from
+from jupyter_codecomplete.completion import error_info_from
 from jupyter_codecomplete.protocol import ErrorInfo
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.providers import upstream_for
+from jupyter_codecomplete.testing import OpenAIUpstream, served_kinds, upstream_for
 
-KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
+KINDS = served_kinds()  # every built-in kind with a model server (Backend.wire)
 KEY = "sk-test-secret-1234"  # the Mistral fake wants this key; the others ignore it
 
 # trigger, scripted rule, expected type, expected retry_after, HTTP status in the title
@@ -42,7 +41,7 @@ ROWS: list[tuple[str, dict[str, Any], str, float | None, int | None]] = [
 ]
 
 
-def _upstream(kind: str) -> ScriptedUpstream:
+def _upstream(kind: str) -> OpenAIUpstream:
     return upstream_for(kind, api_key=KEY)
 
 
@@ -52,13 +51,12 @@ def _config(kind: str, url: str, **extra: Any) -> ModelConfig:
     )
 
 
-def _url(kind: str, up: ScriptedUpstream) -> str:
-    root = getattr(up, "root_url", None)
-    return up.base_url if kind in ("openai", "openai-chat", "mistral") or root is None else str(root)
+def _url(kind: str, up: OpenAIUpstream) -> str:
+    return up.backend_url
 
 
 @pytest.fixture(scope="module", params=KINDS)
-def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, ScriptedUpstream]]:
+def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, OpenAIUpstream]]:
     kind = str(request.param)
     up = _upstream(kind)
     rules = [{"contains": trigger, **rule} for trigger, rule, *_ in ROWS]
@@ -81,7 +79,7 @@ async def _fail(backend: Backend, trigger: str) -> ErrorInfo:
 
 @pytest.mark.parametrize(("trigger", "rule", "kind", "retry", "status"), ROWS, ids=[r[0] for r in ROWS])
 async def test_every_backend_maps_the_same(
-    served: tuple[str, ScriptedUpstream],
+    served: tuple[str, OpenAIUpstream],
     trigger: str,
     rule: dict[str, Any],
     kind: str,
@@ -104,7 +102,7 @@ async def test_every_backend_maps_the_same(
         assert info.title == "The model took too long" and info.message.startswith("The model server at ")
 
 
-async def test_secrets_are_scrubbed_on_every_backend(served: tuple[str, ScriptedUpstream]) -> None:
+async def test_secrets_are_scrubbed_on_every_backend(served: tuple[str, OpenAIUpstream]) -> None:
     backend_kind, up = served
     info = await _fail(make_backend(_config(backend_kind, _url(backend_kind, up))), "LEAK")
     assert KEY not in info.message and info.message == "HTTP 400: bad key ***"

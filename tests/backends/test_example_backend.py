@@ -22,9 +22,14 @@ from backends.helpers import aclose_backend, collect
 from tornado import web
 
 from jupyter_codecomplete.backends import ENTRY_POINT_GROUP, BackendError, ModelConfig, make_backend
-from jupyter_codecomplete.completion.base import error_info_from
-from jupyter_codecomplete.testing.openai_upstream import RequestRecord, ScriptedUpstream, split_tokens
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
+from jupyter_codecomplete.completion import error_info_from
+from jupyter_codecomplete.testing import (
+    CompletionSocket,
+    OpenAIUpstream,
+    RequestRecord,
+    request,
+    split_tokens,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "examples" / "backend_package"
@@ -34,7 +39,7 @@ class _Generate(web.RequestHandler):
     """TGI's ``/generate_stream`` and ``/generate``: tokens of the first rule whose ``contains`` is in
     the inputs (``status`` scripts an error answer)."""
 
-    def initialize(self, upstream: ScriptedUpstream) -> None:
+    def initialize(self, upstream: OpenAIUpstream) -> None:
         self.upstream = upstream
 
     def check_xsrf_cookie(self) -> None:
@@ -69,7 +74,7 @@ class _Info(web.RequestHandler):
         self.write({"model_id": "bigcode/starcoder2-3b", "max_input_tokens": 4095})
 
 
-class TgiUpstream(ScriptedUpstream):
+class TgiUpstream(OpenAIUpstream):
     def make_app(self) -> web.Application:
         args = {"upstream": self}
         return web.Application(

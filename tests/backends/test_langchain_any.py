@@ -7,10 +7,10 @@ from backends.helpers import collect
 from langchain_core.messages import HumanMessage
 
 from jupyter_codecomplete.backends import BackendError, ModelConfig, make_backend
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing import OpenAIUpstream
 
 
-def test_llm_class_by_import_path(openai_up: ScriptedUpstream) -> None:
+def test_llm_class_by_import_path(openai_up: OpenAIUpstream) -> None:
     cfg = ModelConfig(
         backend="langchain",
         model="test-coder",
@@ -26,7 +26,7 @@ def test_llm_class_by_import_path(openai_up: ScriptedUpstream) -> None:
     assert openai_up.last().headers["authorization"] == "Bearer sk-lc-secret-1111"
 
 
-async def test_chat_class_with_colon_path_streams(openai_up: ScriptedUpstream) -> None:
+async def test_chat_class_with_colon_path_streams(openai_up: OpenAIUpstream) -> None:
     cfg = ModelConfig(
         backend="langchain",
         options={

@@ -10,7 +10,7 @@ from backends.helpers import collect
 
 from jupyter_codecomplete.backends import ModelConfig, make_backend
 from jupyter_codecomplete.backends.embedded import default_model_path, is_available
-from jupyter_codecomplete.testing.processes import llama_cpp_server
+from jupyter_codecomplete.testing import llama_cpp_server
 
 pytestmark = pytest.mark.llamacpp
 
@@ -41,4 +41,4 @@ async def test_streams_and_reports_the_model(server: str) -> None:
     assert (await b.describe()).model == "codecomplete-demo"
     text = await collect(b, "def add(a, b):\n    return", max_tokens=8, stop=["\n\n"])
     assert isinstance(text, str)
-    assert b.llm.reported_model == "codecomplete-demo"
+    assert b.llm.answered_model == "codecomplete-demo"

@@ -9,7 +9,7 @@ from backends.helpers import cancel_after_first_chunk, collect, wait_for
 
 from jupyter_codecomplete.backends import BackendError, ModelConfig, make_backend
 from jupyter_codecomplete.backends.llamacpp import files_as_input_extra
-from jupyter_codecomplete.testing.providers import LlamaCppUpstream
+from jupyter_codecomplete.testing import LlamaCppUpstream
 
 
 def llamacpp(up: LlamaCppUpstream, **extra: Any) -> Any:

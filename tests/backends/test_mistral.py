@@ -8,7 +8,7 @@ import pytest
 from backends.helpers import cancel_after_first_chunk, collect, wait_for
 
 from jupyter_codecomplete.backends import BackendError, ModelConfig, make_backend
-from jupyter_codecomplete.testing.providers import MistralUpstream
+from jupyter_codecomplete.testing import MistralUpstream
 
 KEY = "sk-test-secret-1234"
 

@@ -9,7 +9,7 @@ from backends.helpers import cancel_after_first_chunk, collect, wait_for
 
 from jupyter_codecomplete.backends import BackendError, ModelConfig, make_backend, native_suffix
 from jupyter_codecomplete.backends.ollama import OllamaLLM
-from jupyter_codecomplete.testing.providers import OllamaUpstream
+from jupyter_codecomplete.testing import OllamaUpstream
 
 
 def ollama(up: OllamaUpstream, **extra: Any) -> Any:

@@ -15,13 +15,12 @@ import pytest
 from jupyter_codecomplete.backends.embedded import (
     EmbeddedLlamaLLM,
     SharedLlama,
-    _held_back,
-    _utf8_complete_prefix,
     default_model_path,
     is_available,
     read_gguf_info,
     shared_model,
 )
+from jupyter_codecomplete.backends.embedded.worker import held_back, utf8_complete_prefix
 
 pytestmark = pytest.mark.llamacpp
 
@@ -204,7 +203,7 @@ def test_missing_model_raises() -> None:
 
 def test_utf8_and_stop_helpers() -> None:
     euro = "€".encode()
-    assert _utf8_complete_prefix(b"ab" + euro[:2]) == 2
-    assert _utf8_complete_prefix(b"ab" + euro) == 5
-    assert _held_back("foo\n<|end", ["<|endoftext|>"]) == 5
-    assert _held_back("foo", ["\n\n"]) == 0
+    assert utf8_complete_prefix(b"ab" + euro[:2]) == 2
+    assert utf8_complete_prefix(b"ab" + euro) == 5
+    assert held_back("foo\n<|end", ["<|endoftext|>"]) == 5
+    assert held_back("foo", ["\n\n"]) == 0

@@ -15,8 +15,7 @@ import pytest
 from jupyter_codecomplete.backends.embedded import default_model_path, shared_model
 from jupyter_codecomplete.completion.edits import prepare_edits
 from jupyter_codecomplete.protocol import EditPredictionRequest
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
 
 pytestmark = pytest.mark.llamacpp
 
@@ -60,7 +59,7 @@ def codecomplete_config(model_config: dict[str, Any], style: str) -> dict[str, A
 
 
 async def test_the_demo_gguf_serves_an_edit_prediction_in_the_forced_format(
-    jp_ws_fetch: Any, jp_serverapp: Any, upstream: ScriptedUpstream, style: str
+    jp_ws_fetch: Any, jp_serverapp: Any, upstream: OpenAIUpstream, style: str
 ) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(edit_request(1))

@@ -20,15 +20,17 @@ from langchain_core.tracers.context import collect_runs
 
 from jupyter_codecomplete.backends import ModelConfig
 from jupyter_codecomplete.backends.http import HttpTransport
-from jupyter_codecomplete.completion import DefaultInlineCompletionHandler, EngineSettings
-from jupyter_codecomplete.completion.default import Prepared
-from jupyter_codecomplete.completion.engine import make_default_engine
+from jupyter_codecomplete.completion import (
+    DefaultInlineCompletionHandler,
+    EngineSettings,
+    make_default_engine,
+)
+from jupyter_codecomplete.completion.prepared import Prepared
 from jupyter_codecomplete.errors import as_error
 from jupyter_codecomplete.protocol import InlineCompletionRequest
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import upstream_for
+from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, served_kinds, upstream_for
 
-KINDS = ["openai", "openai-chat", "ollama", "llamacpp", "mistral"]
+KINDS = served_kinds()  # every built-in kind with a model server (Backend.wire)
 KEY = "sk-direct-test"
 PREFIX = "values = [1, 2]\n"
 
@@ -45,19 +47,19 @@ ROWS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def _upstream(kind: str) -> ScriptedUpstream:
+def _upstream(kind: str) -> OpenAIUpstream:
     return upstream_for(kind, api_key=KEY)
 
 
-def _config(kind: str, up: ScriptedUpstream) -> ModelConfig:
-    url = up.base_url if kind in ("openai", "openai-chat", "mistral") else up.root_url
+def _config(kind: str, up: OpenAIUpstream) -> ModelConfig:
+    url = up.backend_url
     return ModelConfig.model_validate(
         {"backend": kind, "base_url": url, "model": "m", "api_key": KEY, "style": "raw", "timeout": 5.0}
     )
 
 
 @pytest.fixture(scope="module", params=KINDS)
-def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, ScriptedUpstream]]:
+def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, OpenAIUpstream]]:
     kind = str(request.param)
     up = _upstream(kind)
     up.set_rules([{"contains": trigger, **rule} for trigger, rule in ROWS], default="pass\n")
@@ -114,7 +116,7 @@ async def suggestion(h: DefaultInlineCompletionHandler, req: InlineCompletionReq
 
 @pytest.mark.parametrize("trigger", [t for t, _ in ROWS])
 async def test_direct_and_runnable_paths_give_the_same_answer(
-    served: tuple[str, ScriptedUpstream], trigger: str
+    served: tuple[str, OpenAIUpstream], trigger: str
 ) -> None:
     kind, up = served
     h = engine(_config(kind, up))
@@ -139,7 +141,7 @@ async def test_direct_and_runnable_paths_give_the_same_answer(
         await h.close()
 
 
-def test_rows_cover_text_and_errors(served: tuple[str, ScriptedUpstream]) -> None:
+def test_rows_cover_text_and_errors(served: tuple[str, OpenAIUpstream]) -> None:
     """The table above is not vacuous: the text rows give text, the fault rows errors."""
     kind, up = served
 
@@ -163,12 +165,12 @@ def test_rows_cover_text_and_errors(served: tuple[str, ScriptedUpstream]) -> Non
 
 
 @pytest.fixture
-def openai() -> Iterator[ScriptedUpstream]:
-    with ScriptedUpstream(UpstreamConfig(model="m", default="total = sum(values)\n")) as up:
+def openai() -> Iterator[OpenAIUpstream]:
+    with OpenAIUpstream(UpstreamConfig(model="m", default="total = sum(values)\n")) as up:
         yield up
 
 
-async def test_direct_path_skips_the_runnable(openai: ScriptedUpstream) -> None:
+async def test_direct_path_skips_the_runnable(openai: OpenAIUpstream) -> None:
     h = engine(_config("openai", openai))
 
     def no_chain(prepared: Prepared) -> Any:
@@ -183,7 +185,7 @@ async def test_direct_path_skips_the_runnable(openai: ScriptedUpstream) -> None:
         await h.close()
 
 
-async def test_observers_take_the_runnable(openai: ScriptedUpstream) -> None:
+async def test_observers_take_the_runnable(openai: OpenAIUpstream) -> None:
     """Tracing, debug, an enclosing run's callbacks, the model's own callbacks, a subclass's chain."""
     h = engine(_config("openai", openai))
     try:
@@ -240,7 +242,7 @@ async def test_observers_take_the_runnable(openai: ScriptedUpstream) -> None:
 
 
 async def test_the_server_is_asked_what_it_serves_before_the_first_completion(
-    openai: ScriptedUpstream,
+    openai: OpenAIUpstream,
 ) -> None:
     h = engine(_config("openai", openai))
     at_lookup: list[int] = []
@@ -262,7 +264,7 @@ async def test_the_server_is_asked_what_it_serves_before_the_first_completion(
         await h.close()
 
 
-async def test_a_slow_lookup_does_not_hold_the_first_completion(openai: ScriptedUpstream) -> None:
+async def test_a_slow_lookup_does_not_hold_the_first_completion(openai: OpenAIUpstream) -> None:
     h = engine(_config("openai", openai))
     release = asyncio.Event()
 
@@ -285,7 +287,7 @@ async def test_a_slow_lookup_does_not_hold_the_first_completion(openai: Scripted
         await h.close()
 
 
-async def test_a_request_cancelled_as_the_lookup_ends_stays_cancelled(openai: ScriptedUpstream) -> None:
+async def test_a_request_cancelled_as_the_lookup_ends_stays_cancelled(openai: OpenAIUpstream) -> None:
     """A superseded request is cancelled while it waits for the lookup; the lookup ends in the same
     turn. The request must stop (Python 3.11's ``wait_for`` would return the lookup's result and
     lose the cancel: the superseded request ran on, and later identical ones were answered "done")."""

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, request
 
 # A model that answers one token a second (8 tokens: 8 s), one that never answers, and one whose
 # first token comes after 30 s. Every model below has a 1 s deadline.
@@ -21,7 +20,7 @@ RULES: list[dict[str, Any]] = [
 
 
 @pytest.fixture
-def codecomplete_config(upstream: ScriptedUpstream, model_config: dict[str, Any]) -> dict[str, Any]:
+def codecomplete_config(upstream: OpenAIUpstream, model_config: dict[str, Any]) -> dict[str, Any]:
     upstream.config.rules[:0] = [dict(r) for r in RULES]  # the shared upstream, with these rules first
     budgets = {"max_tokens": 200, "max_tokens_single_line": 24, "context_window": 512}
     deadlines = {"timeout": 1.0, "first_request_timeout": 1.0}
@@ -72,7 +71,7 @@ async def test_rest_max_tokens_is_applied_before_the_prompt_is_sized(jp_fetch: A
     assert out["prompt_tokens"] + out["max_tokens"] <= 512
 
 
-async def test_rest_overrides_reach_the_model(jp_fetch: Any, upstream: ScriptedUpstream) -> None:
+async def test_rest_overrides_reach_the_model(jp_fetch: Any, upstream: OpenAIUpstream) -> None:
     r = await post(
         jp_fetch,
         "completions",
@@ -102,7 +101,7 @@ async def test_unknown_model_is_404_with_the_error_envelope(jp_fetch: Any) -> No
     ids=["end-of-line", "mid-line", "empty-line"],
 )
 async def test_websocket_and_rest_budget_by_cursor(
-    jp_fetch: Any, jp_ws_fetch: Any, upstream: ScriptedUpstream, prefix: str, suffix: str, budget: int
+    jp_fetch: Any, jp_ws_fetch: Any, upstream: OpenAIUpstream, prefix: str, suffix: str, budget: int
 ) -> None:
     socket = await CompletionSocket.open(jp_ws_fetch)
     await socket.send(request(1, prefix, suffix))

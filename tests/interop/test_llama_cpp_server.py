@@ -13,8 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from jupyter_codecomplete.testing.processes import LlamaCppServer, llama_cpp_server
-from jupyter_codecomplete.testing.wsclient import open_socket, request, suggestion
+from jupyter_codecomplete.testing import LlamaCppServer, llama_cpp_server, open_socket, request, suggestion
 
 pytest.importorskip(
     "llama_cpp.server", reason="install the [local] extra: pip install llama-cpp-python[server]"

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
+from jupyter_codecomplete.testing import OpenAIUpstream
 
 
 @pytest.fixture
-def codecomplete_config(model_config: dict[str, Any], upstream: ScriptedUpstream) -> dict[str, Any]:
+def codecomplete_config(model_config: dict[str, Any], upstream: OpenAIUpstream) -> dict[str, Any]:
     return {
         "completion_model": model_config,  # style "raw"
         "models": {

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.wsclient import CompletionSocket, request
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, request
 
 RULES: list[dict[str, Any]] = [
     # one closing parenthesis too many, then the next statement
@@ -21,7 +20,7 @@ RULES: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("language", ["objective-c", "objectivec", "objc", "Objective-C"])
 async def test_objective_c_suggestions_use_c_rules(
-    jp_ws_fetch: Any, upstream: ScriptedUpstream, language: str
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, language: str
 ) -> None:
     upstream.set_rules([dict(r) for r in RULES])
     socket = await CompletionSocket.open(jp_ws_fetch)

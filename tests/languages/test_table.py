@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_codecomplete import languages
-from jupyter_codecomplete.postprocess.languages import grammar_for, rules_for
+from jupyter_codecomplete.postprocess import grammar_for, rules_for
 from jupyter_codecomplete.prompting.context import (
     comment_marker,
     display_path,

@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 from models.leaks import LeakWatch
 
-from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry
-from jupyter_codecomplete.testing.openai_upstream import UpstreamConfig
-from jupyter_codecomplete.testing.providers import FIM_TEMPLATE, OllamaUpstream
+from jupyter_codecomplete.testing import FIM_TEMPLATE, FakeHub, OllamaUpstream, UpstreamConfig, demo_entry
 
 OLLAMA_MODELS = {
     "qwen2.5-coder:1.5b": {"capabilities": ["completion", "insert"], "template": FIM_TEMPLATE},

@@ -21,10 +21,8 @@ from traitlets.config import Config
 
 from jupyter_codecomplete.backends.embedded import default_model_path
 from jupyter_codecomplete.extension import CodeCompleteApp
-from jupyter_codecomplete.postprocess.edits import Edit, apply_edits
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import OllamaUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.postprocess import Edit, apply_edits
+from jupyter_codecomplete.testing import OllamaUpstream, OpenAIUpstream, UpstreamConfig, open_socket, request
 
 CELL = "def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n"
 RENAMED = CELL.replace("in items", "in prices").replace("len(items)", "len(prices)")
@@ -46,20 +44,20 @@ def edit_request(number: int) -> dict[str, Any]:
 
 
 @pytest.fixture
-def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+def model_config(upstream: OpenAIUpstream) -> dict[str, Any]:
     """The administrator's completion model carries a key (the leak check looks for it)."""
     return upstream.model_config(api_key=ADMIN_KEY)
 
 
 @pytest.fixture
-def sweep() -> Iterator[ScriptedUpstream]:
+def sweep() -> Iterator[OpenAIUpstream]:
     """A next-edit model server: answers the Sweep format's rewrite, and the switch's check."""
     rules = [{"contains": SWEEP_MARK, "completion": RENAMED + "<|file_sep|>"}]
-    with ScriptedUpstream(UpstreamConfig(model="sweep-next-edit-1.5b", rules=rules, default="y = 2\n")) as up:
+    with OpenAIUpstream(UpstreamConfig(model="sweep-next-edit-1.5b", rules=rules, default="y = 2\n")) as up:
         yield up
 
 
-def sweep_custom(sweep: ScriptedUpstream) -> dict[str, Any]:
+def sweep_custom(sweep: OpenAIUpstream) -> dict[str, Any]:
     return {
         "backend": "openai",
         "base_url": sweep.base_url,
@@ -73,7 +71,7 @@ def store(tmp_path: Path) -> dict[str, Any]:
 
 
 async def test_use_for_edits_swaps_the_edit_model_and_keeps_the_completion_model(
-    watch: LeakWatch, jp_ws_fetch: Any, upstream: ScriptedUpstream, sweep: ScriptedUpstream, tmp_path: Path
+    watch: LeakWatch, jp_ws_fetch: Any, upstream: OpenAIUpstream, sweep: OpenAIUpstream, tmp_path: Path
 ) -> None:
     listing = (await watch.api("GET", "choices", detect="0"))[1]
     # nothing chosen: edits fall back to the completion model (the administrator's: no entry)
@@ -150,7 +148,7 @@ def service_config(service_config: dict[str, Any], request: pytest.FixtureReques
     indirect=True,
 )
 async def test_the_administrators_locks_hold_for_edits(
-    watch: LeakWatch, sweep: ScriptedUpstream, tmp_path: Path
+    watch: LeakWatch, sweep: OpenAIUpstream, tmp_path: Path
 ) -> None:
     code, out = await watch.api(
         "POST", "use", body={"id": "custom", "custom": sweep_custom(sweep), "role": "edit"}
@@ -163,7 +161,7 @@ async def test_the_administrators_locks_hold_for_edits(
 
 
 async def test_the_edit_choice_applies_at_the_next_start(
-    watch: LeakWatch, sweep: ScriptedUpstream, service_config: dict[str, Any]
+    watch: LeakWatch, sweep: OpenAIUpstream, service_config: dict[str, Any]
 ) -> None:
     code, out = await watch.api(
         "POST", "use", body={"id": "custom", "custom": sweep_custom(sweep), "role": "edit"}

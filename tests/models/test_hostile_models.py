@@ -15,13 +15,11 @@ import pytest
 from models.leaks import ADMIN_HEADER, ADMIN_KEY, STORE_KEY, LeakWatch
 from tornado import web
 
-from jupyter_codecomplete.testing.fake_hub import FakeHub
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.server import LocalServer, Route
+from jupyter_codecomplete.testing import FakeHub, LocalServer, OpenAIUpstream, Route, UpstreamConfig
 
 
 @pytest.fixture
-def model_config(upstream: ScriptedUpstream) -> dict[str, Any]:
+def model_config(upstream: OpenAIUpstream) -> dict[str, Any]:
     """The administrator's model carries a key and a credential-like header."""
     return upstream.model_config(api_key=ADMIN_KEY, headers={"X-Api-Key": ADMIN_HEADER})
 
@@ -42,12 +40,12 @@ def write_store(tmp_path: Path, data: Any) -> None:
 @pytest.fixture
 def echo() -> Any:
     """A model server that writes its caller's key back in every completion."""
-    with ScriptedUpstream(UpstreamConfig(default=f"key = '{STORE_KEY}'\n")) as up:
+    with OpenAIUpstream(UpstreamConfig(default=f"key = '{STORE_KEY}'\n")) as up:
         yield up
 
 
 async def test_a_model_that_echoes_its_key_is_scrubbed_in_test_and_use(
-    watch: LeakWatch, echo: ScriptedUpstream
+    watch: LeakWatch, echo: OpenAIUpstream
 ) -> None:
     custom = {"backend": "openai", "base_url": echo.base_url, "model": "m", "api_key": STORE_KEY}
     code, out = await watch.api("PUT", "custom", body=custom)
@@ -88,7 +86,7 @@ BAD_CUSTOM = {
 
 @pytest.mark.parametrize("case", list(BAD_CUSTOM))
 async def test_a_malformed_custom_entry_is_skipped_with_a_warning(
-    watch: LeakWatch, tmp_path: Path, upstream: ScriptedUpstream, case: str
+    watch: LeakWatch, tmp_path: Path, upstream: OpenAIUpstream, case: str
 ) -> None:
     watch.add_secret("k" * 10_000)
     choice = {"id": "configured:completion"}
@@ -119,7 +117,7 @@ class TestDeeplyNestedStoreAtStart:
         return service_config
 
     async def test_the_extension_loads_and_the_put_repairs(
-        self, watch: LeakWatch, tmp_path: Path, upstream: ScriptedUpstream
+        self, watch: LeakWatch, tmp_path: Path, upstream: OpenAIUpstream
     ) -> None:
         code, out = await watch.fetch("GET", "models")
         assert code == 200 and out["default"]["name"] == "test-coder", out
@@ -132,7 +130,7 @@ class TestDeeplyNestedStoreAtStart:
 
 
 async def test_a_store_path_that_is_a_directory(
-    watch: LeakWatch, tmp_path: Path, upstream: ScriptedUpstream
+    watch: LeakWatch, tmp_path: Path, upstream: OpenAIUpstream
 ) -> None:
     store_file(tmp_path).mkdir(parents=True)
     custom = {"backend": "openai", "base_url": upstream.base_url, "model": "m", "api_key": STORE_KEY}
@@ -146,12 +144,12 @@ async def test_a_store_path_that_is_a_directory(
 @pytest.fixture
 def slow() -> Any:
     """A model server whose first token takes a second (a `use` is still testing it meanwhile)."""
-    with ScriptedUpstream(UpstreamConfig(default="x = 1\n", ttft_s=1.0)) as up:
+    with OpenAIUpstream(UpstreamConfig(default="x = 1\n", ttft_s=1.0)) as up:
         yield up
 
 
 async def test_a_put_while_use_runs_is_not_undone(
-    watch: LeakWatch, tmp_path: Path, slow: ScriptedUpstream, upstream: ScriptedUpstream
+    watch: LeakWatch, tmp_path: Path, slow: OpenAIUpstream, upstream: OpenAIUpstream
 ) -> None:
     first = {"backend": "openai", "base_url": slow.base_url, "model": "first", "api_key": STORE_KEY}
     later = {"backend": "openai", "base_url": upstream.base_url, "model": "later"}
@@ -386,7 +384,7 @@ async def test_a_wrong_etag_and_corrupt_bytes_are_caught_by_the_pinned_digest(
 class TestUnpinnedEntry:
     @pytest.fixture
     def service_config(self, service_config: dict[str, Any]) -> dict[str, Any]:
-        from jupyter_codecomplete.testing.fake_hub import demo_entry
+        from jupyter_codecomplete.testing import demo_entry
 
         return {**service_config, "extra_catalogue": [demo_entry(sha256=None)]}
 

@@ -14,11 +14,15 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.models_service.download import is_gguf
-from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.processes import free_port
-from jupyter_codecomplete.testing.providers import OllamaUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import (
+    FakeHub,
+    OllamaUpstream,
+    OpenAIUpstream,
+    demo_entry,
+    free_port,
+    open_socket,
+    request,
+)
 
 needs_llama = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"
@@ -165,7 +169,7 @@ async def test_a_file_that_is_not_gguf(jp_fetch: Any, models_dir: Path) -> None:
 
 
 async def test_use_a_detected_ollama_model_switches_live(
-    jp_fetch: Any, jp_ws_fetch: Any, ollama: OllamaUpstream, upstream: ScriptedUpstream, tmp_path: Path
+    jp_fetch: Any, jp_ws_fetch: Any, ollama: OllamaUpstream, upstream: OpenAIUpstream, tmp_path: Path
 ) -> None:
     sock = await open_socket(jp_ws_fetch)
     await sock.send(request(1, "def add(a, b):"))
@@ -193,7 +197,7 @@ async def test_use_a_detected_ollama_model_switches_live(
 
 
 async def test_switching_while_a_suggestion_streams(
-    jp_fetch: Any, jp_ws_fetch: Any, ollama: OllamaUpstream, upstream: ScriptedUpstream
+    jp_fetch: Any, jp_ws_fetch: Any, ollama: OllamaUpstream, upstream: OpenAIUpstream
 ) -> None:
     sock = await open_socket(jp_ws_fetch)
     await sock.send(request(1, "SLOW", stream=True))
@@ -219,7 +223,7 @@ async def test_switching_while_a_suggestion_streams(
 
 
 async def test_custom_endpoint_key_never_leaves_the_server(
-    jp_fetch: Any, jp_serverapp: Any, upstream: ScriptedUpstream, tmp_path: Path
+    jp_fetch: Any, jp_serverapp: Any, upstream: OpenAIUpstream, tmp_path: Path
 ) -> None:
     records: list[str] = []
 
@@ -305,7 +309,7 @@ class TestAllowList:
     def service_config(self, service_config: dict[str, Any]) -> dict[str, Any]:
         return {**service_config, "allowed_hosts": ["models.example.internal"], "allowed_catalogue": ["x"]}
 
-    async def test_hosts_and_catalogue_are_enforced(self, jp_fetch: Any, upstream: ScriptedUpstream) -> None:
+    async def test_hosts_and_catalogue_are_enforced(self, jp_fetch: Any, upstream: OpenAIUpstream) -> None:
         custom = {"backend": "openai", "base_url": upstream.base_url, "model": "m"}
         code, out = await api(jp_fetch, "POST", "use", body={"id": "custom", "custom": custom})
         assert code == 403 and out["error"]["type"] == "locked" and "127.0.0.1" in out["error"]["message"]

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_codecomplete.testing.fake_hub import FakeHub, demo_entry
-from jupyter_codecomplete.testing.providers import OllamaUpstream
+from jupyter_codecomplete.testing import FakeHub, OllamaUpstream, demo_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 

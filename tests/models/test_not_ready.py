@@ -8,9 +8,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream
-from jupyter_codecomplete.testing.processes import free_port
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, free_port, open_socket, request
 
 from .test_models_api import api, choices
 
@@ -39,7 +37,7 @@ async def until_problem(jp_fetch: Any) -> dict[str, Any]:
 
 
 async def test_a_server_down_at_start_is_not_ready_until_a_use(
-    jp_fetch: Any, jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_fetch: Any, jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     serving = await until_problem(jp_fetch)
     assert "Cannot reach the model server" in serving["problem"]
@@ -58,7 +56,7 @@ async def test_a_server_down_at_start_is_not_ready_until_a_use(
 
 
 async def test_a_server_that_stops_answering_is_not_ready_until_it_answers(
-    jp_fetch: Any, jp_ws_fetch: Any, upstream: ScriptedUpstream
+    jp_fetch: Any, jp_ws_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     custom = {"backend": "openai", "base_url": upstream.base_url, "model": "test-coder", "style": "raw"}
     code, out = await api(jp_fetch, "POST", "use", body={"id": "custom", "custom": custom})

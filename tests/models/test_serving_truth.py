@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.openai_upstream import ScriptedUpstream, UpstreamConfig
-from jupyter_codecomplete.testing.providers import OllamaUpstream
-from jupyter_codecomplete.testing.wsclient import open_socket, request
+from jupyter_codecomplete.testing import OllamaUpstream, OpenAIUpstream, UpstreamConfig, open_socket, request
 
 from .test_models_api import api, by_id, choices
 
@@ -24,10 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def second() -> Iterator[ScriptedUpstream]:
+def second() -> Iterator[OpenAIUpstream]:
     """Another server with the same model name and prompt style as ``upstream``, other answers."""
     rules = [{"contains": "def add(a, b):", "completion": "\n    return b + a  # second\n"}]
-    with ScriptedUpstream(UpstreamConfig(model="test-coder", rules=rules, default="second = 1\n")) as up:
+    with OpenAIUpstream(UpstreamConfig(model="test-coder", rules=rules, default="second = 1\n")) as up:
         yield up
 
 
@@ -41,7 +39,7 @@ def text_of(messages: list[dict[str, Any]]) -> str:
 
 @pytest.mark.parametrize("stream", [False, True])
 async def test_a_switch_never_answers_from_the_old_models_cache(
-    jp_fetch: Any, jp_ws_fetch: Any, upstream: ScriptedUpstream, second: ScriptedUpstream, stream: bool
+    jp_fetch: Any, jp_ws_fetch: Any, upstream: OpenAIUpstream, second: OpenAIUpstream, stream: bool
 ) -> None:
     sock = await open_socket(jp_ws_fetch, protocol=2)
     await sock.send(request(1, "def add(a, b):", stream=stream))
@@ -61,7 +59,7 @@ async def test_a_switch_never_answers_from_the_old_models_cache(
 
 
 async def test_a_reply_in_flight_names_the_model_that_wrote_it(
-    jp_fetch: Any, jp_ws_fetch: Any, ollama: OllamaUpstream, upstream: ScriptedUpstream
+    jp_fetch: Any, jp_ws_fetch: Any, ollama: OllamaUpstream, upstream: OpenAIUpstream
 ) -> None:
     sock = await open_socket(jp_ws_fetch)
     await sock.send(request(1, "SLOW"))  # not streamed: one reply at the end
@@ -102,7 +100,7 @@ def use_from_a_terminal(tmp_path: Path, store: Path, entry_id: str) -> subproces
     __import__("importlib").util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"
 )
 async def test_a_choice_saved_in_a_terminal_does_not_claim_to_serve(
-    jp_fetch: Any, jp_ws_fetch: Any, upstream: ScriptedUpstream, tmp_path: Path
+    jp_fetch: Any, jp_ws_fetch: Any, upstream: OpenAIUpstream, tmp_path: Path
 ) -> None:
     listing = await choices(jp_fetch, detect=False)
     assert listing["active"] is None and listing["saved"] is None  # the administrator's model
@@ -155,7 +153,7 @@ async def test_the_model_in_use_is_listed_when_it_stops_answering(
     ],
 )
 async def test_a_wrong_url_or_backend_says_what_to_try(
-    jp_fetch: Any, upstream: ScriptedUpstream, backend: str, suffix: str, hint: str
+    jp_fetch: Any, upstream: OpenAIUpstream, backend: str, suffix: str, hint: str
 ) -> None:
     root = upstream.base_url.removesuffix("/v1")
     custom = {"backend": backend, "base_url": root + suffix, "model": "test-coder"}
@@ -167,7 +165,7 @@ async def test_a_wrong_url_or_backend_says_what_to_try(
 
 
 async def test_a_custom_endpoint_without_a_model_shows_the_served_one(
-    jp_fetch: Any, upstream: ScriptedUpstream
+    jp_fetch: Any, upstream: OpenAIUpstream
 ) -> None:
     custom = {"backend": "openai", "base_url": upstream.base_url, "model": "", "style": "raw"}
     code, out = await api(jp_fetch, "POST", "use", body={"id": "custom", "custom": custom})

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from jupyter_codecomplete.postprocess.base import Filter
+from jupyter_codecomplete.postprocess import Filter
 
 
 def run(f: Filter, chunks: list[str]) -> tuple[str, list[str]]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from jupyter_codecomplete.postprocess.edits import Edit, apply_edits, clean_edits, diff_edits
+from jupyter_codecomplete.postprocess import Edit, apply_edits, clean_edits, diff_edits
 
 DOC = (
     "import math\n"

@@ -7,8 +7,8 @@ The first token of a line is held for a near-repetition only while it can still 
 
 from __future__ import annotations
 
-from jupyter_codecomplete.postprocess.pipeline import Pipeline, PostprocessContext, postprocess
-from jupyter_codecomplete.testing.scripted import split_tokens
+from jupyter_codecomplete.postprocess import Pipeline, PostprocessContext, postprocess
+from jupyter_codecomplete.testing import split_tokens
 
 CODE = "def area(radius):\n    squared = radius ** 2\n    return math.pi * squared\n"
 PREFIX = "import math\n\n\n"

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_codecomplete.postprocess.cursor import analyze, indent_width
-from jupyter_codecomplete.postprocess.languages import LANGUAGES, rules_for
+from jupyter_codecomplete.postprocess import LANGUAGES, analyze, rules_for
+from jupyter_codecomplete.postprocess.cursor import indent_width
 from jupyter_codecomplete.postprocess.scanner import CLOSE, UNMATCHED, Scanner, scan_text
 
 

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jupyter_codecomplete.postprocess import PostprocessContext, postprocess
-from jupyter_codecomplete.postprocess.languages import grammar_for, rules_for
+from jupyter_codecomplete.postprocess import PostprocessContext, grammar_for, postprocess, rules_for
 from jupyter_codecomplete.postprocess.syntax import SyntaxCheck, parser_for
 
 from .golden import load_cases
@@ -245,7 +244,7 @@ def test_guard_extends_a_cut_that_breaks_the_document() -> None:
 
 
 def test_no_guard_without_grammar_or_for_prose() -> None:
-    from jupyter_codecomplete.postprocess.pipeline import Pipeline
+    from jupyter_codecomplete.postprocess import Pipeline
 
     for language in ("markdown", "cobol", None):
         assert Pipeline(PostprocessContext(language=language, prefix="x = (", suffix=")"))._guard is None

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.testing.wsclient import error_type, open_socket, suggestion
+from jupyter_codecomplete.testing import error_type, open_socket, suggestion
 
 
 def ev(i: int, **fields: Any) -> dict[str, Any]:

@@ -8,10 +8,11 @@ no suffix field: fill-in-the-middle goes through the prompt style's FIM tokens.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from jupyter_codecomplete.backends import Backend, Description, ModelConfig
-from jupyter_codecomplete.backends.http import Call, Event, HttpStreamingLLM
+from jupyter_codecomplete.backends import Description, ModelConfig
+from jupyter_codecomplete.backends.http import Call, Event, HttpBackend, HttpStreamingLLM
 from jupyter_codecomplete.backends.quirks import resolve_quirks
 
 DEFAULT_URL = "http://127.0.0.1:3000"
@@ -48,20 +49,31 @@ class TgiLLM(HttpStreamingLLM):
         return Event(text=text, done=data.get("generated_text") is not None)
 
 
-def tgi_backend(config: ModelConfig) -> Backend:
-    """The factory named by the entry point: a :class:`ModelConfig` in, a :class:`Backend` out."""
-    quirks = resolve_quirks("tgi", config.server, config.quirks)
-    base_url = (config.base_url or DEFAULT_URL).rstrip("/")
-    llm = TgiLLM(base_url=base_url, **TgiLLM.config_kwargs(config, quirks))
+@dataclass
+class TgiBackend(HttpBackend):
+    """The kind named by the entry point: its name is a class attribute, :meth:`create` builds it
+    from a :class:`ModelConfig`; listing models and closing come from :class:`HttpBackend`."""
 
-    async def describe() -> Description:
-        info = await llm.get_json("/info")
+    kind: ClassVar[str] = "tgi"
+    wire: ClassVar[str | None] = None  # no scripted fake of TGI in jupyter_codecomplete.testing
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> TgiBackend:
+        quirks = resolve_quirks(cls.kind, config.server, config.quirks)
+        base_url = (config.base_url or DEFAULT_URL).rstrip("/")
+        llm = TgiLLM(base_url=base_url, **TgiLLM.config_kwargs(config, quirks))
+        # suffix_default=False (the default): no suffix field, the style's FIM tokens go in the prompt
+        return cls(config=config, llm=llm, quirks=quirks)
+
+    async def describe(self) -> Description:
+        info = await self.transport.get_json("/info")
         info = info if isinstance(info, dict) else {}
         limit = info.get("max_input_tokens") or info.get("max_input_length")
         return Description(
-            model=info.get("model_id") or config.model or None,
+            model=info.get("model_id") or self.config.model or None,
             context_length=limit if isinstance(limit, int) else None,
         )
 
-    # suffix_default=False: no suffix field, the style's FIM tokens go in the prompt
-    return Backend(config=config, llm=llm, kind="tgi", quirks=quirks, describe=describe)
+    async def list_models(self) -> list[str]:
+        model = (await self.describe()).model
+        return [model] if model else []

@@ -2,6 +2,8 @@
 
 This package owns (one module each):
 
+* ``kind``: :class:`EmbeddedBackend`, the ``embedded`` backend kind (a GGUF file, or the bundled
+  demo model, served in this process; its prompt style from the file's name or FIM tokens);
 * ``llm``: :class:`EmbeddedLlamaLLM`, the LangChain ``LLM``: ``_call``, ``_stream`` and ``_astream`` with real
   streaming and real cancellation;
 * ``worker``: the shared model: one ``llama_cpp.Llama`` per model file for the whole process,
@@ -30,28 +32,28 @@ from .gguf import (
     read_gguf_info,
     read_gguf_metadata,
 )
+from .kind import DEMO_NAME, EmbeddedBackend, style_from_gguf
 from .llm import EmbeddedLlamaLLM
 from .worker import (
     GenerationParams,
     GenerationStats,
     SharedLlama,
-    _held_back,
-    _utf8_complete_prefix,
     shared_model,
 )
 
 __all__ = [
     "DEFAULT_MAX_CTX",
     "DEMO_MODEL_FILE",
+    "DEMO_NAME",
+    "EmbeddedBackend",
     "EmbeddedLlamaLLM",
     "GenerationParams",
     "GenerationStats",
     "SharedLlama",
-    "_held_back",
-    "_utf8_complete_prefix",
     "default_model_path",
     "is_available",
     "read_gguf_info",
     "read_gguf_metadata",
     "shared_model",
+    "style_from_gguf",
 ]

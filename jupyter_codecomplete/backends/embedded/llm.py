@@ -4,23 +4,22 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import queue
 from collections.abc import AsyncGenerator, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models.llms import LLM
 from langchain_core.outputs import GenerationChunk
 from pydantic import Field
 
+from ..streaming import END, Identified, StreamedLLM, achunks, chunks, take
 from .gguf import default_model_path
 from .worker import Event, GenerationParams, SharedLlama, shared_model
 
 # ------------------------------------------------------------------------------------ LangChain LLM
 
 
-class EmbeddedLlamaLLM(LLM):
+class EmbeddedLlamaLLM(Identified, StreamedLLM):
     """A GGUF model run in-process by llama-cpp-python (the bundled demo model by default)."""
 
     model_path: str = Field(default_factory=default_model_path)
@@ -37,16 +36,14 @@ class EmbeddedLlamaLLM(LLM):
     def _llm_type(self) -> str:
         return "llamacpp-embedded"
 
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {
-            "model_path": self.model_path,
-            "n_ctx": self.n_ctx,
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "repeat_penalty": self.repeat_penalty,
-        }
+    identity: ClassVar[tuple[str, ...]] = (
+        "model_path",
+        "n_ctx",
+        "max_tokens",
+        "temperature",
+        "top_p",
+        "repeat_penalty",
+    )
 
     @property
     def shared(self) -> SharedLlama:
@@ -65,15 +62,6 @@ class EmbeddedLlamaLLM(LLM):
             stop=stops,
         )
 
-    def _call(
-        self,
-        prompt: str,
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> str:
-        return "".join(chunk.text for chunk in self._stream(prompt, stop, run_manager, **kwargs))
-
     def _stream(
         self,
         prompt: str,
@@ -81,61 +69,43 @@ class EmbeddedLlamaLLM(LLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
-        events: queue.Queue[Event] = queue.Queue()
-        job = self.shared.submit(prompt, self._params(stop, kwargs), events.put)
-        try:
-            while True:
-                kind, value = events.get()
-                if kind == "end":
-                    return
-                if kind == "error":
-                    raise value
-                chunk = GenerationChunk(text=value)
-                if run_manager:
-                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-                yield chunk
-        finally:
-            job.cancel()  # a no-op when the job already ended
+        params = self._params(stop, kwargs)
 
-    async def _astream(
+        def texts() -> Iterator[GenerationChunk]:
+            events: queue.Queue[Event] = queue.Queue()
+            job = self.shared.submit(prompt, params, events.put)
+            try:
+                while (value := take(events.get())) is not END:
+                    yield GenerationChunk(text=value)
+            finally:
+                job.cancel()  # a no-op when the job already ended
+
+        return chunks(texts(), run_manager)
+
+    def _astream(
         self,
         prompt: str,
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[GenerationChunk, None]:
+        return achunks(self._atexts(prompt, self._params(stop, kwargs)), _chunk, run_manager)
+
+    async def _atexts(self, prompt: str, params: GenerationParams) -> AsyncGenerator[str, None]:
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[Event] = asyncio.Queue()
 
         def sink(event: Event) -> None:
             loop.call_soon_threadsafe(events.put_nowait, event)
 
-        job = self.shared.submit(prompt, self._params(stop, kwargs), sink)
+        job = self.shared.submit(prompt, params, sink)
         try:
-            while True:
-                kind, value = await events.get()
-                if kind == "end":
-                    return
-                if kind == "error":
-                    raise value
-                chunk = GenerationChunk(text=value)
-                if run_manager:
-                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-                yield chunk
+            while (value := take(await events.get())) is not END:
+                yield value
         finally:
             # Closed early (superseded request, cancelled task): stop spending compute on it.
             job.cancel()
 
-    async def _acall(
-        self,
-        prompt: str,
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> str:
-        parts: list[str] = []
-        gen = self._astream(prompt, stop, run_manager, **kwargs)
-        async with contextlib.aclosing(gen):
-            async for chunk in gen:
-                parts.append(chunk.text)
-        return "".join(parts)
+
+def _chunk(text: str) -> GenerationChunk:
+    return GenerationChunk(text=text)

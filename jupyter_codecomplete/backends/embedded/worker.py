@@ -77,7 +77,7 @@ class _Job:
             self.cancel()
 
 
-def _utf8_complete_prefix(data: bytes) -> int:
+def utf8_complete_prefix(data: bytes) -> int:
     """Length of the longest prefix of ``data`` that does not end inside a UTF-8 character."""
     n = len(data)
     for back in range(1, min(4, n) + 1):
@@ -96,7 +96,7 @@ def _utf8_complete_prefix(data: bytes) -> int:
     return n
 
 
-def _held_back(text: str, stops: list[str]) -> int:
+def held_back(text: str, stops: list[str]) -> int:
     """How many trailing characters of ``text`` could be the start of a stop string."""
     best = 0
     for stop in stops:
@@ -257,7 +257,7 @@ class SharedLlama:
                     break
                 raw += llm.detokenize([token], prev_tokens=tokens + completion, special=False)
                 completion.append(token)
-                text = raw[: _utf8_complete_prefix(raw)].decode("utf-8", errors="replace")
+                text = raw[: utf8_complete_prefix(raw)].decode("utf-8", errors="replace")
                 cut = min((i for i in (text.find(s) for s in text_stops) if i >= 0), default=-1)
                 if cut >= 0:
                     if cut > sent:
@@ -265,7 +265,7 @@ class SharedLlama:
                     sent = cut
                     finish = "stop"
                     break
-                upto = len(text) - _held_back(text, text_stops)
+                upto = len(text) - held_back(text, text_stops)
                 if upto > sent:
                     job.emit(("text", text[sent:upto]))
                     sent = upto

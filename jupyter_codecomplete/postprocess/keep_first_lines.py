@@ -4,16 +4,18 @@ At the end of a line that does not open a block, the suggestion is single-line: 
 cursor's line, or, when the output starts with a newline (Go, YAML, C, Scala, F#), the next line.
 When that line opens a block (``{``, Python ``:``, ``do``, ``then``, ``begin``, or a ``{`` on the
 next line in Allman style), a dangling opener is useless: the suggestion is the block, ended by
-:class:`~.linefilters.Scope` rules at the indentation of the line that opened it.
+:class:`~.limit_scope.Scope` rules at the indentation of the line that opened it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
-from .base import LineFilter, Verdict
+from .base import Filter, LineFilter, Verdict
+from .context import Setup
 from .cursor import Cursor, indent_width, opens_block
-from .linefilters import Scope
+from .limit_scope import Scope
 
 
 class FirstLines(LineFilter):
@@ -69,3 +71,8 @@ class FirstLines(LineFilter):
         self._scanner.scan("\n")
         if opened:
             self._open(self._first_indent)
+
+
+def build(setup: Setup) -> Iterator[Filter]:
+    if setup.cursor.eol:
+        yield FirstLines(setup.cursor)

@@ -4,8 +4,8 @@ left to the style because they may be real code)."""
 from __future__ import annotations
 
 from jupyter_codecomplete.postprocess import PostprocessContext, postprocess
-from jupyter_codecomplete.postprocess.leftovers import END_TOKENS, PAD_TOKENS
-from jupyter_codecomplete.prompting.styles import BUILTIN_STYLES
+from jupyter_codecomplete.postprocess.tokens import END_TOKENS, PAD_TOKENS
+from jupyter_codecomplete.prompting import BUILTIN_STYLES
 
 # may be code: handled only by the styles that name them
 MAY_BE_CODE = {

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 from .base import Filter
+from .context import Setup
 
 # identifiers (a letter or underscore first), numbers (decimal, hex, floats), any other symbol
 _TOKEN = re.compile(r"[A-Za-z_]\w*|0[xX][0-9a-fA-F]+|\d[\d_.eE]*|[^\w\s]")
@@ -66,3 +68,8 @@ class Degenerate(Filter):
         text = "".join(self._held)
         self._held = []
         return "" if is_degenerate(text) else text
+
+
+def build(setup: Setup) -> Iterator[Filter]:
+    if setup.ctx.reject_degenerate:
+        yield Degenerate()

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_codecomplete.postprocess import PostprocessContext, postprocess
-from jupyter_codecomplete.postprocess.degenerate import is_degenerate
+from jupyter_codecomplete.postprocess import PostprocessContext, is_degenerate, postprocess
 
 DEGENERATE = [
     "name name name name",

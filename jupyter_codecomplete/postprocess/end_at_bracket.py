@@ -7,7 +7,10 @@ it for languages that have one (SQL ``;``, kept).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .base import Filter
+from .context import Setup
 from .scanner import CLOSE, OPENERS, STATEMENT_END, UNMATCHED, Scanner
 
 
@@ -72,3 +75,14 @@ class Brackets(Filter):
         out = self._run("", True)
         self.done = True
         return out
+
+
+def build(setup: Setup) -> Iterator[Filter]:
+    cursor = setup.cursor
+    if cursor.rules.brackets or cursor.rules.statement_end:
+        yield Brackets(
+            cursor.scanner.copy(),
+            cursor.protected_from,
+            setup.more_lines,
+            end_with_string=cursor.in_block_string,
+        )

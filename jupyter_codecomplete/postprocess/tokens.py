@@ -15,11 +15,6 @@ that every built-in prompt style's special token is here or deliberately left ou
 
 from __future__ import annotations
 
-import functools
-import re
-
-from .base import Filter
-
 END_TOKENS: tuple[str, ...] = (
     # GPT-2 / StarCoder / Qwen / CodeGeeX end of text; Granite 3.x/4.x end of text and chat roles
     "<|endoftext|>",
@@ -71,54 +66,3 @@ END_TOKENS: tuple[str, ...] = (
 PAD_TOKENS: tuple[str, ...] = ("<fim_pad>", "<|fim_pad|>")
 
 THINK_BLOCKS: tuple[tuple[str, str], ...] = (("<think>", "</think>"),)
-
-
-@functools.lru_cache(maxsize=32)
-def _compiled(
-    ends: tuple[str, ...], pads: tuple[str, ...]
-) -> tuple[re.Pattern[str], frozenset[str], frozenset[str], int]:
-    tokens = sorted({*ends, *pads}, key=len, reverse=True)
-    pattern = re.compile("|".join(re.escape(t) for t in tokens))
-    partials = frozenset(t[:k] for t in tokens for k in range(1, len(t)))
-    return pattern, frozenset(ends), partials, max(len(t) for t in tokens)
-
-
-class KnownTokens(Filter):
-    """End at the first end token; remove pad tokens. Cheap when the text has no ``<``."""
-
-    stage = "text"
-
-    def __init__(self, ends: tuple[str, ...] = END_TOKENS, pads: tuple[str, ...] = PAD_TOKENS) -> None:
-        super().__init__()
-        self._re, self._ends, self._partials, self._longest = _compiled(ends, pads)
-        self._buf = ""
-
-    def feed(self, text: str) -> str:
-        if self.done:
-            return ""
-        buf = self._buf + text
-        self._buf = ""
-        if "<" not in buf:
-            return buf
-        out: list[str] = []
-        pos = 0
-        for m in self._re.finditer(buf):
-            out.append(buf[pos : m.start()])
-            if m.group() in self._ends:
-                self.done = True
-                return "".join(out)
-            pos = m.end()
-        rest = buf[pos:]
-        i = rest.rfind("<", max(0, len(rest) - self._longest))
-        if i >= 0 and rest[i:] in self._partials:
-            self._buf = rest[i:]
-            rest = rest[:i]
-        out.append(rest)
-        return "".join(out)
-
-    def finish(self) -> str:
-        if self.done:
-            return ""
-        self.done = True
-        out, self._buf = self._buf, ""
-        return out

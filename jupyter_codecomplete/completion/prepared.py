@@ -1,0 +1,41 @@
+"""What the engine decided about one request before the model is called (:class:`Prepared`).
+
+Made by :meth:`DefaultInlineCompletionHandler.prepare` for a completion and by
+``edits.prepare_edits`` for an edit prediction; read by the model call, the cleaning pipeline and
+the reply. Its own module so that both build it without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..backends import Backend
+from ..postprocess import PostprocessContext
+from ..postprocess.cursor import Cursor
+from ..prompting import BuiltPrompt, PromptStyle
+from .facts import RequestFacts
+
+
+@dataclass
+class Prepared:
+    """Everything decided about one request before the model is called."""
+
+    key: str
+    backend: Backend
+    style: PromptStyle
+    built: BuiltPrompt
+    postprocess: PostprocessContext
+    max_tokens: int
+    stop: list[str]
+    first_timeout: float
+    total_timeout: float
+    bind: dict[str, Any] = field(default_factory=dict)
+    # the cursor analysis made once for this request (the pipeline reuses it) and its decision
+    cursor: Cursor | None = None
+    single_line: bool = False
+    # whether the text after the cursor goes to the endpoint's own field: decided once (the prompt
+    # builder and the model call both read it)
+    native_suffix: bool = False
+    # the request's record (route, model, style, language), made once for it
+    facts: RequestFacts | None = None
