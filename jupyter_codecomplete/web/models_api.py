@@ -20,7 +20,6 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any, cast
 
-from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..models_service import CustomEndpoint, ModelService, ModelServiceError
@@ -29,7 +28,7 @@ from .base import CodeCompleteHandler, refusal
 if TYPE_CHECKING:  # the app imports the handlers
     from ..extension import CodeCompleteApp
 
-_ID = r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})"
+_ID = r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})"  # a model or catalogue id in a path
 
 
 class _ModelsBase(CodeCompleteHandler):
@@ -48,6 +47,8 @@ class _ModelsBase(CodeCompleteHandler):
 
 
 class ChoicesHandler(_ModelsBase):
+    route = "models/choices"
+
     async def get(self) -> None:
         detect = self.get_query_argument("detect", "1") not in ("0", "false", "no")
         self.finish(await self.service.list_entries(detect=detect))
@@ -67,6 +68,8 @@ class _EntryAction(_ModelsBase):
 
 
 class UseHandler(_EntryAction):
+    route = "models/use"
+
     async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
         role = data.get("role", "completion")
         if not isinstance(role, str):
@@ -78,11 +81,15 @@ class UseHandler(_EntryAction):
 
 
 class TestHandler(_EntryAction):
+    route = "models/test"
+
     async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
         return {"report": await self.service.test(entry_id, custom)}
 
 
 class CustomHandler(_ModelsBase):
+    route = "models/custom"
+
     async def put(self) -> None:
         self.service.save_custom(self.read(CustomEndpoint))
         entry = self.service.custom_entry()
@@ -90,6 +97,8 @@ class CustomHandler(_ModelsBase):
 
 
 class DownloadsHandler(_ModelsBase):
+    route = "models/downloads"
+
     async def get(self) -> None:
         self.finish({"downloads": [j.snapshot() for j in self.service.downloader.jobs.values()]})
 
@@ -100,6 +109,8 @@ class DownloadsHandler(_ModelsBase):
 
 
 class DownloadHandler(_ModelsBase):
+    route = rf"models/downloads/{_ID}"
+
     async def get(self, entry_id: str) -> None:
         job = self.service.downloader.jobs.get(entry_id)
         if job is None:
@@ -128,14 +139,3 @@ class DownloadHandler(_ModelsBase):
         job = self.service.cancel(entry_id)
         await self.service.downloader.wait(job)
         self.finish(job.snapshot())
-
-
-def handlers() -> list[tuple[str, type[web.RequestHandler]]]:
-    return [
-        (r"/api/codecomplete/models/choices", ChoicesHandler),
-        (r"/api/codecomplete/models/use", UseHandler),
-        (r"/api/codecomplete/models/test", TestHandler),
-        (r"/api/codecomplete/models/custom", CustomHandler),
-        (r"/api/codecomplete/models/downloads", DownloadsHandler),
-        (rf"/api/codecomplete/models/downloads/{_ID}", DownloadHandler),
-    ]

@@ -20,7 +20,6 @@ import time
 import uuid
 from typing import Any
 
-from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..completion import DefaultInlineCompletionHandler, Overrides
@@ -90,6 +89,8 @@ class EngineHandler(CodeCompleteHandler):
 
 
 class PromptHandler(EngineHandler):
+    route = "prompt"
+
     async def post(self) -> None:
         _, _, prepared, _ = await self.start()
         built = prepared.built
@@ -117,6 +118,8 @@ class PromptHandler(EngineHandler):
 class CompletionsHandler(EngineHandler):
     """The completion runs as its own task: a client that hangs up cancels it, which closes the
     model's stream at once (not at the model's timeout)."""
+
+    route = "completions"
 
     _job: asyncio.Task[None] | None = None
 
@@ -189,6 +192,8 @@ class CompletionsHandler(EngineHandler):
 
 
 class ModelsHandler(CodeCompleteHandler):
+    route = "models"
+
     async def get(self) -> None:
         handler = self.completion_handler
         out: list[dict[str, Any]] = []
@@ -224,20 +229,14 @@ class ModelsHandler(CodeCompleteHandler):
 
 
 class StylesHandler(EngineHandler):
+    route = "styles"
+
     async def get(self) -> None:
         self.finish({"styles": [s.model_dump() for s in self.engine().styles.all().values()]})
 
 
 class OpenAPIHandler(CodeCompleteHandler):
+    route = "openapi.json"
+
     async def get(self) -> None:
         self.finish(openapi_document())
-
-
-def handlers() -> list[tuple[str, type[web.RequestHandler]]]:
-    return [
-        (r"/api/codecomplete/prompt", PromptHandler),
-        (r"/api/codecomplete/completions", CompletionsHandler),
-        (r"/api/codecomplete/models", ModelsHandler),
-        (r"/api/codecomplete/styles", StylesHandler),
-        (r"/api/codecomplete/openapi.json", OpenAPIHandler),
-    ]

@@ -92,6 +92,8 @@ def _ms(seconds: float | None) -> float | None:
 
 
 class StatsHandler(CodeCompleteHandler):
+    route = "stats"
+
     async def get(self) -> None:
         monitor: LoopLagMonitor | None = self.app.lag_monitor
         collector = self.app.full_collections

@@ -11,8 +11,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tornado import web
-
 from ..usage import gate, summarize
 from .base import CodeCompleteHandler, refusal
 
@@ -53,12 +51,16 @@ class _UsageBase(CodeCompleteHandler):
 
 
 class UsageHandler(_UsageBase):
+    route = "usage"
+
     async def get(self) -> None:
         summary = await self.query(summarize)  # first: the query may find the store broken
         self.finish({**self.recording(), **summary})
 
 
 class GateHandler(_UsageBase):
+    route = "usage/gate"
+
     async def get(self) -> None:
         level = self.get_argument("level", "normal")
         if level not in LEVELS:
@@ -66,10 +68,3 @@ class GateHandler(_UsageBase):
                 400, "bad_request", f"level must be one of {', '.join(LEVELS)}, not {level[:40]!r}."
             )
         self.finish(await self.query(lambda rows: gate.learn(rows, level)))  # type: ignore[arg-type]  # in LEVELS
-
-
-def handlers() -> list[tuple[str, type[web.RequestHandler]]]:
-    return [
-        (r"/api/codecomplete/usage", UsageHandler),
-        (r"/api/codecomplete/usage/gate", GateHandler),
-    ]

@@ -104,6 +104,8 @@ def read_message(message: str | bytes, limit: int) -> ClientMessage:
 
 
 class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandlerMixin, JupyterHandler):
+    route = "inline"
+
     auth_resource = AUTH_RESOURCE
 
     @property
