@@ -62,14 +62,8 @@ class ReadOnCodeComplete(Authorizer):
 
 class TestReadOnlyUser:
     @pytest.fixture
-    def jp_server_config(self, codecomplete_config: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "ServerApp": {
-                "jpserver_extensions": {"jupyter_codecomplete": True},
-                "authorizer_class": ReadOnCodeComplete,
-            },
-            "CodeCompleteApp": codecomplete_config,
-        }
+    def authorizer_class(self) -> type:
+        return ReadOnCodeComplete
 
     async def test_reads_pass_and_everything_else_is_403(self, jp_fetch: Any) -> None:
         for path, method in ENDPOINTS:
