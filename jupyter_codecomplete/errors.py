@@ -433,6 +433,22 @@ def validation_message(exc: Any) -> str:
     return "; ".join(parts)
 
 
+# The texts of a refused message, the same on the websocket and on every REST route (``what``:
+# "message" or "body").
+
+
+def too_large_message(what: str, size: int, limit: int) -> str:
+    return f"The {what} has {size} bytes; the limit is {limit} bytes (c.CodeCompleteApp.max_message_bytes)."
+
+
+def not_json_message(what: str, exc: Exception) -> str:
+    return f"The {what} is not valid JSON: {exc}"
+
+
+def too_deep_message(limit: int) -> str:
+    return f"The message is nested too deeply (the limit is {limit} levels of lists and objects)."
+
+
 # -- secrets -------------------------------------------------------------------------------------
 
 # Messages are cut to this many characters (a model server may answer a whole page).

@@ -75,21 +75,10 @@ class CodeCompleteApp(ExtensionApp, CodeCompleteConfig):
             )
 
     def initialize_handlers(self) -> None:
-        from .web.models_api import handlers as models_handlers
-        from .web.rest import handlers as rest_handlers
-        from .web.stats import LoopLagMonitor, StatsHandler
-        from .web.usage_api import handlers as usage_handlers
-        from .web.websocket import InlineCompletionWebSocket
+        from .web import handlers
+        from .web.stats import LoopLagMonitor
 
-        self.handlers.extend(
-            [
-                (r"/api/codecomplete/inline", InlineCompletionWebSocket),
-                (r"/api/codecomplete/stats", StatsHandler),
-                *rest_handlers(),
-                *models_handlers(),
-                *usage_handlers(),
-            ]
-        )
+        self.handlers.extend(handlers())
         # Is the model's server there? Asked once the loop runs (never holding the start-up): a
         # server that is down is then reported as not ready (`problem`) from the first hello on.
         IOLoop.current().add_callback(self._check_ready)

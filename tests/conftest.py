@@ -47,8 +47,14 @@ def codecomplete_config(model_config: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def jp_server_config(codecomplete_config: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "ServerApp": {"jpserver_extensions": {"jupyter_codecomplete": True}},
-        "CodeCompleteApp": codecomplete_config,
-    }
+def authorizer_class() -> type | None:
+    """The server's ``authorizer_class`` (None: jupyter_server's); tests override this fixture."""
+    return None
+
+
+@pytest.fixture
+def jp_server_config(codecomplete_config: dict[str, Any], authorizer_class: type | None) -> dict[str, Any]:
+    server: dict[str, Any] = {"jpserver_extensions": {"jupyter_codecomplete": True}}
+    if authorizer_class is not None:
+        server["authorizer_class"] = authorizer_class
+    return {"ServerApp": server, "CodeCompleteApp": codecomplete_config}

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.postprocess.edits import Edit, apply_edits
+from jupyter_codecomplete.postprocess import Edit, apply_edits
 from jupyter_codecomplete.prompting import EditPromptRequest, RecentEditText, StyleRegistry, build_edit_prompt
 from jupyter_codecomplete.testing import EDIT_CHAT_ISSUE_27_RULES, OpenAIUpstream, open_socket
 

@@ -1,3 +1,8 @@
-"""Tornado adapters only: the websocket and the REST handlers."""
+"""The tornado adapters of the extension: the websocket, the REST routes, the OpenAPI document.
 
-__all__: list[str] = []
+:func:`handlers` is every route (the table is :mod:`.routes`).
+"""
+
+from .routes import handlers
+
+__all__ = ["handlers"]

@@ -20,47 +20,35 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any, cast
 
-from jupyter_server.auth.decorator import authorized
-from pydantic import ValidationError
-from tornado import web
 from tornado.iostream import StreamClosedError
 
-from ..errors import validation_message
 from ..models_service import CustomEndpoint, ModelService, ModelServiceError
-from .rest import _Base
+from .base import CodeCompleteHandler, refusal
 
 if TYPE_CHECKING:  # the app's configuration (the app itself imports the handlers)
     from ..config import CodeCompleteConfig
 
-_ID = r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})"
+_ID = r"([A-Za-z0-9][A-Za-z0-9._-]{0,99})"  # a model or catalogue id in a path
 
 
-class _ModelsBase(_Base):
+class _ModelsBase(CodeCompleteHandler):
+    """A model-service route; a :class:`ModelServiceError` it raises is answered with its status."""
+
     @property
     def service(self) -> ModelService:
         return cast("CodeCompleteConfig", self.extensionapp).model_service
 
-    def fail_with(self, exc: ModelServiceError) -> None:
-        self.fail(exc.status, exc.type, exc.message)
-
-    def id_and_custom(self, data: dict[str, Any]) -> tuple[str, CustomEndpoint | None] | None:
+    def named(self, data: dict[str, Any], what: str) -> str:
+        """The body's ``id``: ``what`` names where it comes from in the 400 when it is missing."""
         entry_id = data.get("id")
         if not isinstance(entry_id, str) or not entry_id:
-            self.fail(400, "bad_request", "'id' (a model id from the list) is required.")
-            return None
-        custom = None
-        if data.get("custom") is not None:
-            try:
-                custom = CustomEndpoint.model_validate(data["custom"])
-            except ValidationError as exc:
-                self.fail(400, "bad_request", validation_message(exc))
-                return None
-        return entry_id, custom
+            raise refusal(400, "bad_request", f"'id' ({what}) is required.")
+        return entry_id
 
 
 class ChoicesHandler(_ModelsBase):
-    @web.authenticated
-    @authorized
+    route = "models/choices"
+
     async def get(self) -> None:
         detect = self.get_query_argument("detect", "1") not in ("0", "false", "no")
         self.finish(await self.service.list_entries(detect=detect))
@@ -72,22 +60,16 @@ class _EntryAction(_ModelsBase):
     async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
-    @web.authenticated
-    @authorized
     async def post(self) -> None:
         data = self.json_object()
-        parsed = self.id_and_custom(data) if data is not None else None
-        if parsed is None or data is None:
-            return
-        try:
-            result = await self.act(*parsed, data)
-        except ModelServiceError as exc:
-            self.fail_with(exc)
-            return
-        self.finish(result)
+        entry_id = self.named(data, "a model id from the list")
+        custom = None if data.get("custom") is None else self.validate(CustomEndpoint, data["custom"])
+        self.finish(await self.act(entry_id, custom, data))
 
 
 class UseHandler(_EntryAction):
+    route = "models/use"
+
     async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
         role = data.get("role", "completion")
         if not isinstance(role, str):
@@ -99,64 +81,40 @@ class UseHandler(_EntryAction):
 
 
 class TestHandler(_EntryAction):
+    route = "models/test"
+
     async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
         return {"report": await self.service.test(entry_id, custom)}
 
 
 class CustomHandler(_ModelsBase):
-    @web.authenticated
-    @authorized
+    route = "models/custom"
+
     async def put(self) -> None:
-        data = self.json_object()
-        if data is None:
-            return
-        try:
-            custom = CustomEndpoint.model_validate(data)
-        except ValidationError as exc:
-            self.fail(400, "bad_request", validation_message(exc))
-            return
-        try:
-            self.service.save_custom(custom)
-        except ModelServiceError as exc:
-            self.fail_with(exc)
-            return
+        self.service.save_custom(self.read(CustomEndpoint))
         entry = self.service.custom_entry()
         self.finish({"entry": entry.model_dump() if entry else None})
 
 
 class DownloadsHandler(_ModelsBase):
-    @web.authenticated
-    @authorized
+    route = "models/downloads"
+
     async def get(self) -> None:
         self.finish({"downloads": [j.snapshot() for j in self.service.downloader.jobs.values()]})
 
-    @web.authenticated
-    @authorized
     async def post(self) -> None:
-        data = self.json_object()
-        if data is None:
-            return
-        entry_id = data.get("id")
-        if not isinstance(entry_id, str) or not entry_id:
-            self.fail(400, "bad_request", "'id' (a catalogue id) is required.")
-            return
-        try:
-            job = await self.service.pull(entry_id)
-        except ModelServiceError as exc:
-            self.fail_with(exc)
-            return
+        job = await self.service.pull(self.named(self.json_object(), "a catalogue id"))
         self.set_status(202)
         self.finish(job.snapshot())
 
 
 class DownloadHandler(_ModelsBase):
-    @web.authenticated
-    @authorized
+    route = rf"models/downloads/{_ID}"
+
     async def get(self, entry_id: str) -> None:
         job = self.service.downloader.jobs.get(entry_id)
         if job is None:
-            self.fail(404, "not_found", f"No download of {entry_id!r} has been started.")
-            return
+            raise refusal(404, "not_found", f"No download of {entry_id!r} has been started.")
         if self.get_query_argument("stream", "0") in ("0", "false", "no"):
             self.finish(job.snapshot())
             return
@@ -177,24 +135,7 @@ class DownloadHandler(_ModelsBase):
             return
         self.finish()
 
-    @web.authenticated
-    @authorized
     async def delete(self, entry_id: str) -> None:
-        try:
-            job = self.service.cancel(entry_id)
-        except ModelServiceError as exc:
-            self.fail_with(exc)
-            return
+        job = self.service.cancel(entry_id)
         await self.service.downloader.wait(job)
         self.finish(job.snapshot())
-
-
-def handlers() -> list[tuple[str, type[web.RequestHandler]]]:
-    return [
-        (r"/api/codecomplete/models/choices", ChoicesHandler),
-        (r"/api/codecomplete/models/use", UseHandler),
-        (r"/api/codecomplete/models/test", TestHandler),
-        (r"/api/codecomplete/models/custom", CustomHandler),
-        (r"/api/codecomplete/models/downloads", DownloadsHandler),
-        (rf"/api/codecomplete/models/downloads/{_ID}", DownloadHandler),
-    ]

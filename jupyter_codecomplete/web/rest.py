@@ -18,29 +18,18 @@ import contextlib
 import json
 import time
 import uuid
-from http import HTTPStatus
 from typing import Any
 
-from jupyter_server.auth.decorator import authorized
-from jupyter_server.base.handlers import APIHandler
-from jupyter_server.extension.handler import ExtensionHandlerMixin
-from pydantic import ValidationError
-from tornado import web
 from tornado.iostream import StreamClosedError
 
-from ..completion import BaseInlineCompletionHandler, DefaultInlineCompletionHandler, Overrides
+from ..completion import DefaultInlineCompletionHandler, Overrides
 from ..completion.prepared import Prepared
-from ..errors import HTTP_STATUS, validation_message
+from ..errors import HTTP_STATUS
 from ..postprocess import Pipeline
 from ..prompting import PromptError
-from ..protocol import (
-    MAX_DEPTH,
-    CompletionRequestBody,
-    ErrorInfo,
-    InlineCompletionRequest,
-    nesting_depth,
-)
-from .websocket import AUTH_RESOURCE, too_deep_message
+from ..protocol import CompletionRequestBody, ErrorInfo, InlineCompletionRequest
+from .base import CodeCompleteHandler, Refusal, refusal
+from .openapi import openapi_document
 
 
 def error_status(info: ErrorInfo, *, refused: bool) -> int:
@@ -49,92 +38,23 @@ def error_status(info: ErrorInfo, *, refused: bool) -> int:
     return HTTP_STATUS.get(info.type, 400 if refused else 502)
 
 
-class _Base(ExtensionHandlerMixin, APIHandler):
-    auth_resource = AUTH_RESOURCE
+class EngineHandler(CodeCompleteHandler):
+    """A route of the prompt engine itself (a handler that is not the default one answers 501)."""
 
-    @property
-    def completion_handler(self) -> BaseInlineCompletionHandler:
-        return self.extensionapp.completion_handler  # type: ignore[attr-defined,no-any-return]
-
-    def fail(self, status: int, type: str, message: str, title: str | None = None) -> None:
-        title = title or HTTPStatus(status).phrase
-        self.send_error_info(status, ErrorInfo(type=type, title=title, message=message))
-
-    def send_error_info(self, status: int, info: ErrorInfo) -> None:
-        """An error reply with the websocket's error envelope (and ``Retry-After`` when known)."""
-        self.set_status(status)
-        self.set_header("Content-Type", "application/json")
-        if info.retry_after is not None:
-            self.set_header("Retry-After", f"{info.retry_after:g}")
-        self.finish(json.dumps({"error": info.model_dump()}))
-
-    def engine(self) -> DefaultInlineCompletionHandler | None:
+    def engine(self) -> DefaultInlineCompletionHandler:
         handler = self.completion_handler
         if isinstance(handler, DefaultInlineCompletionHandler):
             return handler
-        self.fail(
-            501,
-            "not_supported",
-            f"{type(handler).__name__} does not expose the prompt engine.",
-            title="Not supported by this completion handler",
-        )
-        return None
+        message = f"{type(handler).__name__} does not expose the prompt engine."
+        raise refusal(501, "not_supported", message, title="Not supported by this completion handler")
 
-    def json_object(self) -> dict[str, Any] | None:
-        """The one JSON body reader of every REST route: at most ``max_message_bytes`` (the
-        websocket's limit, 413 above), UTF-8, JSON, at most :data:`MAX_DEPTH` levels deep, an
-        object (400 otherwise, the websocket's messages). None when an error reply was sent."""
-        limit = int(getattr(self.extensionapp, "max_message_bytes", 8 * 1024 * 1024))
-        raw = self.request.body or b""
-        if len(raw) > limit:
-            self.fail(
-                413,
-                "body_too_large",
-                f"The body has {len(raw)} bytes; the limit is {limit} bytes "
-                "(c.CodeCompleteApp.max_message_bytes).",
-                title="Request too large",
-            )
-            return None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            self.fail(400, "bad_encoding", f"The body is not valid UTF-8: {exc}", title="Malformed JSON")
-            return None
-        try:
-            data = json.loads(text or "{}")
-        except json.JSONDecodeError as exc:
-            self.fail(400, "bad_json", f"The body is not valid JSON: {exc}", title="Malformed JSON")
-            return None
-        except RecursionError:
-            self.fail(400, "bad_json", too_deep_message(), title="Malformed JSON")
-            return None
-        if nesting_depth(data) > MAX_DEPTH:
-            self.fail(400, "bad_request", too_deep_message(), title="Invalid request")
-            return None
-        if not isinstance(data, dict):
-            self.fail(400, "bad_request", "The body must be a JSON object.", title="Invalid request")
-            return None
-        return data
-
-    def body(self) -> CompletionRequestBody | None:
-        data = self.json_object()
-        if data is None:
-            return None
-        try:
-            return CompletionRequestBody.model_validate(data)
-        except ValidationError as exc:
-            self.fail(400, "bad_request", validation_message(exc), title="Invalid request")
-            return None
-
-    async def prepared(
-        self, engine: DefaultInlineCompletionHandler, body: CompletionRequestBody
-    ) -> tuple[Prepared, Pipeline] | None:
-        """The engine's ``prepare`` for this body (its overrides applied there), or an error reply."""
+    async def start(self) -> tuple[DefaultInlineCompletionHandler, CompletionRequestBody, Prepared, Pipeline]:
+        """The engine, the body and the engine's ``prepare`` for it (its overrides applied there)."""
+        engine = self.engine()
+        body = self.read(CompletionRequestBody)
         if body.mode == "infill" and body.suffix is None:
-            self.fail(
-                400, "missing_suffix", "mode 'infill' needs a 'suffix'.", title="Cannot build the prompt"
-            )
-            return None
+            message = "mode 'infill' needs a 'suffix'."
+            raise refusal(400, "missing_suffix", message, title="Cannot build the prompt")
         request = InlineCompletionRequest(
             number=0,
             prefix=body.prompt,
@@ -159,33 +79,18 @@ class _Base(ExtensionHandlerMixin, APIHandler):
             temperature=body.temperature,
         )
         try:
-            return await engine.prepare_async(request, prompt_request, overrides)
+            prepared, pipeline = await engine.prepare_async(request, prompt_request, overrides)
         except Exception as exc:
             info = engine.error_info(exc)
-            self.send_error_info(error_status(info, refused=isinstance(exc, PromptError)), info)
-            return None
+            raise Refusal(error_status(info, refused=isinstance(exc, PromptError)), info) from None
+        return engine, body, prepared, pipeline
 
 
-    async def start(
-        self,
-    ) -> tuple[DefaultInlineCompletionHandler, CompletionRequestBody, Prepared, Pipeline] | None:
-        """The engine, the body and the prepared request; None when an error reply was sent."""
-        engine = self.engine()
-        body = self.body() if engine else None
-        if engine is None or body is None:
-            return None
-        found = await self.prepared(engine, body)
-        return None if found is None else (engine, body, *found)
+class PromptHandler(EngineHandler):
+    route = "prompt"
 
-
-class PromptHandler(_Base):
-    @web.authenticated
-    @authorized
     async def post(self) -> None:
-        started = await self.start()
-        if started is None:
-            return
-        prepared = started[2]
+        _, _, prepared, _ = await self.start()
         built = prepared.built
         self.finish(
             {
@@ -208,9 +113,11 @@ class PromptHandler(_Base):
         )
 
 
-class CompletionsHandler(_Base):
+class CompletionsHandler(EngineHandler):
     """The completion runs as its own task: a client that hangs up cancels it, which closes the
     model's stream at once (not at the model's timeout)."""
+
+    route = "completions"
 
     _job: asyncio.Task[None] | None = None
 
@@ -219,13 +126,8 @@ class CompletionsHandler(_Base):
         if self._job is not None and not self._job.done():
             self._job.cancel()
 
-    @web.authenticated
-    @authorized
     async def post(self) -> None:
-        started = await self.start()
-        if started is None:
-            return
-        self._job = asyncio.ensure_future(self.complete(*started))
+        self._job = asyncio.ensure_future(self.complete(*await self.start()))
         with contextlib.suppress(asyncio.CancelledError):
             await self._job
 
@@ -287,9 +189,9 @@ class CompletionsHandler(_Base):
         self.finish(result)
 
 
-class ModelsHandler(_Base):
-    @web.authenticated
-    @authorized
+class ModelsHandler(CodeCompleteHandler):
+    route = "models"
+
     async def get(self) -> None:
         handler = self.completion_handler
         out: list[dict[str, Any]] = []
@@ -324,30 +226,15 @@ class ModelsHandler(_Base):
         )
 
 
-class StylesHandler(_Base):
-    @web.authenticated
-    @authorized
+class StylesHandler(EngineHandler):
+    route = "styles"
+
     async def get(self) -> None:
-        engine = self.engine()
-        if engine is None:
-            return
-        self.finish({"styles": [s.model_dump() for s in engine.styles.all().values()]})
+        self.finish({"styles": [s.model_dump() for s in self.engine().styles.all().values()]})
 
 
-class OpenAPIHandler(_Base):
-    @web.authenticated
-    @authorized
+class OpenAPIHandler(CodeCompleteHandler):
+    route = "openapi.json"
+
     async def get(self) -> None:
-        from .openapi import openapi_document
-
         self.finish(openapi_document())
-
-
-def handlers() -> list[tuple[str, type[web.RequestHandler]]]:
-    return [
-        (r"/api/codecomplete/prompt", PromptHandler),
-        (r"/api/codecomplete/completions", CompletionsHandler),
-        (r"/api/codecomplete/models", ModelsHandler),
-        (r"/api/codecomplete/styles", StylesHandler),
-        (r"/api/codecomplete/openapi.json", OpenAPIHandler),
-    ]

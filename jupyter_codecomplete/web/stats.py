@@ -11,11 +11,7 @@ import sys
 import time
 from typing import Any
 
-from jupyter_server.auth.decorator import authorized
-from tornado import web
-
-from ..collector import FullCollections
-from .rest import _Base
+from .base import CodeCompleteHandler
 
 
 class LoopLagMonitor:
@@ -95,13 +91,12 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else seconds * 1000
 
 
-class StatsHandler(_Base):
-    @web.authenticated
-    @authorized
+class StatsHandler(CodeCompleteHandler):
+    route = "stats"
+
     async def get(self) -> None:
-        app: Any = self.extensionapp
-        monitor: LoopLagMonitor | None = getattr(app, "lag_monitor", None)
-        collector: FullCollections | None = getattr(app, "full_collections", None)
+        monitor: LoopLagMonitor | None = self.app.lag_monitor
+        collector = self.app.full_collections
         if monitor is not None and self.get_argument("reset", "") == "1":
             monitor.reset()
         if self.get_argument("gc", "") == "1":

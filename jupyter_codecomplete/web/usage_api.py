@@ -11,18 +11,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from jupyter_server.auth.decorator import authorized
-from tornado import web
-
 from ..usage import gate, summarize
-from .rest import _Base
+from .base import CodeCompleteHandler, refusal
 
 LEVELS = ("off", "more", "normal", "less")
 
 
-class _UsageBase(_Base):
-    def since_ms(self) -> float | bool | None:
-        """The ``days`` argument as a start time (ms); False after answering 400."""
+class _UsageBase(CodeCompleteHandler):
+    def since_ms(self) -> float | None:
+        """The ``days`` argument as a start time (ms); 400 when it is not a number of days."""
         days = self.get_argument("days", "")
         if not days:
             return None
@@ -31,22 +28,21 @@ class _UsageBase(_Base):
             if not 0 < value <= 100_000:
                 raise ValueError
         except ValueError:
-            self.fail(400, "bad_request", f"days must be a number of days above 0, not {days[:40]!r}.")
-            return False
+            raise refusal(
+                400, "bad_request", f"days must be a number of days above 0, not {days[:40]!r}."
+            ) from None
         return (time.time() - value * 86400) * 1000
 
-    async def query(self, fn: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any] | None:
-        """``fn`` of the stored rows, computed on the store's thread; None after answering 400."""
+    async def query(self, fn: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any]:
+        """``fn`` of the stored rows, computed on the store's thread."""
         since = self.since_ms()
-        if since is False:
-            return None
-        store = getattr(self.extensionapp, "usage_store", None)
+        store = self.app.usage_store
         if store is None:
             return fn([])
-        return await store.query(fn, since if isinstance(since, float) else None)  # type: ignore[no-any-return]
+        return await store.query(fn, since)
 
     def recording(self) -> dict[str, Any]:
-        store = getattr(self.extensionapp, "usage_store", None)
+        store = self.app.usage_store
         return {
             "recording": store is not None,
             "path": None if store is None else store.path,
@@ -55,31 +51,20 @@ class _UsageBase(_Base):
 
 
 class UsageHandler(_UsageBase):
-    @web.authenticated
-    @authorized
+    route = "usage"
+
     async def get(self) -> None:
-        summary = await self.query(summarize)
-        if summary is None:
-            return
+        summary = await self.query(summarize)  # first: the query may find the store broken
         self.finish({**self.recording(), **summary})
 
 
 class GateHandler(_UsageBase):
-    @web.authenticated
-    @authorized
+    route = "usage/gate"
+
     async def get(self) -> None:
         level = self.get_argument("level", "normal")
         if level not in LEVELS:
-            self.fail(400, "bad_request", f"level must be one of {', '.join(LEVELS)}, not {level[:40]!r}.")
-            return
-        learned = await self.query(lambda rows: gate.learn(rows, level))  # type: ignore[arg-type]  # in LEVELS
-        if learned is None:
-            return
-        self.finish(learned)
-
-
-def handlers() -> list[tuple[str, type[web.RequestHandler]]]:
-    return [
-        (r"/api/codecomplete/usage", UsageHandler),
-        (r"/api/codecomplete/usage/gate", GateHandler),
-    ]
+            raise refusal(
+                400, "bad_request", f"level must be one of {', '.join(LEVELS)}, not {level[:40]!r}."
+            )
+        self.finish(await self.query(lambda rows: gate.learn(rows, level)))  # type: ignore[arg-type]  # in LEVELS

@@ -3,8 +3,8 @@ itself (``prompting/notebook_document.py``): by cell id, never a wrong place."""
 
 from __future__ import annotations
 
+from jupyter_codecomplete.postprocess import Edit
 from jupyter_codecomplete.postprocess.cells import map_to_cells
-from jupyter_codecomplete.postprocess.edits import Edit
 from jupyter_codecomplete.prompting.notebook_document import (
     NOTEBOOK_CHARS,
     NotebookDocument,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.completion.notebook_edits import fim_fill_request, notebook_prompt_request
+from jupyter_codecomplete.postprocess import clean_edits
 from jupyter_codecomplete.postprocess.cells import map_to_cells
-from jupyter_codecomplete.postprocess.edits import clean_edits
 from jupyter_codecomplete.prompting import BUILTIN_STYLES, build_edit_prompt, parse_edit_answer
 from jupyter_codecomplete.prompting.tracebacks import error_line
 from jupyter_codecomplete.protocol import EditPredictionRequest
