@@ -9,17 +9,20 @@ string 10 %, comment 5 %), otherwise right for a while and then astray; its time
 140 ms + 4 ms per character ± 40 ms. The user accepts with Tab what is what they were going to
 type, the right words with Ctrl+Right, takes a mostly right one whole and deletes its wrong tail.
 
-1. A training session (the standard library's ``shlex.py``, its first 6,000 characters) with the
-   fixed debounce:
-   its usage events go into a real ``UsageStore`` (SQLite) and the server's ``gate.learn`` fits
-   the gate from them, as it would from the user's own history.
+1. A training history (the first 6,000 characters of four standard-library modules, ``shlex``,
+   ``glob``, ``fnmatch`` and ``heapq``: some 800 suggestions, a few hours of a user's editing)
+   with the fixed debounce: its usage events go into a real ``UsageStore`` (SQLite) and the
+   server's ``gate.learn`` fits the gate from them, as it would from the user's own history.
 2. The test session (``textwrap.py``, 6,000 characters) in each mode, three seeds; the
    events of each go into a store of their own and ``summarize`` counts them.
 
 Per 1,000 characters of the session: model calls, suggestions shown, characters accepted, kept
 (still there 5 minutes later), and the ratios to the fixed debounce.
 
-    python benchmarks/bench_restraint.py [--chars 6000] [--seeds 3]
+    python benchmarks/bench_restraint.py [--chars 6000] [--seeds 3] [--before-gate OLD_GATE.py]
+
+``--before-gate``: also replay with the gate an older ``gate.py`` learns from the same history
+(``git show REV:jupyter_codecomplete/usage/gate.py > /tmp/gate_before.py``), rows ``* before``.
 
 Not a test; needs ``jlpm install``. Measured numbers are in docs/performance.md.
 """
@@ -41,7 +44,9 @@ from jupyter_codecomplete.usage import UsageStore, summarize
 from jupyter_codecomplete.usage.gate import learn
 
 ROOT = Path(__file__).resolve().parents[1]
-MODES = ("fixed", "adaptive", "gated", "gated_less")
+MODES = ("fixed", "adaptive", "gated_more", "gated", "gated_less")
+LEVELS = {"gated_more": "more", "gated": "normal", "gated_less": "less"}
+TRAINING = ("shlex", "glob", "fnmatch", "heapq")
 
 
 def session(module: str, chars: int) -> str:
@@ -75,57 +80,87 @@ def stored(events: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def skipped(gate: dict[str, Any]) -> str:
+    """The places a gate skips, with the rhythms when not all of them."""
+    by_place: dict[str, list[str]] = {}
+    for s in gate["skip"]:
+        by_place.setdefault(f"{s['trigger']}/{s['line_kind']}", []).append(s.get("rhythm", "any"))
+    parts = [p if len(r) == 4 or r == ["any"] else f"{p} ({', '.join(r)})" for p, r in by_place.items()]
+    return ", ".join(parts) or "nothing"
+
+
+def load_gate(path: str) -> Any:
+    """``learn`` of another ``gate.py`` (``--before-gate``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gate_before", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.learn
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chars", type=int, default=6000)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--before-gate", help="an older gate.py to compare with (rows '* before')")
     args = parser.parse_args()
+    modes: tuple[str, ...] = MODES
     with tempfile.TemporaryDirectory(prefix="codecomplete-replay-") as tmpdir:
         tmp = Path(tmpdir)
-        train = replay(session("shlex", args.chars), ("fixed",), 1, {}, tmp)["fixed"]
-        rows = stored(train["events"], tmp / "train.sqlite3")
-        gate = learn(rows, "normal")
-        gates = {"gated": gate, "gated_less": learn(rows, "less")}
-        skip = {m: ", ".join(f"{s['trigger']}/{s['line_kind']}" for s in g["skip"]) for m, g in gates.items()}
+        rows: list[dict[str, Any]] = []
+        for i, module in enumerate(TRAINING):
+            train = replay(session(module, args.chars), ("fixed",), 1, {}, tmp)["fixed"]
+            rows += stored(train["events"], tmp / f"train-{i}.sqlite3")
+        gates = {mode: learn(rows, level) for mode, level in LEVELS.items()}  # type: ignore[arg-type]
+        if args.before_gate:
+            before = load_gate(args.before_gate)
+            for mode, level in LEVELS.items():
+                gates[f"{mode}_before"] = before(rows, level)
+            modes = (*MODES, *(f"{m}_before" for m in LEVELS))
+        gate = gates["gated"]
         print(
             f"gate learned from {gate['events']} training suggestions ({gate['overall']:.1f} kept characters "
-            f"each, threshold {gate['threshold']:.1f}): "
-            f"skips {skip['gated'] or 'nothing'}; at level 'less' {skip['gated_less'] or 'nothing'}"
+            f"each, {gate['useful_rate']:.0%} not wasted)"
         )
-        for k in gate["kinds"]:
+        for mode in gates:
+            print(f"  {mode}: skips {skipped(gates[mode])}")
+        for k in gate["places"]:
             print(
                 f"  {k['trigger']:>10} {k['line_kind']:<8} shown {k['shown']:4}  "
-                f"kept per suggestion {k['kept_per_suggestion']:.1f}"
+                f"wasted {k['wasted_share']:4.0%}  kept per suggestion {k['kept_per_suggestion']:.1f}"
             )
         text = session("textwrap", args.chars)
-        totals = {m: {"calls": 0, "shown": 0, "accepted": 0, "kept": 0, "typed": 0} for m in MODES}
+        counts = ("calls", "shown", "accepted", "kept", "typed", "wasted")
+        totals = {m: dict.fromkeys(counts, 0) for m in modes}
         for seed in range(2, 2 + args.seeds):
-            result = replay(text, MODES, seed, gates, tmp)
-            for mode in MODES:
+            result = replay(text, modes, seed, gates, tmp)
+            for mode in modes:
                 r = result[mode]
-                summary = summarize(stored(r["events"], tmp / f"{mode}-{seed}.sqlite3"))["total"]
+                events = stored(r["events"], tmp / f"{mode}-{seed}.sqlite3")
+                summary = summarize(events)["total"]
                 t = totals[mode]
                 t["calls"] += r["calls"]
                 t["shown"] += summary["shown"]
                 t["accepted"] += summary["accepted_chars"]
                 t["kept"] += summary["kept_5m_chars"]
                 t["typed"] += r["typed"]
+                t["wasted"] += sum(1 for e in events if not e["kept_5m"])
     per = 1000 / (len(text) * args.seeds)
     base = totals["fixed"]
     print(f"\nper 1,000 characters of the session ({len(text)} characters, {args.seeds} seeds)\n")
     print(
-        "| mode | model calls | shown | accepted chars | kept chars (5 min) | keys typed "
-        "| calls | shown | kept |"
+        "| mode | model calls | shown | shown, nothing kept | accepted chars | kept chars (5 min) "
+        "| keys typed | calls | shown | kept |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
-    for mode in MODES:
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for mode in modes:
         t = totals[mode]
-        ratios = " | ".join(
-            f"{t[k] / base[k]:.2f}x" if base[k] else "-" for k in ("calls", "shown", "kept")
-        )
+        ratios = " | ".join(f"{t[k] / base[k]:.2f}x" if base[k] else "-" for k in ("calls", "shown", "kept"))
         print(
-            f"| {mode} | {t['calls'] * per:.0f} | {t['shown'] * per:.0f} | {t['accepted'] * per:.0f} | "
-            f"{t['kept'] * per:.0f} | {t['typed'] * per:.0f} | {ratios} |"
+            f"| {mode} | {t['calls'] * per:.0f} | {t['shown'] * per:.0f} | {t['wasted'] * per:.0f} | "
+            f"{t['accepted'] * per:.0f} | {t['kept'] * per:.0f} | {t['typed'] * per:.0f} | {ratios} |"
         )
     return 0
 

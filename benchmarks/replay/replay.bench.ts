@@ -27,7 +27,7 @@ const env: { [name: string]: string | undefined } = (globalThis as any).process.
 
 const JUPYTERLAB_DEBOUNCE = 150;
 
-type Mode = 'fixed' | 'adaptive' | 'gated' | 'gated_less';
+type Mode = string; // fixed, adaptive, or gated* (the gate of that name)
 
 class Rng {
   constructor(private _s: number) {}
@@ -95,7 +95,16 @@ function modelAnswer(rng: Rng, text: string, offset: number, kind: string): stri
 }
 
 function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: number) {
-  const rng = new Rng(seed);
+  // Common random numbers: each draw depends on the seed, the place in the text and what it is
+  // for, not on how many draws came before, so that the modes differ by their decisions alone
+  // (one more or one fewer suggestion does not reshuffle the rest of the session).
+  const uses = new Map<string, number>();
+  const draw = (purpose: number): Rng => {
+    const name = `${target}:${purpose}`;
+    const k = (uses.get(name) ?? 0) + 1;
+    uses.set(name, k);
+    return new Rng(seed * 7_919 + target * 104_729 + purpose * 1_299_709 + k * 15_485_863);
+  };
   const loop = new Loop();
   const key = 'session.py';
   let doc = '';
@@ -122,6 +131,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
     tabId: mode
   });
   const debounce = new AdaptiveDebounce();
+  tracker.rhythm = () => debounce.rhythm;
   const gate = new Gate();
   gate.model = mode.startsWith('gated') ? gateModel : null;
   let pending: any = null;
@@ -149,7 +159,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
       tracker.started(n);
       // the same place gets the same answer in every mode
       const answer = modelAnswer(new Rng(seed * 1_000_003 + target), text, target, kind);
-      const latency = Math.max(60, rng.normal(140 + answer.length * 4, 40));
+      const latency = Math.max(60, draw(1).normal(140 + answer.length * 4, 40));
       const before = doc.slice(0, cursor);
       const after = doc.slice(cursor);
       loop.setTimeout(() => {
@@ -178,7 +188,8 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         text: doc,
         offset: cursor,
         trigger: freshLine ? 'fresh_line' : 'typing',
-        lineKind: kind
+        lineKind: kind,
+        typingMs: debounce.rhythm
       });
       if (why) {
         return;
@@ -214,7 +225,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         insert(r);
         target += r.length;
         shown = null;
-        loop.setTimeout(step, 300 + rng.next() * 300);
+        loop.setTimeout(step, 300 + draw(2).next() * 300);
         return;
       }
       if (right >= 0.7 * r.length && right >= 4) {
@@ -225,7 +236,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         cursor -= r.length - right;
         target += right;
         shown = null;
-        loop.setTimeout(step, 800 + rng.next() * 400);
+        loop.setTimeout(step, 800 + draw(2).next() * 400);
         return;
       }
       // the whole words that are right
@@ -245,7 +256,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         if (left) {
           tracker.shown(shown!.suggestion, left, 'python', 'typing');
         }
-        loop.setTimeout(step, 250 + rng.next() * 200);
+        loop.setTimeout(step, 250 + draw(2).next() * 200);
         return;
       }
     }
@@ -280,12 +291,13 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
       ask(ch === '\n');
     }, JUPYTERLAB_DEBOUNCE);
     // a person's rhythm: faster inside words, slower after a line, now and then a pause to think
+    const pace = draw(3);
     const gap =
       ch === '\n'
-        ? 400 + rng.next() * 800
-        : rng.next() < 0.03
-          ? 1500 + rng.next() * 2500
-          : Math.max(40, rng.normal(170, 60));
+        ? 400 + pace.next() * 800
+        : pace.next() < 0.03
+          ? 1500 + pace.next() * 2500
+          : Math.max(40, pace.normal(170, 60));
     loop.setTimeout(step, gap);
   };
   loop.setTimeout(step, 0);
