@@ -24,8 +24,11 @@ A cell is skipped when *both* hold (the level's :data:`LEVELS` thresholds):
 so a place that is often wasted but pays off when it is right (a fresh line) is kept: restraint
 cuts suggestions shown, not kept characters. Manual requests (Alt+\\) are never skipped. The gate
 switches itself on once :data:`MIN_EVENTS` automatic suggestions exist, and a place is judged only
-with :data:`MIN_PLACE_EVENTS` of its own. The client also skips a request at the place the user
-just dismissed a suggestion (same line, same text) unless the level is ``more`` or ``off``.
+with :data:`MIN_PLACE_EVENTS` of its own; a rhythm at a place with fewer than
+:data:`MIN_CELL_EVENTS` is judged as the whole place is (its events' average prediction), so that a
+rhythm never seen at a place is not skipped for what it did elsewhere. The client also skips a
+request at the place the user just dismissed a suggestion (same line, same text) unless the level
+is ``more`` or ``off``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any, Literal
 Level = Literal["off", "more", "normal", "less"]
 MIN_EVENTS = 50
 MIN_PLACE_EVENTS = 12
+MIN_CELL_EVENTS = 5  # a rhythm at a place with fewer is judged as the place is
 AUTOMATIC = ("typing", "fresh_line")
 # (useful, kept): skip where P(not wasted) < useful and kept per suggestion < kept × overall
 LEVELS: dict[str, tuple[float, float]] = {"more": (0.2, 0.25), "normal": (0.4, 0.5), "less": (0.5, 0.75)}
@@ -165,16 +169,21 @@ def learn(rows: Sequence[dict[str, Any]], level: Level = "normal") -> dict[str, 
     for place, (shown, useful, kept) in sorted(places.items()):
         # a useful suggestion's kept characters here, smoothed towards the overall figure
         per_useful = (kept + SMOOTH * kept_if_useful) / (useful + SMOOTH)
+        predicted = {}
         for name in rhythm_names:
             logit = weights[0] + weights[place_index[place]] + weights[rhythm_index[name]]
-            p_useful = 1 / (1 + math.exp(-logit))
+            predicted[name] = 1 / (1 + math.exp(-logit))
+        # the place as a whole: its cells' predictions weighted by their events
+        p_place = sum(predicted[name] * cells.get((place, name), [0])[0] for name in rhythm_names) / shown
+        place_skipped = p_place < useful_min and p_place * per_useful < kept_min * overall
+        for name in rhythm_names:
+            p_useful = predicted[name]
             expected = p_useful * per_useful
             seen = cells.get((place, name), [0, 0])[0]
+            # a rhythm seen often enough here is judged on its own; else as the place is
+            own = p_useful < useful_min and expected < kept_min * overall
             skipped = (
-                active
-                and shown >= MIN_PLACE_EVENTS
-                and p_useful < useful_min
-                and expected < kept_min * overall
+                active and shown >= MIN_PLACE_EVENTS and (own if seen >= MIN_CELL_EVENTS else place_skipped)
             )
             if seen or skipped:
                 out_cells.append(
