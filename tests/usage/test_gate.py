@@ -66,7 +66,7 @@ def test_often_wasted_but_worth_it_when_right_is_kept() -> None:
         100, kept=60, trigger="fresh_line", line_kind="empty", every=3
     )
     for level in ("more", "normal", "less"):
-        assert not any(k == "empty" for _, k, _ in skipped(learn(events, level))), level  # type: ignore[arg-type]
+        assert not any(k == "empty" for _, k, _ in skipped(learn(events, level))), level
 
 
 def test_the_rhythm_is_learned() -> None:
