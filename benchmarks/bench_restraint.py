@@ -59,9 +59,12 @@ def session(module: str, chars: int) -> str:
     return Path(path).read_text()[:chars]
 
 
-def replay(text: str, modes: tuple[str, ...], seed: int, gates: dict[str, Any], tmp: Path) -> Any:
+def replay(
+    text: str, modes: tuple[str, ...], seed: int, gates: dict[str, Any], tmp: Path, latency_ms: float = 140
+) -> Any:
     inp, out = tmp / f"in-{seed}.json", tmp / f"out-{seed}.json"
-    inp.write_text(json.dumps({"text": text, "modes": list(modes), "gates": gates, "seed": seed}))
+    body = {"text": text, "modes": list(modes), "gates": gates, "seed": seed, "latency_ms": latency_ms}
+    inp.write_text(json.dumps(body))
     cmd = ["npx", "jest", "--config", "benchmarks/replay/jest.config.js", "--silent"]
     env = os.environ | {"REPLAY_IN": str(inp), "REPLAY_OUT": str(out)}
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -105,6 +108,9 @@ def main() -> int:
     parser.add_argument("--chars", type=int, default=6000)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--before-gate", help="an older gate.py to compare with (rows '* before')")
+    parser.add_argument(
+        "--latency-ms", type=float, default=140, help="the model's base time to show (+ 4 ms a character)"
+    )
     args = parser.parse_args()
     modes: tuple[str, ...] = MODES
     with tempfile.TemporaryDirectory(prefix="codecomplete-replay-") as tmpdir:
@@ -135,7 +141,7 @@ def main() -> int:
         counts = ("calls", "shown", "accepted", "kept", "typed", "wasted")
         totals = {m: dict.fromkeys(counts, 0) for m in modes}
         for seed in range(2, 2 + args.seeds):
-            result = replay(text, modes, seed, gates, tmp)
+            result = replay(text, modes, seed, gates, tmp, args.latency_ms)
             for mode in modes:
                 r = result[mode]
                 events = stored(r["events"], tmp / f"{mode}-{seed}.sqlite3")

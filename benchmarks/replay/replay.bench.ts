@@ -26,6 +26,9 @@ const fs = require('fs');
 const env: { [name: string]: string | undefined } = (globalThis as any).process.env;
 
 const JUPYTERLAB_DEBOUNCE = 150;
+// how long a person needs to see a ghost text before acting on it (a simple visual reaction
+// time is about 200–250 ms); a key pressed sooner was already on its way
+const REACTION_MS = 200;
 
 type Mode = string; // fixed, adaptive, or gated* (the gate of that name)
 
@@ -94,7 +97,13 @@ function modelAnswer(rng: Rng, text: string, offset: number, kind: string): stri
   return truth.slice(0, keep) + 'zz_wrong(' + truth.slice(keep, keep + 5).split('').reverse().join('') + ')';
 }
 
-function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: number) {
+function replay(
+  text: string,
+  mode: Mode,
+  gateModel: IGateModel | null,
+  seed: number,
+  latencyMs: number
+) {
   // Common random numbers: each draw depends on the seed, the place in the text and what it is
   // for, not on how many draws came before, so that the modes differ by their decisions alone
   // (one more or one fewer suggestion does not reshuffle the rest of the session).
@@ -137,7 +146,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
   let pending: any = null;
   let generation = 0;
   let lastKey = 0;
-  let shown: { suggestion: Suggestion; number: number } | null = null;
+  let shown: { suggestion: Suggestion; number: number; at: number } | null = null;
   let number = 0;
 
   const rest = (): string | null => {
@@ -159,7 +168,10 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
       tracker.started(n);
       // the same place gets the same answer in every mode
       const answer = modelAnswer(new Rng(seed * 1_000_003 + target), text, target, kind);
-      const latency = Math.max(60, draw(1).normal(140 + answer.length * 4, 40));
+      const latency = Math.max(
+        latencyMs / 2,
+        draw(1).normal(latencyMs + answer.length * 4, latencyMs / 3.5)
+      );
       const before = doc.slice(0, cursor);
       const after = doc.slice(cursor);
       loop.setTimeout(() => {
@@ -172,7 +184,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         if (!r) {
           return;
         }
-        shown = { suggestion: s, number: n };
+        shown = { suggestion: s, number: n, at: loop.now };
         shownCount++;
         debounce.latency(latency);
         tracker.shown(s, r, 'python', freshLine ? 'fresh_line' : 'typing');
@@ -214,7 +226,8 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
       return;
     }
     const r = rest();
-    if (r) {
+    // a ghost text that appeared less than a reaction time ago is not read: the key is on its way
+    if (r && shown && loop.now - shown.at >= REACTION_MS) {
       const intended = text.slice(target, target + r.length);
       let right = 0;
       while (right < r.length && r[right] === intended[right]) {
@@ -312,7 +325,13 @@ describe('replay', () => {
     const input = JSON.parse(fs.readFileSync(env.REPLAY_IN!, 'utf-8'));
     const out: { [mode: string]: unknown } = {};
     for (const mode of input.modes as Mode[]) {
-      out[mode] = replay(input.text, mode, input.gates?.[mode] ?? null, input.seed ?? 1);
+      out[mode] = replay(
+        input.text,
+        mode,
+        input.gates?.[mode] ?? null,
+        input.seed ?? 1,
+        input.latency_ms ?? 140
+      );
     }
     fs.writeFileSync(env.REPLAY_OUT!, JSON.stringify(out));
   });
