@@ -50,9 +50,9 @@ class Rng {
 
 class Loop {
   now = 0;
-  private _queue: { at: number; seq: number; f: () => void }[] = [];
+  private _queue: { at: number; seq: number; f: () => void | Promise<void> }[] = [];
   private _seq = 0;
-  setTimeout = (f: () => void, ms: number) => {
+  setTimeout = (f: () => void | Promise<void>, ms: number) => {
     const item = { at: this.now + Math.max(0, ms), seq: ++this._seq, f };
     this._queue.push(item);
     return item;
@@ -60,12 +60,16 @@ class Loop {
   clearTimeout = (item: any) => {
     this._queue = this._queue.filter(x => x !== item);
   };
-  run(): void {
+  // a step that calls the real server (upstream mode) holds virtual time until it has answered
+  async run(): Promise<void> {
     while (this._queue.length) {
       this._queue.sort((a, b) => a.at - b.at || a.seq - b.seq);
       const item = this._queue.shift()!;
       this.now = item.at;
-      item.f();
+      const done = item.f();
+      if (done) {
+        await done;
+      }
     }
   }
 }
@@ -94,15 +98,55 @@ function modelAnswer(rng: Rng, text: string, offset: number, kind: string): stri
   }
   // astray early more often than late
   const keep = Math.floor(truth.length * rng.next() * rng.next() * 0.8);
-  return truth.slice(0, keep) + 'zz_wrong(' + truth.slice(keep, keep + 5).split('').reverse().join('') + ')';
+  return (
+    truth.slice(0, keep) +
+    'zz_wrong(' +
+    truth
+      .slice(keep, keep + 5)
+      .split('')
+      .reverse()
+      .join('') +
+    ')'
+  );
 }
 
-function replay(
+/**
+ * The real engine (upstream mode): a Jupyter server with this extension, its model the scripted
+ * OpenAI-compatible upstream answering each place with `modelAnswer`'s text at its own latency.
+ */
+interface IUpstream {
+  url: string;
+  token: string;
+}
+
+async function askServer(
+  upstream: IUpstream,
+  before: string,
+  after: string
+): Promise<{ text: string; ms: number }> {
+  const started = Date.now();
+  const response = await fetch(`${upstream.url}/api/codecomplete/completions`, {
+    method: 'POST',
+    headers: { Authorization: `token ${upstream.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      prompt: before,
+      suffix: after,
+      language: 'python',
+      file_path: 'session.py'
+    })
+  });
+  const body = await response.json();
+  const text = response.ok ? String(body?.choices?.[0]?.text ?? '') : '';
+  return { text, ms: Date.now() - started };
+}
+
+async function replay(
   text: string,
   mode: Mode,
   gateModel: IGateModel | null,
   seed: number,
-  latencyMs: number
+  latencyMs: number,
+  upstream: IUpstream | null
 ) {
   // Common random numbers: each draw depends on the seed, the place in the text and what it is
   // for, not on how many draws came before, so that the modes differ by their decisions alone
@@ -121,6 +165,8 @@ function replay(
   let target = 0; // how much of `text` the user has written
   let calls = 0;
   let shownCount = 0;
+  let cleaned = 0;
+  let lost = 0;
   let typed = 0;
   const events = new Map<string, IUsageEvent>();
   const tracker = new UsageTracker({
@@ -156,10 +202,10 @@ function replay(
     return shown.suggestion.rest({ key, text: doc, offset: cursor });
   };
 
-  const ask = (freshLine: boolean) => {
+  const ask = (freshLine: boolean): void | Promise<void> => {
     const asked = ++generation;
     const kind = lineKind(doc, cursor, 'python');
-    const send = () => {
+    const send = (): void | Promise<void> => {
       if (asked !== generation) {
         return;
       }
@@ -167,11 +213,25 @@ function replay(
       const n = ++number;
       tracker.started(n);
       // the same place gets the same answer in every mode
-      const answer = modelAnswer(new Rng(seed * 1_000_003 + target), text, target, kind);
-      const latency = Math.max(
-        latencyMs / 2,
-        draw(1).normal(latencyMs + answer.length * 4, latencyMs / 3.5)
+      const simulated = modelAnswer(new Rng(seed * 1_000_003 + target), text, target, kind);
+      const before = doc.slice(0, cursor);
+      const after = doc.slice(cursor);
+      if (upstream) {
+        // through the engine: what its cleaning makes of the upstream's answer, and its real time
+        return askServer(upstream, before, after).then(({ text: answer, ms }) => {
+          // what the engine's cleaning changed of the upstream's answer (or lost: an error, a timeout)
+          cleaned += answer !== simulated ? 1 : 0;
+          lost += simulated && !answer ? 1 : 0;
+          arrive(answer, ms);
+        });
+      }
+      arrive(
+        simulated,
+        Math.max(latencyMs / 2, draw(1).normal(latencyMs + simulated.length * 4, latencyMs / 3.5))
       );
+    };
+    const arrive = (answer: string, latency: number) => {
+      const n = number;
       const before = doc.slice(0, cursor);
       const after = doc.slice(cursor);
       loop.setTimeout(() => {
@@ -191,8 +251,7 @@ function replay(
       }, latency);
     };
     if (mode === 'fixed') {
-      send();
-      return;
+      return send();
     }
     if (mode.startsWith('gated')) {
       const why = gate.skip({
@@ -208,8 +267,7 @@ function replay(
       }
     }
     if (freshLine) {
-      send();
-      return;
+      return send();
     }
     const wait = debounce.delay(AdaptiveDebounce.place(doc, cursor)) - (loop.now - lastKey);
     loop.setTimeout(send, Math.max(0, wait));
@@ -301,7 +359,7 @@ function replay(
       if (shown && rest()) {
         return; // typing through: answered from the suggestion, no model call
       }
-      ask(ch === '\n');
+      return ask(ch === '\n');
     }, JUPYTERLAB_DEBOUNCE);
     // a person's rhythm: faster inside words, slower after a line, now and then a pause to think
     const pace = draw(3);
@@ -314,25 +372,39 @@ function replay(
     loop.setTimeout(step, gap);
   };
   loop.setTimeout(step, 0);
-  loop.run();
+  await loop.run();
   tracker.dispose();
-  loop.run();
-  return { calls, shown: shownCount, typed, events: [...events.values()] };
+  await loop.run();
+  return { calls, shown: shownCount, typed, cleaned, lost, events: [...events.values()] };
 }
 
 describe('replay', () => {
-  it('replays the session', () => {
+  it('replays the session', async () => {
     const input = JSON.parse(fs.readFileSync(env.REPLAY_IN!, 'utf-8'));
     const out: { [mode: string]: unknown } = {};
+    if (input.answers) {
+      // the simulated model's answer at each place, for the scripted upstream's rules
+      const seed = input.seed ?? 1;
+      const text: string = input.text;
+      out.answers = Array.from({ length: text.length + 1 }, (_, target) =>
+        modelAnswer(
+          new Rng(seed * 1_000_003 + target),
+          text,
+          target,
+          lineKind(text.slice(0, target), target, 'python')
+        )
+      );
+    }
     for (const mode of input.modes as Mode[]) {
-      out[mode] = replay(
+      out[mode] = await replay(
         input.text,
         mode,
         input.gates?.[mode] ?? null,
         input.seed ?? 1,
-        input.latency_ms ?? 140
+        input.latency_ms ?? 140,
+        input.upstream ?? null
       );
     }
     fs.writeFileSync(env.REPLAY_OUT!, JSON.stringify(out));
-  });
+  }, 3_600_000);
 });
