@@ -21,7 +21,8 @@ Per 1,000 characters of the session: model calls, suggestions shown, characters 
 
     python benchmarks/bench_restraint.py [--chars 6000] [--seeds 3] [--before-gate OLD_GATE.py]
 
-``--before-gate``: also replay with the gate an older ``gate.py`` learns from the same history
+``--training shlex``: a shorter history (one module). ``--before-gate``: also replay with the
+gate an older ``gate.py`` learns from the same history
 (``git show REV:jupyter_codecomplete/usage/gate.py > /tmp/gate_before.py``), rows ``* before``.
 
 Not a test; needs ``jlpm install``. Measured numbers are in docs/performance.md.
@@ -240,6 +241,9 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--before-gate", help="an older gate.py to compare with (rows '* before')")
     parser.add_argument(
+        "--training", default=",".join(TRAINING), help="the training history: standard-library modules"
+    )
+    parser.add_argument(
         "--latency-ms", type=float, default=140, help="the model's base time to show (+ 4 ms a character)"
     )
     parser.add_argument(
@@ -255,7 +259,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="codecomplete-replay-") as tmpdir:
         tmp = Path(tmpdir)
         rows: list[dict[str, Any]] = []
-        for i, module in enumerate(TRAINING):
+        for i, module in enumerate(args.training.split(",")):
             train = replay(session(module, args.chars), ("fixed",), 1, {}, tmp)["fixed"]
             rows += stored(train["events"], tmp / f"train-{i}.sqlite3")
         gates = {mode: learn(rows, level) for mode, level in LEVELS.items()}  # type: ignore[arg-type]
