@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODES = ("fixed", "adaptive", "gated_more", "gated", "gated_less")
 LEVELS = {"gated_more": "more", "gated": "normal", "gated_less": "less"}
 TRAINING = ("shlex", "glob", "fnmatch", "heapq")
+TRAIN_CHARS = 6000  # of each training module, whatever --chars says
 
 
 def session(module: str, chars: int) -> str:
@@ -260,7 +261,7 @@ def main() -> int:
         tmp = Path(tmpdir)
         rows: list[dict[str, Any]] = []
         for i, module in enumerate(args.training.split(",")):
-            train = replay(session(module, args.chars), ("fixed",), 1, {}, tmp)["fixed"]
+            train = replay(session(module, TRAIN_CHARS), ("fixed",), 1, {}, tmp)["fixed"]
             rows += stored(train["events"], tmp / f"train-{i}.sqlite3")
         gates = {mode: learn(rows, level) for mode, level in LEVELS.items()}  # type: ignore[arg-type]
         if args.before_gate:
