@@ -288,6 +288,11 @@ export interface IUsageTracker {
    */
   readonly queued: ReadonlyArray<IUsageEvent>;
   /**
+   * The user's typing rhythm before a request (ms per key; null: unknown), recorded with each
+   * event; the restraint plugin sets it from its adaptive debounce.
+   */
+  rhythm: (() => number | null) | null;
+  /**
    * Send what waits now (what the socket does not take waits on).
    */
   flush(): void;

@@ -161,10 +161,16 @@ export class UsageTracker {
   }
 
   /**
+   * How fast the user was typing (the mean interval between the last keystrokes, ms; null when
+   * unknown): read when a request is sent (the restraint plugin sets it).
+   */
+  rhythm: (() => number | null) | null = null;
+
+  /**
    * A request was sent (its time is the start of "time to show").
    */
   started(number: number): void {
-    this._startedAt.set(number, this._now());
+    this._startedAt.set(number, { at: this._now(), typingMs: this.rhythm?.() ?? null });
     if (this._startedAt.size > 64) {
       this._startedAt.delete(this._startedAt.keys().next().value as number);
     }
@@ -200,7 +206,8 @@ export class UsageTracker {
         id: `${this._tab}-${++this._count}`,
         suggestion,
         shownAt: now,
-        latency: started === undefined ? 0 : Math.max(0, now - started),
+        latency: started === undefined ? 0 : Math.max(0, now - started.at),
+        typingMs: started?.typingMs ?? null,
         trigger,
         language,
         model: model?.reported || model?.name || null,
@@ -341,6 +348,7 @@ export class UsageTracker {
       language: current.language,
       trigger: current.trigger,
       line_kind: current.lineKind,
+      typing_ms: current.typingMs,
       latency_ms: Math.round(current.latency),
       length: s.text.length,
       outcome,
@@ -422,7 +430,7 @@ export class UsageTracker {
   private _count = 0;
   private _current: Private.IImpression | null = null;
   private _ended = new WeakSet<Suggestion>();
-  private _startedAt = new Map<number, number>();
+  private _startedAt = new Map<number, { at: number; typingMs: number | null }>();
   private _queue: IUsageEvent[] = [];
   private _flushTimer: any = null;
 }
@@ -473,6 +481,7 @@ namespace Private {
     suggestion: Suggestion;
     shownAt: number;
     latency: number;
+    typingMs: number | null;
     trigger: UsageTrigger;
     language: string | null;
     model: string | null;

@@ -106,7 +106,10 @@ describe('keptChars', () => {
 describe('UsageTracker', () => {
   it('records a whole accept with its latency, and the kept figures later', () => {
     const { clock, tracker, docs, last } = setup();
-    tracker.started(1);
+    let rhythm: number | null = 95;
+    tracker.rhythm = () => rhythm;
+    tracker.started(1); // the rhythm is read when the request goes
+    rhythm = 400;
     clock.advance(180);
     const s = suggestion(1, 'def add(a, b):\n    ', 'return a + b');
     tracker.shown(s, s.text, 'python', 'typing');
@@ -118,6 +121,7 @@ describe('UsageTracker', () => {
       accept_kind: 'whole',
       accepted_chars: 12,
       latency_ms: 180,
+      typing_ms: 95,
       length: 12,
       trigger: 'typing',
       line_kind: 'empty',
