@@ -8,6 +8,7 @@ import { IInlineCompletionContext } from '@jupyterlab/completer';
 import { ISignal } from '@lumino/signaling';
 import { Token } from '@lumino/coreutils';
 
+import { IRecentEdit } from './protocol';
 import { CodeCompleteProvider } from './provider';
 import { ISettings } from './settings';
 import { CompletionSocket } from './socket';
@@ -134,4 +135,23 @@ export const ICodeCompleteStatus = new Token<StatusModel>(
 export const IUsageTracker = new Token<UsageTracker>(
   'jupyter-codecomplete:IUsageTracker',
   'Records what becomes of each code suggestion shown.'
+);
+
+/**
+ * The user's recent edits per document, recorded by the edit prediction plugin.
+ */
+export interface IEditHistory {
+  /**
+   * The recent edits of the document a widget shows (a notebook panel, a file editor), oldest
+   * first, bounded; none when nothing is known.
+   */
+  recentEdits(widget: object): IRecentEdit[];
+}
+
+/**
+ * The edit history token.
+ */
+export const IEditHistory = new Token<IEditHistory>(
+  'jupyter-codecomplete:IEditHistory',
+  'The recent edits of each open notebook and file, as unified diffs with their cell.'
 );

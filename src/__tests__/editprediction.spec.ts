@@ -11,7 +11,6 @@ import {
   editPredictionExtension,
   historyOf,
   Offsets,
-  RecentEdits,
   showPrediction
 } from '../editprediction';
 import { EditPredictionController, followUpLikely } from '../editrequest';
@@ -130,40 +129,6 @@ describe('the edit prediction view', () => {
     expect(showPrediction(view, [{ from: 0, to: CELL.length + 5, insert: '' }])).toBe(false);
     expect(currentPrediction(view)).toBeNull();
     view.destroy();
-  });
-});
-
-describe('RecentEdits', () => {
-  it('keeps a rename typed letter by letter as one edit', () => {
-    const view = makeView(CELL.replace('def total(prices)', 'def total(items)'));
-    const start = 'def total('.length;
-    view.dispatch({ changes: { from: start, to: start + 5, insert: '' } });
-    for (const [i, ch] of [...'prices'].entries()) {
-      view.dispatch({ changes: { from: start + i, insert: ch } });
-    }
-    const diffs = historyOf(view).recent.diffs();
-    expect(diffs).toEqual(['@@ -1,1 +1,1 @@\n-def total(items):\n+def total(prices):\n']);
-    expect(historyOf(view).version).toBe(7);
-    view.destroy();
-  });
-
-  it('keeps at most the newest edits', () => {
-    const recent = new RecentEdits({ maxEdits: 2 });
-    const lines = ['a', 'b', 'c', 'd'];
-    for (const n of [0, 2, 3]) {
-      recent.record(
-        n,
-        n,
-        n,
-        n,
-        () => lines[n],
-        () => lines[n].toUpperCase()
-      );
-    }
-    expect(recent.diffs().map(d => d.split('\n')[0])).toEqual([
-      '@@ -3,1 +3,1 @@',
-      '@@ -4,1 +4,1 @@'
-    ]);
   });
 });
 

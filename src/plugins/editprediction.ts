@@ -1,12 +1,17 @@
 /**
  * The edit prediction plugin: the view in every CodeMirror editor, the "Predict Next Edit"
- * command, automatic requests (the `editPredictions` setting), and Tab / Escape on a prediction.
+ * command, automatic requests (the `editPredictions` setting), Tab / Escape on a prediction,
+ * the edit history (`IEditHistory`), notebook-scope edits with their cell markers and Tab to the
+ * next one, and the fix offered after a cell's run ends with an error.
  */
 import { EditorView } from '@codemirror/view';
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { Cell } from '@jupyterlab/cells';
 import { EditorExtensionRegistry, IEditorExtensionRegistry } from '@jupyterlab/codemirror';
+import { INotebookTracker, Notebook, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
+import { contextCells } from '../context';
 import {
   applyPrediction,
   currentPrediction,
@@ -14,14 +19,36 @@ import {
   EditPredictionKeys,
   editPredictionExtension
 } from '../editprediction';
+import { EditHistories } from '../edithistory';
 import { EditPredictionController } from '../editrequest';
+import { candidateCode, cellError, errorOfOutputs, IErrorContent } from '../errorfix';
+import { ghostTextShown, INLINE_COMPLETER_ACTIVE_CLASS } from '../freshline';
+import { KernelCompleter } from '../kernel';
+import { editorEdits, IPendingEdit } from '../notebookedits';
+import { INotebookCells, NotebookEditNavigator } from '../notebooknav';
+import { IRawOutput } from '../outputs';
+import { IKernelCandidates } from '../protocol';
+import { runRecord } from '../runs';
 import { CompletionSocket } from '../socket';
 import {
   CommandIDs,
   ICodeCompleteSettings,
   ICompletionConnection,
-  ILanguageResolver
+  IEditHistory,
+  ILanguageResolver,
+  IUsageTracker
 } from '../tokens';
+import { UsageTracker } from '../usage';
+import { notebookCellInfo } from '../widgets';
+
+/**
+ * The CSS classes of the cell markers.
+ */
+export namespace CellMarkerClasses {
+  export const marker = 'jp-codecomplete-CellMarker';
+  export const pendingEdit = 'jp-codecomplete-mod-pendingEdit';
+  export const fixAvailable = 'jp-codecomplete-mod-fixAvailable';
+}
 
 /**
  * The editor that has the focus, if it is a CodeMirror editor.
@@ -32,38 +59,216 @@ function focusedView(): EditorView | null {
   return dom ? EditorView.findFromDOM(dom as HTMLElement) : null;
 }
 
-function pathOf(app: JupyterFrontEnd): string | null {
-  const widget = app.shell.currentWidget as unknown as { context?: { path?: unknown } } | null;
-  const path = widget?.context?.path;
+function pathOf(widget: unknown): string | null {
+  const path = (widget as { context?: { path?: unknown } } | null)?.context?.path;
   return typeof path === 'string' ? path : null;
 }
 
-export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
+function viewOfCell(cell: Cell): EditorView | null {
+  const view = (cell.editor as unknown as { editor?: unknown } | null)?.editor;
+  return view instanceof EditorView ? view : null;
+}
+
+export const editPredictionPlugin: JupyterFrontEndPlugin<IEditHistory> = {
   id: 'jupyter-codecomplete:edit-prediction',
   description:
     'Edit predictions: the next change around the cursor, shown as a diff; Tab applies it.',
   autoStart: true,
+  provides: IEditHistory,
   requires: [ICompletionConnection, ICodeCompleteSettings, IEditorExtensionRegistry],
-  optional: [ILanguageResolver, ITranslator],
+  optional: [ILanguageResolver, ITranslator, INotebookTracker, IUsageTracker],
   activate: (
     app: JupyterFrontEnd,
     socket: CompletionSocket,
     settings: ICodeCompleteSettings,
     registry: IEditorExtensionRegistry,
     languages: ILanguageResolver | null,
-    translator: ITranslator | null
-  ): void => {
+    translator: ITranslator | null,
+    notebooks: INotebookTracker | null,
+    usage: UsageTracker | null
+  ): IEditHistory => {
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
+    const histories = new EditHistories();
+
+    // Where an editor lives: its notebook panel and cell (cached; checked on each use).
+    const located = new WeakMap<EditorView, { panel: NotebookPanel; cell: Cell }>();
+    const locate = (view: EditorView): { panel: NotebookPanel; cell: Cell } | null => {
+      const known = located.get(view);
+      if (known && !known.cell.isDisposed && known.cell.node.contains(view.dom)) {
+        return known;
+      }
+      let found: { panel: NotebookPanel; cell: Cell } | null = null;
+      notebooks?.forEach(panel => {
+        if (!found && panel.node.contains(view.dom)) {
+          const cell = panel.content.widgets.find(c => c.node.contains(view.dom));
+          if (cell) {
+            found = { panel, cell };
+          }
+        }
+      });
+      if (found) {
+        located.set(view, found);
+      }
+      return found;
+    };
+    const documentOf = (view: EditorView): object | null => {
+      const where = locate(view);
+      if (where) {
+        return where.panel;
+      }
+      let widget: object | null = null;
+      for (const w of app.shell.widgets('main')) {
+        if (w.node.contains(view.dom)) {
+          widget = w;
+          break;
+        }
+      }
+      return widget;
+    };
+    const codeLanguage = (panel: NotebookPanel): string | null =>
+      languages?.resolve(panel.content.codeMimetype) ?? null;
+
+    const context = (view: EditorView): EditPredictionController.IContext => {
+      const where = locate(view);
+      if (!where) {
+        const doc = documentOf(view);
+        return {
+          path: pathOf(doc ?? app.shell.currentWidget),
+          language: languages?.editorLanguage() ?? null,
+          document: doc
+        };
+      }
+      const { panel, cell } = where;
+      const language = codeLanguage(panel);
+      return {
+        path: panel.context.path,
+        language: languages?.editorLanguage() ?? language,
+        document: panel,
+        cellId: cell.model.id,
+        cells: ids => {
+          const widgets = panel.content.widgets;
+          const infos = widgets.map(c => notebookCellInfo(c.model, language));
+          return contextCells(infos, widgets.indexOf(cell), settings.current, ids);
+        },
+        otherText: () =>
+          panel.content.widgets
+            .filter(c => c !== cell && c.model.type === 'code')
+            .map(c => c.model.sharedModel.getSource())
+            .join('\n')
+      };
+    };
+
+    // The pending edits of each notebook, with their markers.
+    const navigators = new WeakMap<Notebook, NotebookEditNavigator>();
+    let impression: string | null = null;
+    const endImpression = (dismissed: boolean): void => {
+      usage?.editEnded(impression, dismissed);
+      impression = null;
+    };
+    const navigatorOf = (notebook: Notebook): NotebookEditNavigator => {
+      let nav = navigators.get(notebook);
+      if (!nav) {
+        const cellOf = (id: string): Cell | null =>
+          notebook.widgets.find(c => c.model.id === id) ?? null;
+        const cells: INotebookCells = {
+          order: () => notebook.widgets.map(c => c.model.id),
+          textOf: id => cellOf(id)?.model.sharedModel.getSource() ?? null,
+          viewOf: id => {
+            const cell = cellOf(id);
+            return cell ? viewOfCell(cell) : null;
+          },
+          activate: id => {
+            const cell = cellOf(id);
+            if (!cell) {
+              return null;
+            }
+            notebook.activeCellIndex = notebook.widgets.indexOf(cell);
+            notebook.mode = 'edit';
+            void notebook.scrollToCell(cell, 'auto');
+            cell.editor?.focus();
+            return viewOfCell(cell);
+          },
+          mark: (id, kind) => {
+            const cell = cellOf(id);
+            if (cell) {
+              Private.mark(
+                cell,
+                kind,
+                trans.__('Suggested edit: Tab applies it, Escape drops it'),
+                trans.__('fix available'),
+                trans.__('Fix available: Tab applies it')
+              );
+            }
+          }
+        };
+        const created = new NotebookEditNavigator(cells, {
+          applied: (_, inserted) => {
+            usage?.editAccepted(impression, inserted);
+            if (!created.pending.ids('edit').size) {
+              endImpression(false);
+            }
+          },
+          dropped: (_, why) => {
+            if (why === 'escape') {
+              endImpression(true);
+            }
+          }
+        });
+        nav = created;
+        navigators.set(notebook, nav);
+        notebook.activeCellChanged.connect((_, cell) => {
+          if (cell) {
+            created.entered(cell.model.id);
+          }
+        });
+      }
+      return nav;
+    };
+
     const controller = new EditPredictionController({
       socket,
       mode: () => settings.current.editPredictions,
-      context: () => ({ path: pathOf(app), language: languages?.editorLanguage() ?? null })
+      context,
+      histories,
+      onCellEdits: (view, cells) => {
+        const where = locate(view);
+        if (!where) {
+          return false;
+        }
+        const pending: IPendingEdit[] = [];
+        for (const c of cells) {
+          const edits = editorEdits(c.sent, c.sent, c.edits);
+          if (edits) {
+            pending.push({ cellId: c.cellId, sent: c.sent, edits, kind: 'edit', number: 0 });
+          }
+        }
+        return navigatorOf(where.panel.content).offer(pending);
+      },
+      onShown: (_, answer) => {
+        endImpression(false);
+        const text = [
+          ...answer.own.map(e => e.insert),
+          ...answer.cells.flatMap(c => c.edits.map(e => e.text))
+        ].join('');
+        impression =
+          usage?.editShown({
+            latencyMs: answer.latencyMs,
+            language: answer.language,
+            text
+          }) ?? null;
+      }
     });
     registry.addExtension({
       name: 'jupyter-codecomplete:edit-prediction',
       factory: () =>
         EditorExtensionRegistry.createImmutableExtension(
-          editPredictionExtension((view, update) => controller.changed(view, update))
+          editPredictionExtension((view, update) => {
+            controller.changed(view, update);
+            const where = locate(view);
+            if (where) {
+              navigators.get(where.panel.content)?.changed(where.cell.model.id);
+            }
+          })
         )
     });
     app.commands.addCommand(CommandIDs.predictEdit, {
@@ -77,10 +282,191 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
         return view ? controller.request(view, 'manual') : false;
       }
     });
+
+    // Tab and Escape: the prediction shown in the editor, or the notebook's pending edits.
+    const navigatorFor = (view: EditorView) => {
+      const where = locate(view);
+      const nav = where ? navigators.get(where.panel.content) : undefined;
+      return nav ? { nav, cellId: where!.cell.model.id } : null;
+    };
     new EditPredictionKeys({
-      apply: view => applyPrediction(view),
-      dismiss: view => dismissPrediction(view),
-      shown: view => currentPrediction(view) !== null
+      shown: view => {
+        if (currentPrediction(view)) {
+          return true;
+        }
+        // an inline suggestion shown here has the keys first
+        const inline =
+          !!view.dom.closest(`.${INLINE_COMPLETER_ACTIVE_CLASS}`) && ghostTextShown(view.dom);
+        return !inline && !!navigatorFor(view)?.nav.handles(view);
+      },
+      apply: view => {
+        const found = navigatorFor(view);
+        if (found) {
+          return found.nav.tab(view, found.cellId);
+        }
+        const prediction = currentPrediction(view);
+        const done = applyPrediction(view);
+        if (done && prediction) {
+          usage?.editAccepted(
+            impression,
+            prediction.edits.reduce((n, e) => n + e.insert.length, 0)
+          );
+          endImpression(false);
+        }
+        return done;
+      },
+      dismiss: view => {
+        const found = navigatorFor(view);
+        const done = found ? found.nav.escape(view, found.cellId) : dismissPrediction(view);
+        if (done) {
+          endImpression(true);
+        }
+        return done;
+      }
     });
+
+    // Execution order and the fix after an error.
+    if (notebooks) {
+      NotebookActions.executionScheduled.connect((_, { cell }) => {
+        runRecord.ran(cell.model, cell.model.sharedModel.getSource());
+      });
+      const kernels = new KernelCompleter();
+      NotebookActions.executed.connect((_, { notebook, cell, success, error }) => {
+        if (success || cell.model.type !== 'code') {
+          return;
+        }
+        // nothing is sent when edit predictions are off or the server offers no error fix
+        if (settings.current.editPredictions === 'off' || !controller.offers('error_fix')) {
+          return;
+        }
+        const content: IErrorContent | null = error
+          ? { ename: error.errorName, evalue: error.errorValue, traceback: error.traceback }
+          : errorOfOutputs(Private.outputsOf(cell));
+        const panel = notebooks.find(p => p.content === notebook);
+        const view = viewOfCell(cell);
+        if (!content || !panel || !view) {
+          return;
+        }
+        void Private.offerFix({
+          controller,
+          kernels,
+          panel,
+          cell,
+          view,
+          content,
+          language: codeLanguage(panel),
+          candidates: settings.current.kernelCandidates,
+          navigator: navigatorOf(notebook),
+          shown: (latencyMs, text) => {
+            endImpression(false);
+            impression =
+              usage?.editShown({ latencyMs, language: codeLanguage(panel), text }) ?? null;
+          }
+        });
+      });
+    }
+
+    return {
+      recentEdits: widget => histories.peek(widget)?.edits() ?? []
+    };
   }
 };
+
+namespace Private {
+  /**
+   * Show or remove the marker of a cell: a badge at its top right (an arrow for a pending edit,
+   * "fix available" for a fix).
+   */
+  export function mark(
+    cell: Cell,
+    kind: IPendingEdit['kind'] | null,
+    editTitle: string,
+    fixLabel: string,
+    fixTitle: string
+  ): void {
+    cell.node.classList.toggle(CellMarkerClasses.pendingEdit, kind === 'edit');
+    cell.node.classList.toggle(CellMarkerClasses.fixAvailable, kind === 'fix');
+    let badge = cell.node.querySelector(`:scope > .${CellMarkerClasses.marker}`);
+    if (!kind) {
+      badge?.remove();
+      return;
+    }
+    if (!badge) {
+      badge = document.createElement('div');
+      badge.className = CellMarkerClasses.marker;
+      cell.node.appendChild(badge);
+    }
+    badge.textContent = kind === 'edit' ? '→' : `⚑ ${fixLabel}`;
+    badge.setAttribute('title', kind === 'edit' ? editTitle : fixTitle);
+    badge.setAttribute('data-kind', kind);
+  }
+
+  export function outputsOf(cell: Cell): IRawOutput[] {
+    const outputs = (
+      cell.model as unknown as {
+        outputs?: { length: number; get(index: number): { toJSON(): unknown } };
+      }
+    ).outputs;
+    const raw: IRawOutput[] = [];
+    for (let i = 0; outputs && i < outputs.length; i++) {
+      raw.push(outputs.get(i).toJSON() as IRawOutput);
+    }
+    return raw;
+  }
+
+  /**
+   * Wait (at most `ms`) for the kernel to be idle again after the run.
+   */
+  async function idle(kernel: { status: string } | null | undefined, ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (kernel && kernel.status !== 'idle' && Date.now() < until) {
+      await new Promise(resolve => setTimeout(resolve, 50));
+    }
+  }
+
+  /**
+   * Ask for the fix of a cell's error and offer it on the cell.
+   */
+  export async function offerFix(options: {
+    controller: EditPredictionController;
+    kernels: KernelCompleter;
+    panel: NotebookPanel;
+    cell: Cell;
+    view: EditorView;
+    content: IErrorContent;
+    language: string | null;
+    candidates: boolean;
+    navigator: NotebookEditNavigator;
+    shown: (latencyMs: number, text: string) => void;
+  }): Promise<void> {
+    const { cell, view, content } = options;
+    const source = view.state.doc.toString();
+    let kernelCandidates: IKernelCandidates | null = null;
+    const code = options.candidates ? candidateCode(content, source) : null;
+    if (code) {
+      const kernel = options.panel.sessionContext.session?.kernel;
+      await idle(kernel, 2000);
+      kernelCandidates = (await options.kernels.candidates(kernel, code, options.language)) ?? null;
+    }
+    const count = (cell.model as unknown as { executionCount?: number | null }).executionCount;
+    const error = cellError(content, typeof count === 'number' ? count : null);
+    const answer = await options.controller.ask(view, 'error', { error, kernelCandidates });
+    if (!answer || !answer.own.length) {
+      return;
+    }
+    const offered = options.navigator.offerFix({
+      cellId: cell.model.id,
+      sent: source,
+      edits: answer.own,
+      kind: 'fix',
+      number: answer.number
+    });
+    if (!offered) {
+      return;
+    }
+    options.shown(answer.latencyMs, answer.own.map(e => e.insert).join(''));
+    if (options.panel.content.activeCell === cell) {
+      options.navigator.entered(cell.model.id);
+    }
+  }
+}

@@ -17,6 +17,7 @@ import {
   ICodeCompleteProvider,
   ICodeCompleteSettings,
   ICompletionConnection,
+  IEditHistory,
   ILanguageResolver
 } from '../tokens';
 import { collectCells, collectOpenDocuments } from '../widgets';
@@ -32,7 +33,7 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
     ICodeCompleteSettings,
     ILanguageResolver
   ],
-  optional: [ITranslator, INotebookTracker],
+  optional: [ITranslator, INotebookTracker, IEditHistory],
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
@@ -40,7 +41,8 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
     translator: ITranslator | null,
-    notebooks: INotebookTracker | null
+    notebooks: INotebookTracker | null,
+    history: IEditHistory | null
   ): CodeCompleteProvider => {
     const resolveLanguage = (
       mime: string | null,
@@ -56,6 +58,11 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
       collectDocuments: () => collectOpenDocuments(app, resolveLanguage),
       editorState: context => editorState(context.widget),
       prefetchDelay: () => settings.debounce,
+      // the edit history goes with completions only to a server that reads it
+      recentEdits: context =>
+        history && context.widget && socket.hello?.features?.includes('edit_history')
+          ? history.recentEdits(context.widget)
+          : [],
       kernelCandidates: (request, context, language) =>
         kernelCompleter.candidates(
           context.session?.kernel,
