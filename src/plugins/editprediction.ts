@@ -325,8 +325,28 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<IEditHistory> = {
       }
     });
 
-    // Execution order and the fix after an error.
+    // Execution order and the fix after an error; a deleted cell's edits are forgotten (its id
+    // can no longer be named).
     if (notebooks) {
+      notebooks.widgetAdded.connect((_, panel) => {
+        panel.context.ready
+          .then(() => {
+            panel.model?.cells.changed.connect((__, change) => {
+              if (change.type !== 'remove') {
+                return;
+              }
+              // a moved cell is removed and added again: only a cell still gone is forgotten
+              const ids = change.oldValues.map(cell => cell.id);
+              setTimeout(() => {
+                const present = new Set(panel.content.widgets.map(c => c.model.id));
+                for (const id of ids.filter(i => !present.has(i))) {
+                  histories.peek(panel)?.forgetCell(id);
+                }
+              }, 0);
+            });
+          })
+          .catch(() => undefined);
+      });
       NotebookActions.executionScheduled.connect((_, { cell }) => {
         runRecord.ran(cell.model, cell.model.sharedModel.getSource());
       });
