@@ -26,7 +26,7 @@ function cellType(type: string): ICellInfo['cell_type'] {
 /**
  * A code cell's outputs as nbformat, read when asked (only for the cells that are sent).
  */
-function outputsOf(model: { type: string }): (() => IRawOutput[]) | undefined {
+export function outputsOf(model: { type: string }): (() => IRawOutput[]) | undefined {
   if (model.type !== 'code') {
     return undefined;
   }

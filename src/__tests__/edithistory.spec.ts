@@ -5,8 +5,7 @@ import { EditorView } from '@codemirror/view';
 import { applyPrediction, editPredictionExtension, showPrediction } from '../editprediction';
 import { EditHistories, EditHistory, unifiedDiff } from '../edithistory';
 import { changedLines, EditPredictionController } from '../editrequest';
-import { CompletionSocket } from '../socket';
-import { FakeWebSocket } from './fakes';
+import { connectedSocket } from './fakes';
 
 const CELL = 'def total(items):\n    s = 0\n    for p in items:\n        s += p\n    return s\n';
 
@@ -145,19 +144,7 @@ describe('changedLines', () => {
 
 describe('the controller records the edits of its editors', () => {
   function setup() {
-    FakeWebSocket.reset();
-    const socket = new CompletionSocket({
-      url: 'ws://example.invalid/api/codecomplete/inline',
-      WebSocket: FakeWebSocket as unknown as typeof WebSocket
-    });
-    FakeWebSocket.last.onopen?.({});
-    FakeWebSocket.last.receive({
-      type: 'hello',
-      protocol: 1,
-      model: null,
-      max_message_bytes: 1000000,
-      features: ['edit_prediction', 'edit_history']
-    });
+    const { socket, ws } = connectedSocket(['edit_prediction', 'edit_history']);
     const notebook = {};
     const cellOf = new Map<EditorView, string>();
     const controller: EditPredictionController = new EditPredictionController({
@@ -183,7 +170,7 @@ describe('the controller records the edits of its editors', () => {
       cellOf.set(v, id);
       return v;
     };
-    return { socket, ws: FakeWebSocket.last, controller, view, notebook };
+    return { socket, ws, controller, view, notebook };
   }
 
   it('keeps one history for all cells of a notebook, each edit with its cell, accepted marked', () => {

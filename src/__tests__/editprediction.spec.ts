@@ -16,7 +16,7 @@ import {
 import { EditPredictionController, followUpLikely } from '../editrequest';
 import { EditPredictionMode } from '../settings';
 import { CompletionSocket } from '../socket';
-import { FakeWebSocket, flush } from './fakes';
+import { connectedSocket, flush } from './fakes';
 
 const CELL =
   'def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n';
@@ -151,26 +151,7 @@ describe('followUpLikely', () => {
 });
 
 describe('EditPredictionController', () => {
-  function connected(features = ['edit_prediction']): {
-    socket: CompletionSocket;
-    ws: FakeWebSocket;
-  } {
-    FakeWebSocket.reset();
-    const socket = new CompletionSocket({
-      url: 'ws://example.invalid/api/codecomplete/inline',
-      WebSocket: FakeWebSocket as unknown as typeof WebSocket
-    });
-    const ws = FakeWebSocket.last;
-    ws.onopen?.({});
-    ws.receive({
-      type: 'hello',
-      protocol: 1,
-      model: null,
-      max_message_bytes: 1000000,
-      features
-    });
-    return { socket, ws };
-  }
+  const connected = connectedSocket;
 
   function controller(socket: CompletionSocket, mode: EditPredictionMode = 'manual') {
     return new EditPredictionController({

@@ -2,6 +2,7 @@
  * Test doubles: a scriptable WebSocket and manual timers.
  */
 import { ServerMessage } from '../protocol';
+import { CompletionSocket } from '../socket';
 
 export class FakeWebSocket {
   static instances: FakeWebSocket[] = [];
@@ -81,4 +82,22 @@ export async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) {
     await Promise.resolve();
   }
+}
+
+/**
+ * A socket connected to a fake server whose hello lists `features`.
+ */
+export function connectedSocket(features: string[] = ['edit_prediction']): {
+  socket: CompletionSocket;
+  ws: FakeWebSocket;
+} {
+  FakeWebSocket.reset();
+  const socket = new CompletionSocket({
+    url: 'ws://example.invalid/api/codecomplete/inline',
+    WebSocket: FakeWebSocket as unknown as typeof WebSocket
+  });
+  const ws = FakeWebSocket.last;
+  ws.onopen?.({});
+  ws.receive({ type: 'hello', protocol: 1, model: null, max_message_bytes: 1000000, features });
+  return { socket, ws };
 }

@@ -11,8 +11,7 @@ import {
 import { EditPredictionController } from '../editrequest';
 import { editorEdits, groupEdits, IPendingEdit, nextPending, PendingEdits } from '../notebookedits';
 import { INotebookCells, NotebookEditNavigator } from '../notebooknav';
-import { CompletionSocket } from '../socket';
-import { FakeWebSocket, flush } from './fakes';
+import { connectedSocket, flush } from './fakes';
 
 describe('groupEdits', () => {
   const sent = new Map([
@@ -278,17 +277,7 @@ describe('NotebookEditNavigator', () => {
 });
 
 describe('a notebook-scope request', () => {
-  function connected(features: string[]) {
-    FakeWebSocket.reset();
-    const socket = new CompletionSocket({
-      url: 'ws://example.invalid/api/codecomplete/inline',
-      WebSocket: FakeWebSocket as unknown as typeof WebSocket
-    });
-    const ws = FakeWebSocket.last;
-    ws.onopen?.({});
-    ws.receive({ type: 'hello', protocol: 1, model: null, max_message_bytes: 1e6, features });
-    return { socket, ws };
-  }
+  const connected = connectedSocket;
 
   function editor(doc: string): EditorView {
     const parent = document.createElement('div');
@@ -296,28 +285,28 @@ describe('a notebook-scope request', () => {
     return new EditorView({ state: EditorState.create({ doc }), parent });
   }
 
+  /**
+   * A notebook cell `a` whose next cell `b` holds `below` (its id only in notebook scope).
+   */
+  const inCellA = (below: string) => (): EditPredictionController.IContext => ({
+    path: 'nb.ipynb',
+    language: 'python',
+    cellId: 'a',
+    cells: ids => ({
+      above: [],
+      below: [
+        { cell_type: 'code', language: 'python', source: below, ...(ids ? { cell_id: 'b' } : {}) }
+      ]
+    })
+  });
+
   it('sends the other cells with ids and scope notebook; the reply goes to the cells by id', async () => {
     const { socket, ws } = connected(['edit_prediction', 'notebook_edits']);
     const got: { cellId: string; text: string }[] = [];
     const c = new EditPredictionController({
       socket,
       mode: () => 'manual',
-      context: () => ({
-        path: 'nb.ipynb',
-        language: 'python',
-        cellId: 'a',
-        cells: ids => ({
-          above: [],
-          below: [
-            {
-              cell_type: 'code',
-              language: 'python',
-              source: 'df.head()',
-              ...(ids ? { cell_id: 'b' } : {})
-            }
-          ]
-        })
-      }),
+      context: inCellA('df.head()'),
       onCellEdits: (_, cells) => {
         got.push(...cells.map(x => ({ cellId: x.cellId, text: x.edits[0].text })));
         return true;
@@ -352,17 +341,7 @@ describe('a notebook-scope request', () => {
     const c = new EditPredictionController({
       socket,
       mode: () => 'manual',
-      context: () => ({
-        path: 'nb.ipynb',
-        language: 'python',
-        cellId: 'a',
-        cells: ids => ({
-          above: [],
-          below: [
-            { cell_type: 'code', language: 'python', source: 'x', ...(ids ? { cell_id: 'b' } : {}) }
-          ]
-        })
-      })
+      context: inCellA('x')
     });
     const view = editor('y\n');
     void c.request(view);

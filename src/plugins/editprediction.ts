@@ -26,7 +26,6 @@ import { ghostTextShown, INLINE_COMPLETER_ACTIVE_CLASS } from '../freshline';
 import { KernelCompleter } from '../kernel';
 import { editorEdits, IPendingEdit } from '../notebookedits';
 import { INotebookCells, NotebookEditNavigator } from '../notebooknav';
-import { IRawOutput } from '../outputs';
 import { IKernelCandidates } from '../protocol';
 import { runRecord } from '../runs';
 import { CompletionSocket } from '../socket';
@@ -39,7 +38,7 @@ import {
   IUsageTracker
 } from '../tokens';
 import { UsageTracker } from '../usage';
-import { notebookCellInfo } from '../widgets';
+import { notebookCellInfo, outputsOf } from '../widgets';
 
 /**
  * The CSS classes of the cell markers.
@@ -361,7 +360,7 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<IEditHistory> = {
         }
         const content: IErrorContent | null = error
           ? { ename: error.errorName, evalue: error.errorValue, traceback: error.traceback }
-          : errorOfOutputs(Private.outputsOf(cell));
+          : errorOfOutputs(outputsOf(cell.model)?.() ?? []);
         const panel = notebooks.find(p => p.content === notebook);
         const view = viewOfCell(cell);
         if (!content || !panel || !view) {
@@ -419,19 +418,6 @@ namespace Private {
     badge.textContent = kind === 'edit' ? '→' : `⚑ ${fixLabel}`;
     badge.setAttribute('title', kind === 'edit' ? editTitle : fixTitle);
     badge.setAttribute('data-kind', kind);
-  }
-
-  export function outputsOf(cell: Cell): IRawOutput[] {
-    const outputs = (
-      cell.model as unknown as {
-        outputs?: { length: number; get(index: number): { toJSON(): unknown } };
-      }
-    ).outputs;
-    const raw: IRawOutput[] = [];
-    for (let i = 0; outputs && i < outputs.length; i++) {
-      raw.push(outputs.get(i).toJSON() as IRawOutput);
-    }
-    return raw;
   }
 
   /**
