@@ -349,7 +349,9 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<IEditHistory> = {
       NotebookActions.executionScheduled.connect((_, { cell }) => {
         runRecord.ran(cell.model, cell.model.sharedModel.getSource());
       });
-      const kernels = new KernelCompleter();
+      // a fix is not typing: its candidates may take the time a cold kernel completer needs
+      // (IPython's first `df[` with pandas loaded takes seconds, kernel.ts)
+      const kernels = new KernelCompleter({ timeBudgetMs: 8000 });
       NotebookActions.executed.connect((_, { notebook, cell, success, error }) => {
         if (success || cell.model.type !== 'code') {
           return;
