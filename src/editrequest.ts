@@ -109,7 +109,7 @@ export class EditPredictionController {
   /**
    * The edit histories this controller records into (also read by inline completion requests).
    */
-  get histories(): EditHistories {
+  get histories(): EditPredictionController.IHistories {
     return this._histories;
   }
 
@@ -299,7 +299,7 @@ export class EditPredictionController {
   private _mode: () => EditPredictionMode;
   private _context: (view: EditorView) => EditPredictionController.IContext;
   private _debounce: number;
-  private _histories: EditHistories;
+  private _histories: EditPredictionController.IHistories;
   private _onCellEdits: EditPredictionController.IOptions['onCellEdits'] | null;
   private _onShown: EditPredictionController.IOptions['onShown'] | null;
   private _inFlight: number | null = null;
@@ -307,6 +307,11 @@ export class EditPredictionController {
 }
 
 export namespace EditPredictionController {
+  /**
+   * Where the edit histories are kept (`EditHistories`, the `IEditHistory` token).
+   */
+  export type IHistories = Pick<EditHistories, 'of' | 'peek'>;
+
   /**
    * What a request says about the editor's document.
    */
@@ -369,7 +374,7 @@ export namespace EditPredictionController {
      * Milliseconds after the last change before an automatic request.
      */
     debounce?: number;
-    histories?: EditHistories;
+    histories?: IHistories;
     /**
      * The reply's edits of other cells (notebook scope): show them; whether any is shown.
      */

@@ -8,7 +8,7 @@ import { IInlineCompletionContext } from '@jupyterlab/completer';
 import { ISignal } from '@lumino/signaling';
 import { Token } from '@lumino/coreutils';
 
-import { IRecentEdit } from './protocol';
+import { EditHistory } from './edithistory';
 import { CodeCompleteProvider } from './provider';
 import { ISettings } from './settings';
 import { CompletionSocket } from './socket';
@@ -138,14 +138,18 @@ export const IUsageTracker = new Token<UsageTracker>(
 );
 
 /**
- * The user's recent edits per document, recorded by the edit prediction plugin.
+ * The user's recent edits per document (a notebook panel, a file editor): the edit prediction
+ * plugin records them, edit predictions and inline completions send them.
  */
 export interface IEditHistory {
   /**
-   * The recent edits of the document a widget shows (a notebook panel, a file editor), oldest
-   * first, bounded; none when nothing is known.
+   * The history of a document (created on first use; `path` follows a rename).
    */
-  recentEdits(widget: object): IRecentEdit[];
+  of(document: object, path: string | null): EditHistory;
+  /**
+   * The history of a document, if it has one.
+   */
+  peek(document: object): EditHistory | null;
 }
 
 /**

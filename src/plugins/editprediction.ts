@@ -68,26 +68,37 @@ function viewOfCell(cell: Cell): EditorView | null {
   return view instanceof EditorView ? view : null;
 }
 
-export const editPredictionPlugin: JupyterFrontEndPlugin<IEditHistory> = {
+/**
+ * The edit history of the documents open in this tab (its own plugin: the inline completion
+ * provider reads it, the edit prediction plugin records into it).
+ */
+export const editHistoryPlugin: JupyterFrontEndPlugin<IEditHistory> = {
+  id: 'jupyter-codecomplete:edit-history',
+  description: 'The recent edits of each open notebook and file, sent with requests.',
+  autoStart: true,
+  provides: IEditHistory,
+  activate: (): IEditHistory => new EditHistories()
+};
+
+export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-codecomplete:edit-prediction',
   description:
     'Edit predictions: the next change around the cursor, shown as a diff; Tab applies it.',
   autoStart: true,
-  provides: IEditHistory,
-  requires: [ICompletionConnection, ICodeCompleteSettings, IEditorExtensionRegistry],
+  requires: [ICompletionConnection, ICodeCompleteSettings, IEditorExtensionRegistry, IEditHistory],
   optional: [ILanguageResolver, ITranslator, INotebookTracker, IUsageTracker],
   activate: (
     app: JupyterFrontEnd,
     socket: CompletionSocket,
     settings: ICodeCompleteSettings,
     registry: IEditorExtensionRegistry,
+    histories: IEditHistory,
     languages: ILanguageResolver | null,
     translator: ITranslator | null,
     notebooks: INotebookTracker | null,
     usage: UsageTracker | null
-  ): IEditHistory => {
+  ): void => {
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
-    const histories = new EditHistories();
 
     // Where an editor lives: its notebook panel and cell (cached; checked on each use).
     const located = new WeakMap<EditorView, { panel: NotebookPanel; cell: Cell }>();
@@ -386,10 +397,6 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<IEditHistory> = {
         });
       });
     }
-
-    return {
-      recentEdits: widget => histories.peek(widget)?.edits() ?? []
-    };
   }
 };
 

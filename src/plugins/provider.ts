@@ -61,7 +61,7 @@ export const providerPlugin: JupyterFrontEndPlugin<CodeCompleteProvider> = {
       // the edit history goes with completions only to a server that reads it
       recentEdits: context =>
         history && context.widget && socket.hello?.features?.includes('edit_history')
-          ? history.recentEdits(context.widget)
+          ? (history.peek(context.widget)?.edits() ?? [])
           : [],
       kernelCandidates: (request, context, language) =>
         kernelCompleter.candidates(
