@@ -168,8 +168,10 @@ export class EditPredictionController {
     const text = view.state.doc.toString();
     const cursor = Offsets.toCodePoints(text, view.state.selection.main.head);
     const context = this._context(view);
-    const notebook = trigger !== 'error' && !!context.cellId && this.offers('notebook_edits');
-    const cells = context.cells?.(notebook) ?? { above: [], below: [] };
+    const wanted = trigger !== 'error' && !!context.cellId && this.offers('notebook_edits');
+    const cells = context.cells?.(wanted) ?? { above: [], below: [] };
+    // notebook scope only when another cell can be edited (one sent whole, with its id)
+    const notebook = wanted && [...cells.above, ...cells.below].some(c => !!c.cell_id);
     const body: IEditRequestBody = {
       version,
       path: context.path,

@@ -351,6 +351,25 @@ describe('a notebook-scope request', () => {
     socket.dispose();
   });
 
+  it('is a cell-scope request in a notebook with no other cell to edit', async () => {
+    const { socket, ws } = connected(['edit_prediction', 'notebook_edits']);
+    const c = new EditPredictionController({
+      socket,
+      mode: () => 'manual',
+      context: () => ({
+        path: 'nb.ipynb',
+        language: 'python',
+        cellId: 'a',
+        cells: () => ({ above: [], below: [] })
+      })
+    });
+    const view = editor('y\n');
+    void c.request(view);
+    expect(ws.sent[0].scope).toBeUndefined();
+    view.destroy();
+    socket.dispose();
+  });
+
   it('sends an error fix only when edit predictions are on and the server offers it', async () => {
     const error = {
       ename: 'KeyError',

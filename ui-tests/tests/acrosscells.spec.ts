@@ -104,8 +104,10 @@ test.describe('the fix after an error', () => {
     const prompts = (await editPrompts(request)).slice(before);
     expect(prompts.length).toBe(1);
     const prompt = prompts[0];
-    expect(prompt).toContain("KeyError: 'prcie'"); // the traceback, as text
-    expect(prompt).toMatch(/Cell In\[\d+\], line 1/);
+    // the traceback reached the server as text: it found the line it names (ipykernel's
+    // `Cell In[n], line 1`) and shows the model the traceback's end
+    expect(prompt).toMatch(/In \[\d+\], line 1 raised KeyError: 'prcie'/);
+    expect(prompt).toContain('raise KeyError(key) from err');
     expect(prompt).not.toContain('\u001b[');
     expect(prompt).toContain('The kernel completes df[');
     expect(prompt).toMatch(/'price'/); // the kernel's candidate
