@@ -109,8 +109,8 @@ test.describe('the fix after an error', () => {
     expect(prompt).toMatch(/In \[\d+\], line 1 raised KeyError: 'prcie'/);
     expect(prompt).toContain('raise KeyError(key) from err');
     expect(prompt).not.toContain('\u001b[');
-    expect(prompt).toContain('The kernel completes df[');
-    expect(prompt).toMatch(/'price'/); // the kernel's candidate
+    // what the kernel completes for `df["`: the frame's columns
+    expect(prompt).toMatch(/The kernel completes df\[" with:\n# price, qty\n/);
     await page.screenshot({ path: 'test-results/screenshots/lab-fix-available.png' });
 
     // back to the cell: the fix is shown in place
