@@ -363,6 +363,9 @@ export class UsageTracker {
     if (this._current) {
       this._end(this._current);
     }
+    for (const id of [...this._edits.keys()]) {
+      this.editEnded(id, false);
+    }
     this.flush();
   }
 

@@ -17,7 +17,8 @@ import {
   currentPrediction,
   dismissPrediction,
   EditPredictionKeys,
-  editPredictionExtension
+  editPredictionExtension,
+  predictionField
 } from '../editprediction';
 import { EditHistories } from '../edithistory';
 import { EditPredictionController } from '../editrequest';
@@ -221,6 +222,8 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
           dropped: (_, why) => {
             if (why === 'escape') {
               endImpression(true);
+            } else if (why === 'changed' && !created.pending.ids('edit').size) {
+              endImpression(false); // edited away before any of it was applied
             }
           }
         });
@@ -274,7 +277,17 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
         EditorExtensionRegistry.createImmutableExtension(
           editPredictionExtension((view, update) => {
             controller.changed(view, update);
+            // a prediction shown here went with an edit of the user's (not an accept), and
+            // nothing of it waits in other cells
             const where = locate(view);
+            if (
+              update.startState.field(predictionField, false) &&
+              !currentPrediction(view) &&
+              !update.transactions.some(tr => tr.isUserEvent('input.complete')) &&
+              !(where && navigators.get(where.panel.content)?.pending.ids('edit').size)
+            ) {
+              endImpression(false);
+            }
             if (where) {
               navigators.get(where.panel.content)?.changed(where.cell.model.id);
             }
