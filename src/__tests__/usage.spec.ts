@@ -217,7 +217,12 @@ describe('UsageTracker', () => {
     // one still open when the tab closes ends as ignored
     const open = tracker.editShown({ latencyMs: 5, language: null, text: 'y' });
     tracker.dispose();
-    expect(sent.flat().filter(e => e.id === open).map(e => e.outcome)).toEqual(['ignored']);
+    expect(
+      sent
+        .flat()
+        .filter(e => e.id === open)
+        .map(e => e.outcome)
+    ).toEqual(['ignored']);
     // nothing recorded when the setting is off
     const off = setup({ recordUsage: false });
     expect(off.tracker.editShown({ latencyMs: 1, language: null, text: 'x' })).toBeNull();
