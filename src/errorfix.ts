@@ -6,7 +6,8 @@
  * characters (the end names the cause); the server finds the line it names (the client never
  * parses tracebacks for lines). For a missing key or attribute the kernel's own completer is
  * asked what exists there (`df["` for `KeyError: 'prcie'` on `df["prcie"]`, `obj.` for
- * `AttributeError: ... has no attribute 'x'`), with the standard `complete_request`.
+ * `AttributeError: ... has no attribute 'x'`, the names starting like a missing name for a
+ * `NameError`), with the standard `complete_request`.
  */
 import { IRawOutput, stripAnsi } from './outputs';
 import { ICellError } from './protocol';
@@ -77,6 +78,18 @@ function quoted(evalue: string): string | null {
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The start of a missing name (`NameError: name 'prnt' is not defined` → `p`): the kernel is
+ * asked which names it knows that start so; null for other errors.
+ */
+export function missingNamePrefix(error: IErrorContent): string | null {
+  if (error.ename !== 'NameError') {
+    return null;
+  }
+  const m = /name '([A-Za-z_]\w*)'/.exec(error.evalue);
+  return m ? m[1].charAt(0) : null;
 }
 
 /**

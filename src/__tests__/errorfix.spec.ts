@@ -1,4 +1,10 @@
-import { candidateCode, cellError, ErrorFixLimits, errorOfOutputs } from '../errorfix';
+import {
+  candidateCode,
+  cellError,
+  ErrorFixLimits,
+  errorOfOutputs,
+  missingNamePrefix
+} from '../errorfix';
 
 const KEY_TRACEBACK = [
   '\u001b[0;31m---------------------------------------------------------------------------\u001b[0m',
@@ -74,5 +80,21 @@ describe('candidateCode', () => {
       candidateCode({ ename: 'KeyError', evalue: "'prcie'", traceback: [] }, 'f()')
     ).toBeNull();
     expect(candidateCode({ ename: 'KeyError', evalue: '0', traceback: [] }, 'd[0]')).toBeNull();
+  });
+});
+
+describe('missingNamePrefix', () => {
+  it('asks for the names that start like the missing one', () => {
+    const error = (ename: string, evalue: string) => ({ ename, evalue, traceback: [] });
+    expect(missingNamePrefix(error('NameError', "name 'prnt' is not defined"))).toBe('p');
+    expect(
+      missingNamePrefix(
+        error(
+          'UnboundLocalError',
+          "cannot access local variable 'total' where it is not associated with a value"
+        )
+      )
+    ).toBeNull(); // a local read before it is set: not a name the kernel could complete
+    expect(missingNamePrefix(error('KeyError', "'prcie'"))).toBeNull();
   });
 });

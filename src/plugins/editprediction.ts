@@ -22,7 +22,13 @@ import {
 } from '../editprediction';
 import { EditHistories } from '../edithistory';
 import { EditPredictionController } from '../editrequest';
-import { candidateCode, cellError, errorOfOutputs, IErrorContent } from '../errorfix';
+import {
+  candidateCode,
+  cellError,
+  errorOfOutputs,
+  IErrorContent,
+  missingNamePrefix
+} from '../errorfix';
 import { ghostTextShown, INLINE_COMPLETER_ACTIVE_CLASS } from '../freshline';
 import { KernelCompleter } from '../kernel';
 import { editorEdits, IPendingEdit } from '../notebookedits';
@@ -471,10 +477,14 @@ namespace Private {
     const source = view.state.doc.toString();
     let kernelCandidates: IKernelCandidates | null = null;
     const code = options.candidates ? candidateCode(content, source) : null;
-    if (code) {
+    const name = options.candidates && !code ? missingNamePrefix(content) : null;
+    if (code || name) {
       const kernel = options.panel.sessionContext.session?.kernel;
       await idle(kernel, 2000);
-      kernelCandidates = (await options.kernels.candidates(kernel, code, options.language)) ?? null;
+      kernelCandidates =
+        (await (code
+          ? options.kernels.candidates(kernel, code, options.language)
+          : options.kernels.names(kernel, name!, options.language))) ?? null;
     }
     const count = (cell.model as unknown as { executionCount?: number | null }).executionCount;
     const error = cellError(content, typeof count === 'number' ? count : null);
