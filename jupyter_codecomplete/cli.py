@@ -320,6 +320,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="score edit predictions instead, on the folder's git history (each commit's nearby changes "
         "to a Python file: the first as the recent edit, the rest to predict)",
     )
+    ev.add_argument(
+        "--cells",
+        action="store_true",
+        help="score edit predictions across notebook cells instead: a rename in one cell and its uses "
+        "in the others (with and without the edit history); with --kernel, fixes after an error (a typo "
+        "run in the kernel, with and without the kernel's candidates)",
+    )
     ev.add_argument("--json", help="write the full report (every task and suggestion) to this file")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return parser

@@ -32,7 +32,14 @@ c.JupyterNotebookApp.user_settings_dir = _settings_dir  # noqa: F821
 
 UPSTREAM_PORT = int(os.environ.get("CODECOMPLETE_UI_UPSTREAM_PORT", "8911"))
 
+# Issue 27's edit predictions across cells: rewrite rules in the generic chat format (edit-chat,
+# the edit_model below) that answer from what the prompt shows: the fix of "prcie" after the
+# KeyError, the rename of df to sales in the other cells (jupyter_codecomplete/testing/edit_rules.py).
+# They come first and match only an edit prompt that shows what the test is about.
+from jupyter_codecomplete.testing.edit_rules import EDIT_CHAT_ISSUE_27_RULES  # noqa: E402
+
 RULES = [
+    *EDIT_CHAT_ISSUE_27_RULES,
     # A failing backend, chosen by the text before the cursor.
     {"contains": "backend_goes_down", "status": 503, "body": "model server overloaded"},
     # The fresh line after Enter at a person's typing pace (freshline.spec.ts): a suggestion on

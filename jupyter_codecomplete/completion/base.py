@@ -257,6 +257,8 @@ class BaseInlineCompletionHandler:
 
     # Edit predictions (optional): a handler that serves them says so and overrides the method.
     supports_edits = False
+    # what it serves besides inline completions, as hello ``features`` name it
+    features: tuple[str, ...] = ()
 
     async def handle_edit_request(self, request: EditPredictionRequest) -> EditPredictionReply:
         """Answer an edit prediction: a reply with the edits, or one with an error."""

@@ -55,6 +55,7 @@ from ..protocol import (
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
 from .edits import handle_edit_request
 from .facts import RequestFacts, resolve_language
+from .notebook_edits import handle_notebook_edit_request
 from .prepared import Prepared
 from .recent import RecentCompletions, fingerprint
 from .settings import EngineSettings, Overrides
@@ -728,8 +729,13 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
 
     # -- edit predictions (completion/edits.py) ---------------------------------------------------
     supports_edits = True
+    # notebook_edits / error_fix: completion/notebook_edits.py; edit_history: inline completion
+    # requests may carry recent_edits (accepted; the fill-in-the-middle prompt leaves them out)
+    features = ("edit_prediction", "notebook_edits", "error_fix", "edit_history")
 
     async def handle_edit_request(self, request: EditPredictionRequest) -> EditPredictionReply:
+        if request.scope == "notebook" or request.trigger == "error":
+            return await handle_notebook_edit_request(self, request)  # completion/notebook_edits.py
         return await handle_edit_request(self, request)
 
     # -- Runnable ---------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from langchain_core.runnables import RunnableConfig
 from ..backends import Backend, ModelConfig
 from ..errors import StreamScrubber
 from ..postprocess import PostprocessContext
-from ..postprocess.edits import MAX_CHANGED_CHARS, MAX_GROWTH, clean_edits
+from ..postprocess.edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, clean_edits
 from ..prompting import (
     BuiltEditPrompt,
     BuiltPrompt,
@@ -45,6 +45,7 @@ from ..protocol import (
     EditPredictionRequest,
     EditRegion,
     ErrorInfo,
+    InlineCompletionReply,
     InlineCompletionRequest,
     ServingModel,
     TextEdit,
@@ -82,6 +83,14 @@ class EditEngine(Protocol):
     def secrets(self) -> list[str]: ...
 
     def failed(self, number: int, exc: BaseException, what: str = "") -> ErrorInfo: ...
+
+    def error_info(self, exc: BaseException) -> ErrorInfo: ...
+
+    def style_for(self, backend: Backend) -> PromptStyle: ...
+
+    def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None: ...
+
+    async def handle_request(self, request: InlineCompletionRequest) -> InlineCompletionReply: ...
 
 
 def edit_model_key(handler: EditEngine) -> str:
@@ -136,13 +145,18 @@ class EditPrepared:
     read_chars: int
 
 
-def prepare_edits(handler: EditEngine, request: EditPredictionRequest) -> EditPrepared:
-    """Everything decided about an edit prediction before the model is called."""
+def prepare_edits(
+    handler: EditEngine,
+    request: EditPredictionRequest,
+    prompt_request: EditPromptRequest | None = None,
+) -> EditPrepared:
+    """Everything decided about an edit prediction before the model is called. ``prompt_request``:
+    the prompt's document when it is not the request's own text (``notebook_edits.py``)."""
     key = edit_model_key(handler)
     backend = handler.backend(key)
     cfg = backend.config
     style = edit_style(handler, key)
-    built = build_edit_prompt(_prompt_request(request), style)
+    built = build_edit_prompt(prompt_request or _prompt_request(request), style)
     region_chars = built.region_end - built.region_start
     max_tokens = max(MIN_EDIT_TOKENS, min(MAX_EDIT_TOKENS, region_chars // 2 + MIN_EDIT_TOKENS))
     messages = built.messages
@@ -218,7 +232,44 @@ async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -
     return text, stopped
 
 
-async def handle_edit_request(handler: EditEngine, request: EditPredictionRequest) -> EditPredictionReply:
+async def model_edits(
+    handler: EditEngine,
+    ep: EditPrepared,
+    text: str,
+    language: str | None,
+    notes: list[str],
+) -> list[Edit] | None:
+    """Ask the model, read its answer in the format and clean it into edits of ``text`` (the
+    prompt's document); None when the model did not stop (nothing to say but the note)."""
+    raw, stopped = await read_answer(handler, ep, notes)
+    if stopped:
+        return None
+    scrubber = StreamScrubber(handler.secrets())
+    raw = scrubber.feed(raw) + scrubber.finish()
+    spec = ep.style.edit
+    assert spec is not None
+    parsed = parse_edit_answer(raw, spec)
+    if parsed.kind != "rewrite":
+        if parsed.note:
+            notes.append(parsed.note)
+        return []
+    cleaned = await asyncio.to_thread(
+        clean_edits,
+        text,
+        ep.built.region_start,
+        ep.built.region_end,
+        parsed.text,
+        language=language,
+        before=ep.built.before,
+        after=ep.built.after,
+    )
+    notes.extend(cleaned.notes)
+    return list(cleaned.edits)
+
+
+async def handle_edit_request(
+    handler: EditEngine, request: EditPredictionRequest
+) -> EditPredictionReply:
     """Serve one edit prediction (see the module docstring)."""
     notes: list[str] = []
     start = time.perf_counter()
@@ -231,33 +282,13 @@ async def handle_edit_request(handler: EditEngine, request: EditPredictionReques
             ep = prepare_edits(handler, request)
         model = _model_info(handler, ep)
         notes.extend(ep.built.notes)
-        raw, stopped = await read_answer(handler, ep, notes)
         region = EditRegion(start=ep.built.region_start, end=ep.built.region_end)
-        if stopped:
+        found = await model_edits(handler, ep, request.text, request.language, notes)
+        if found is None:
             return EditPredictionReply(
                 reply_to=request.number, version=request.version, region=region, model=model, notes=notes
             )
-        scrubber = StreamScrubber(handler.secrets())
-        raw = scrubber.feed(raw) + scrubber.finish()
-        spec = ep.style.edit
-        assert spec is not None
-        parsed = parse_edit_answer(raw, spec)
-        edits: list[TextEdit] = []
-        if parsed.kind == "rewrite":
-            cleaned = await asyncio.to_thread(
-                clean_edits,
-                request.text,
-                ep.built.region_start,
-                ep.built.region_end,
-                parsed.text,
-                language=request.language,
-                before=ep.built.before,
-                after=ep.built.after,
-            )
-            notes.extend(cleaned.notes)
-            edits = [TextEdit(start=e.start, end=e.end, text=e.text) for e in cleaned.edits]
-        elif parsed.note:
-            notes.append(parsed.note)
+        edits = [TextEdit(start=e.start, end=e.end, text=e.text) for e in found]
         handler.log.debug(
             "codecomplete edit #%s %s: %d edits in %.1f ms",
             request.number,

@@ -48,6 +48,8 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     if getattr(args, "edits", False):
         return run_edits_command(args, configs)
+    if getattr(args, "cells", False):
+        return run_cells_command(args, configs)
     documents = find_documents(args.folder)
     tasks = sample_tasks(documents, args.samples, args.seed, kinds)
     if not tasks:
@@ -123,4 +125,44 @@ def run_edits_command(args: argparse.Namespace, configs: list[EvalConfig]) -> in
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     failed = any(r["summary"]["errors"] == r["summary"]["tasks"] for r in report["configurations"])
+    return 1 if failed else 0
+
+
+def run_cells_command(args: argparse.Namespace, configs: list[EvalConfig]) -> int:
+    """``--cells``: edits across cells and fixes after errors on the folder's notebooks
+    (``evaluation/cells.py``); the error fixes only with ``--kernel``."""
+    from .cells import cross_cell_tasks, error_fix_tasks, find_notebooks, format_cell_tables, run_cell_eval
+
+    def progress(msg: str) -> None:
+        if not args.quiet:
+            print(msg, file=sys.stderr, flush=True)
+
+    notebooks = find_notebooks(args.folder)
+    tasks = cross_cell_tasks(notebooks, args.samples, args.seed)
+    if getattr(args, "kernel", None):
+        try:
+            tasks += error_fix_tasks(
+                notebooks, args.samples, args.folder, args.kernel, args.kernel_timeout, args.seed, progress
+            )
+        except Exception as exc:  # a missing kernel spec, a kernel that does not start
+            print(f"jupyter codecomplete eval --cells: --kernel {args.kernel}: {exc}", file=sys.stderr)
+            return 2
+    if not tasks:
+        print(
+            f"jupyter codecomplete eval --cells: no task in the notebooks of {args.folder} (a name one "
+            "cell defines and later cells use; with --kernel, cells that run)",
+            file=sys.stderr,
+        )
+        return 2
+    report: dict[str, Any] = {
+        "folder": args.folder,
+        "seed": args.seed,
+        "samples": args.samples,
+        "kernel": getattr(args, "kernel", None),
+        **asyncio.run(run_cell_eval(configs, tasks, progress=progress)),
+    }
+    print(format_cell_tables(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    failed = any(r["summary"]["errors"] == r["summary"]["tasks"] for r in report["runs"])
     return 1 if failed else 0

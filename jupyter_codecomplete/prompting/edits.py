@@ -52,6 +52,8 @@ class EditPromptRequest(BaseModel):
     recent_edits: list[RecentEditText] = Field(default_factory=list)
     files: dict[str, str] = Field(default_factory=dict)
     context_chars: int = Field(default=DEFAULT_CONTEXT_CHARS, ge=0)
+    # at least this many lines shown before the region (an error fix's comment block above its line)
+    min_lines_before: int = Field(default=0, ge=0)
 
 
 class BuiltEditPrompt(BaseModel):
@@ -225,7 +227,10 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
         start, end = line_region(text, cursor, spec.region_lines_above, spec.region_lines_below)
     start, end, notes = _bound_region(text, cursor, start, end)
     path = display_path(request.path, request.language)
-    before = _lines_before(text, start, spec.context_lines_before)
+    lines_before = spec.context_lines_before
+    if lines_before is not None and request.min_lines_before:
+        lines_before = max(lines_before, request.min_lines_before)
+    before = _lines_before(text, start, lines_before)
     after = _lines_after(text, end, spec.context_lines_after)
     region = _with_nl(text[start:cursor] + spec.cursor + text[cursor:end])
     budget = request.context_chars

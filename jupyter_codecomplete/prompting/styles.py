@@ -157,6 +157,9 @@ EDIT_FIELDS = frozenset(
         "after_nl",
         "after_lines",
         "original",
+        "comment",
+        "n",
+        "run",
     }
 )
 
@@ -202,6 +205,10 @@ class EditSpec(BaseModel):
     ending in a line break), ``{after_lines}`` (a line break and ``{after}`` without its last one,
     or nothing), ``{start_of_file}`` (``start_of_file`` when the excerpt starts the document),
     ``{original}`` (the region before the most recent edit, or as it is, with a final line break).
+    ``cell_separator`` heads each cell when a notebook is shown as one document (an edit
+    prediction with ``scope="notebook"``, ``prompting/notebook_document.py``): ``{comment}`` is
+    the language's line-comment marker, ``{n}`` the cell's place in the notebook, ``{run}`` its
+    execution (`` In [3]``, `` In [3], edited since``, or nothing when it has not run).
     Without a region from the client, the region is the cursor's line with ``region_lines_above``
     lines above and ``region_lines_below`` below.
     """
@@ -227,9 +234,12 @@ class EditSpec(BaseModel):
     region_lines_below: int = Field(default=5, ge=0)
     stop: list[str] = Field(default_factory=list)
     answer: EditAnswerSpec = Field(default_factory=EditAnswerSpec)
+    # jupytext's "percent" script form of a notebook (``# %%`` cells), which code models have read
+    cell_separator: str = "{comment} %% [{n}]{run}"
 
     _tmpl = field_validator(
         "system",
+        "cell_separator",
         "template",
         "file_item",
         "files_block",

@@ -21,7 +21,9 @@ the prompt is, how a token, the last event, a whole answer and an error are fram
   (before each token after the first, wait up to N seconds until the client reports, through
   :attr:`ScriptedServer.client_seen`, that it shows the text sent so far, trailing whitespace
   aside: a server that holds a piece back makes every such wait run out, counted in
-  ``RequestRecord.lockstep_timeouts``).
+  ``RequestRecord.lockstep_timeouts``), ``contains_all`` (more substrings the prompt must hold
+  for the rule to match), ``rewrite`` (answer an edit prompt from what it shows, see
+  :func:`rewrite_answer`).
 
 Servers run through :class:`~jupyter_codecomplete.testing.server.LocalServer` (threads, ports).
 """
@@ -32,6 +34,7 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -95,7 +98,9 @@ class ScriptedServer(LocalServer):
     def rule_for(self, text: str) -> Rule:
         """The first rule whose ``contains`` is in ``text`` ({} when none: the default completion)."""
         for rule in self.config.rules:
-            if str(rule.get("contains", "")) in text:
+            if str(rule.get("contains", "")) in text and all(
+                str(s) in text for s in rule.get("contains_all", [])
+            ):
                 return rule
         return {}
 
@@ -109,6 +114,29 @@ class ScriptedServer(LocalServer):
 
     def routes(self) -> list[Route]:
         return [(h.path, h) for h in self.handlers]
+
+
+def rewrite_answer(spec: Mapping[str, Any], prompt: str) -> str | None:
+    """The answer of a ``rewrite`` rule: the editable region the prompt shows, rewritten, in the
+    format's answer frame; None when the prompt shows no region (the rule's ``completion`` then).
+
+    ``spec``: ``region`` (a regular expression whose first group is the region; its last match in
+    the prompt counts), ``strip`` (markers removed from the region, e.g. the cursor's),
+    ``replace`` (``[pattern, replacement]`` pairs applied in order with :func:`re.sub`) and
+    ``answer`` (the frame, ``{region}`` where the rewritten region goes). So a scripted "model"
+    answers an edit prompt in its format from what the prompt contains (the UI tests of
+    issue 27: fix ``"prcie"`` when the prompt shows the KeyError and the kernel's candidates; rename
+    ``df`` in the other cells when the edit history shows the rename)."""
+    matches = re.findall(str(spec["region"]), prompt, flags=re.DOTALL)
+    if not matches:
+        return None
+    last = matches[-1]
+    region = str(last[0] if isinstance(last, tuple) else last)
+    for marker in spec.get("strip", []):
+        region = region.replace(str(marker), "")
+    for pattern, replacement in spec.get("replace", []):
+        region = re.sub(str(pattern), str(replacement), region)
+    return str(spec.get("answer", "{region}")).replace("{region}", region)
 
 
 class RecordingHandler(web.RequestHandler):
@@ -225,6 +253,8 @@ class ScriptedHandler(RecordingHandler):
             self.write(self.error_payload(500, str(rule["error_body"])))  # with status 200
             return
         text = str(rule.get("completion", cfg.default)) * int(rule.get("repeat", 1))
+        if "rewrite" in rule:
+            text = rewrite_answer(rule["rewrite"], prompt) or text
         if rule.get("echo_prompt"):
             text = prompt + text
         if rule.get("leading_space"):

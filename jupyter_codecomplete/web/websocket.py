@@ -159,7 +159,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         hello = HelloMessage(
             model=handler.model_info(None),
             max_message_bytes=self.max_message_bytes,
-            features=["edit_prediction"] if handler.supports_edits else [],
+            features=(list(handler.features) or ["edit_prediction"]) if handler.supports_edits else [],
             warm=handler.warms(None),
             usage=self.usage_store is not None,
         )

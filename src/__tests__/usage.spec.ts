@@ -192,6 +192,46 @@ describe('UsageTracker', () => {
     expect(sent.flat().map(e => e.id)).toEqual(['tab-1', 'tab-2']);
   });
 
+  it('records edit predictions: shown then accepted, dismissed or ignored, trigger edit', () => {
+    const { clock, tracker, sent } = setup();
+    const a = tracker.editShown({ latencyMs: 420, language: 'python', text: 'salessales' });
+    clock.advance(1000);
+    tracker.editAccepted(a, 5);
+    tracker.editAccepted(a, 5);
+    tracker.editEnded(a, false);
+    const b = tracker.editShown({ latencyMs: 100, language: 'python', text: 'price' });
+    tracker.editEnded(b, true);
+    const c = tracker.editShown({ latencyMs: 100, language: null, text: 'x' });
+    tracker.editEnded(c, false);
+    tracker.editEnded(c, true); // ended once
+    clock.advance(1000);
+    const events = sent.flat();
+    expect(events.map(e => [e.trigger, e.outcome, e.accepted_chars])).toEqual([
+      ['edit', 'accepted', 10],
+      ['edit', 'dismissed', 0],
+      ['edit', 'ignored', 0]
+    ]);
+    expect(events[0]).toMatchObject({
+      latency_ms: 420,
+      length: 10,
+      model: 'qwen',
+      text_hash: hashText('salessales'),
+      accept_kind: 'whole'
+    });
+    // one still open when the tab closes ends as ignored
+    const open = tracker.editShown({ latencyMs: 5, language: null, text: 'y' });
+    tracker.dispose();
+    expect(
+      sent
+        .flat()
+        .filter(e => e.id === open)
+        .map(e => e.outcome)
+    ).toEqual(['ignored']);
+    // nothing recorded when the setting is off
+    const off = setup({ recordUsage: false });
+    expect(off.tracker.editShown({ latencyMs: 1, language: null, text: 'x' })).toBeNull();
+  });
+
   it('records nothing when the setting is off', () => {
     const { clock, tracker, sent } = setup({ recordUsage: false });
     const a = suggestion(1, 'x = ', 'abc');
