@@ -205,17 +205,18 @@ def format_stats(summary: dict[str, Any]) -> str:
         f"({total['editing_hours']:.1f} h)"
     )
     header = ("", "SHOWN", "ACCEPTED", "RATE", "TYPED", "DISMISSED", "ACC CHARS", "KEPT", "KEPT/H", "P50 MS")
-    for key, title in (
-        ("model", "MODEL"),
-        ("trigger", "TRIGGER"),
-        ("language", "LANGUAGE"),
-        ("line_kind", "LINE KIND"),
+    for key, title, groups in (
+        ("model", "MODEL", summary["by_model"]),
+        ("day", "DAY, MODEL", summary["per_day"]),
+        ("trigger", "TRIGGER", summary["by_trigger"]),
+        ("language", "LANGUAGE", summary["by_language"]),
+        ("line_kind", "LINE KIND", summary["by_line_kind"]),
     ):
         rows = [(title, *header[1:])]
-        for g in summary[f"by_{key}"]:
+        for g in groups:
             rows.append(
                 (
-                    str(g[key]),
+                    f"{g['day']} {g['model']}" if key == "day" else str(g[key]),
                     str(g["shown"]),
                     str(g["accepted"]),
                     _pct(g["accept_rate"]),

@@ -282,6 +282,8 @@ class UsageEvent(_Strict):
     trigger: Literal["typing", "fresh_line", "manual", "edit"] = "typing"
     # where the cursor was: code, comment, string, mid_line (text after the cursor on its line)
     line_kind: Literal["code", "comment", "string", "mid_line", "empty"] = "code"
+    # the mean interval between the last few keystrokes before the request, ms (the gate's rhythm)
+    typing_ms: Annotated[float, Field(ge=0, le=600_000)] | None = None
     # from the request (after the debounce) to the first ghost text, ms
     latency_ms: Annotated[float, Field(ge=0, le=600_000)]
     length: Annotated[int, Field(ge=0, le=MAX_TEXT)]

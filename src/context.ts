@@ -82,6 +82,33 @@ export interface ICellInfo {
    * when the settings allow outputs.
    */
   outputs?: () => ReadonlyArray<IRawOutput>;
+  /**
+   * The cell's id (sent only with a notebook-scope edit prediction, and only for a cell sent
+   * whole: edits name it and their offsets are in its source as sent).
+   */
+  cell_id?: string | null;
+  /**
+   * Execution order: the cell's `In [n]` (null: not run).
+   */
+  execution_count?: number | null;
+  /**
+   * Its source changed since it last ran (undefined: not known).
+   */
+  changed?: boolean;
+}
+
+/**
+ * The execution order of a cell for the wire: its count, and whether it changed since it ran.
+ */
+function runInfo(cell: ICellInfo): Pick<IContextCell, 'execution_count' | 'changed'> {
+  const out: Pick<IContextCell, 'execution_count' | 'changed'> = {};
+  if (cell.execution_count !== undefined) {
+    out.execution_count = cell.execution_count;
+  }
+  if (cell.changed !== undefined) {
+    out.changed = cell.changed;
+  }
+  return out;
 }
 
 /**
@@ -89,14 +116,19 @@ export interface ICellInfo {
  * notebook order. Cells above get three quarters of the character budget when both sides
  * are sent; a cell that does not fit whole is cut (above: its end is kept; below: its start).
  * With `cellOutputs`, code cells above carry their outputs, nearest first, within a budget of
- * their own (`OutputLimits.totalChars`): outputs never take room from code.
+ * their own (`OutputLimits.totalChars`): outputs never take room from code. Each cell carries
+ * its execution order; with `ids` (a notebook-scope edit prediction) each cell sent whole
+ * carries its id too.
  */
 export function contextCells(
   cells: ReadonlyArray<ICellInfo>,
   activeIndex: number,
   settings: Pick<ISettings, 'cellContext' | 'maxContextCells' | 'maxContextChars'> &
-    Partial<Pick<ISettings, 'cellOutputs'>>
+    Partial<Pick<ISettings, 'cellOutputs'>>,
+  ids = false
 ): { above: IContextCell[]; below: IContextCell[] } {
+  const idOf = (cell: ICellInfo, source: string): Pick<IContextCell, 'cell_id'> =>
+    ids && cell.cell_id && source === cell.source ? { cell_id: cell.cell_id } : {};
   const mode = settings.cellContext;
   const wantAbove = mode === 'above-and-below' || mode === 'above';
   const wantBelow = mode === 'above-and-below' || mode === 'below';
@@ -121,7 +153,13 @@ export function contextCells(
     }
     const source = cell.source.length > budget ? cell.source.slice(-budget) : cell.source;
     budget -= source.length;
-    const context: IContextCell = { cell_type: cell.cell_type, language: cell.language, source };
+    const context: IContextCell = {
+      cell_type: cell.cell_type,
+      language: cell.language,
+      source,
+      ...runInfo(cell),
+      ...idOf(cell, source)
+    };
     if (outputBudget > 0 && cell.cell_type === 'code' && cell.outputs && source === cell.source) {
       const { outputs, used } = contextOutputs(Private.readOutputs(cell.outputs), outputBudget);
       outputBudget -= used;
@@ -146,7 +184,13 @@ export function contextCells(
     }
     const source = cell.source.length > budget ? cell.source.slice(0, budget) : cell.source;
     budget -= source.length;
-    below.push({ cell_type: cell.cell_type, language: cell.language, source });
+    below.push({
+      cell_type: cell.cell_type,
+      language: cell.language,
+      source,
+      ...runInfo(cell),
+      ...idOf(cell, source)
+    });
   }
   return { above, below };
 }

@@ -72,6 +72,32 @@ export function editorOfPlainKey(
 }
 
 /**
+ * A keydown listener on the window (or `target`) in the capture phase, removed on dispose.
+ */
+export abstract class CaptureKeyListener implements IDisposable {
+  constructor(target?: Window | HTMLElement) {
+    this._target = target ?? window;
+    this._target.addEventListener('keydown', this, true);
+  }
+
+  abstract handleEvent(event: Event): void;
+
+  get isDisposed(): boolean {
+    return this._disposed;
+  }
+
+  dispose(): void {
+    if (!this._disposed) {
+      this._disposed = true;
+      this._target.removeEventListener('keydown', this, true);
+    }
+  }
+
+  private _target: Window | HTMLElement;
+  private _disposed = false;
+}
+
+/**
  * Escape while a suggestion is shown: dismiss it, and the key goes no further.
  *
  * The listener sits on the window in the capture phase, so it runs before everything that
@@ -79,11 +105,10 @@ export function editorOfPlainKey(
  * the document), the console's own capture-phase handler, CodeMirror. With no suggestion shown
  * in the focused editor it does nothing.
  */
-export class EscapeListener implements IDisposable {
+export class EscapeListener extends CaptureKeyListener {
   constructor(options: EscapeListener.IOptions) {
+    super(options.target);
     this._dismiss = options.dismiss;
-    this._target = options.target ?? window;
-    this._target.addEventListener('keydown', this, true);
   }
 
   handleEvent(event: Event): void {
@@ -103,20 +128,7 @@ export class EscapeListener implements IDisposable {
     }
   }
 
-  get isDisposed(): boolean {
-    return this._disposed;
-  }
-
-  dispose(): void {
-    if (!this._disposed) {
-      this._disposed = true;
-      this._target.removeEventListener('keydown', this, true);
-    }
-  }
-
   private _dismiss: (editor: HTMLElement) => boolean;
-  private _target: Window | HTMLElement;
-  private _disposed = false;
 }
 
 /**

@@ -6,11 +6,10 @@
  * inserted text is shown as ghost text where it goes, several hunks at once; a pure insertion
  * at the cursor looks like ordinary ghost text. Tab applies all of it as one transaction (one
  * undo step); Escape dismisses it. Any change to the document drops it (it was predicted for
- * the text as it was). The extension also keeps the user's recent edits as small unified diffs
- * (what an edit prediction request sends) and a version number of the document.
+ * the text as it was). The extension also keeps a version number of the document and tells of
+ * each change (the edit history, `edithistory.ts`, records it).
  */
 import { Extension, StateEffect, StateField, Transaction } from '@codemirror/state';
-import { IDisposable } from '@lumino/disposable';
 import {
   Decoration,
   DecorationSet,
@@ -20,7 +19,7 @@ import {
   WidgetType
 } from '@codemirror/view';
 
-import { editorOfPlainKey } from './dismiss';
+import { CaptureKeyListener, editorOfPlainKey } from './dismiss';
 
 /**
  * One edit of a prediction, in the editor's offsets (UTF-16 code units).
@@ -197,122 +196,14 @@ export function dismissPrediction(view: EditorView): boolean {
 }
 
 /**
- * The user's recent edits of one document, as unified-diff hunks without context lines.
- *
- * Consecutive changes to the same lines (typing a new name letter by letter) are one edit: the
- * lines as they were before the first change and as they are now.
- */
-export class RecentEdits {
-  constructor(options: RecentEdits.IOptions = {}) {
-    this._max = options.maxEdits ?? 8;
-    this._maxChars = options.maxChars ?? 2000;
-  }
-
-  /**
-   * Record a change of lines `a0..a1` (0-based, of the document before it) into lines `b0..b1`
-   * (of the document after it); `oldLine` / `newLine` give a line's text.
-   */
-  record(
-    a0: number,
-    a1: number,
-    b0: number,
-    b1: number,
-    oldLine: (n: number) => string,
-    newLine: (n: number) => string
-  ): void {
-    const range = (from: number, count: number, line: (n: number) => string): string[] =>
-      Array.from({ length: Math.max(0, count) }, (_, k) => line(from + k));
-    const pending = this._pending;
-    if (pending && a0 >= pending.newStart && a1 < pending.newStart + pending.newCount) {
-      // the same lines again: the edit grows
-      pending.newCount += b1 - b0 - (a1 - a0);
-      pending.newLines = range(pending.newStart, pending.newCount, newLine);
-      return;
-    }
-    this._flush();
-    this._pending = {
-      oldStart: a0,
-      oldLines: range(a0, a1 - a0 + 1, oldLine),
-      newStart: b0,
-      newCount: b1 - b0 + 1,
-      newLines: range(b0, b1 - b0 + 1, newLine)
-    };
-  }
-
-  /**
-   * The edits, oldest first, as unified diffs (at most `maxEdits`, each cut to `maxChars`).
-   */
-  diffs(): string[] {
-    const all = [...this._done];
-    const pending = this._hunk(this._pending);
-    if (pending) {
-      all.push(pending);
-    }
-    return all.slice(-this._max);
-  }
-
-  /**
-   * The latest edit: the lines as they were and as they are.
-   */
-  last(): { oldLines: string[]; newLines: string[] } | null {
-    const p = this._pending ?? this._lastDone;
-    return p ? { oldLines: [...p.oldLines], newLines: [...p.newLines] } : null;
-  }
-
-  private _flush(): void {
-    const hunk = this._hunk(this._pending);
-    this._lastDone = this._pending ?? this._lastDone;
-    this._pending = null;
-    if (hunk) {
-      this._done.push(hunk);
-      if (this._done.length > this._max) {
-        this._done.shift();
-      }
-    }
-  }
-
-  private _hunk(p: RecentEdits.IPending | null): string | null {
-    if (!p || p.oldLines.join('\n') === p.newLines.join('\n')) {
-      return null;
-    }
-    const head = `@@ -${p.oldStart + 1},${p.oldLines.length} +${p.newStart + 1},${p.newLines.length} @@\n`;
-    const body =
-      [...p.oldLines.map(l => `-${l}`), ...p.newLines.map(l => `+${l}`)].join('\n') + '\n';
-    const text = head + body;
-    return text.length > this._maxChars ? text.slice(0, this._maxChars) : text;
-  }
-
-  private _max: number;
-  private _maxChars: number;
-  private _done: string[] = [];
-  private _pending: RecentEdits.IPending | null = null;
-  private _lastDone: RecentEdits.IPending | null = null;
-}
-
-export namespace RecentEdits {
-  export interface IOptions {
-    maxEdits?: number;
-    maxChars?: number;
-  }
-
-  export interface IPending {
-    oldStart: number;
-    oldLines: string[];
-    newStart: number;
-    newCount: number;
-    newLines: string[];
-  }
-}
-
-/**
- * What the extension knows about one editor besides its prediction.
+ * What the extension knows about one editor besides its prediction (its recent edits are kept
+ * per document, `edithistory.ts`).
  */
 export interface IEditorHistory {
   /**
    * Counts the document's changes: a reply for an older version is dropped.
    */
   version: number;
-  recent: RecentEdits;
 }
 
 const histories = new WeakMap<EditorView, IEditorHistory>();
@@ -323,7 +214,7 @@ const histories = new WeakMap<EditorView, IEditorHistory>();
 export function historyOf(view: EditorView): IEditorHistory {
   let h = histories.get(view);
   if (!h) {
-    h = { version: 0, recent: new RecentEdits() };
+    h = { version: 0 };
     histories.set(view, h);
   }
   return h;
@@ -340,20 +231,7 @@ export function editPredictionExtension(
       if (!update.docChanged) {
         return;
       }
-      const h = historyOf(view);
-      h.version += 1;
-      const before = update.startState.doc;
-      const after = update.state.doc;
-      update.changes.iterChangedRanges((fromA, toA, fromB, toB) => {
-        h.recent.record(
-          before.lineAt(fromA).number - 1,
-          before.lineAt(toA).number - 1,
-          after.lineAt(fromB).number - 1,
-          after.lineAt(toB).number - 1,
-          n => before.line(n + 1).text,
-          n => after.line(n + 1).text
-        );
-      });
+      historyOf(view).version += 1;
       onChange?.(view, update);
     }
   }));
@@ -397,11 +275,10 @@ export namespace Offsets {
  * editor. A capture listener on the window, so that it comes before JupyterLab's own shortcuts
  * (Tab: the completer; Escape: command mode); keys anywhere else are left alone.
  */
-export class EditPredictionKeys implements IDisposable {
+export class EditPredictionKeys extends CaptureKeyListener {
   constructor(options: EditPredictionKeys.IOptions) {
+    super(options.target);
     this._options = options;
-    this._target = options.target ?? window;
-    this._target.addEventListener('keydown', this, true);
   }
 
   handleEvent(event: Event): void {
@@ -418,20 +295,7 @@ export class EditPredictionKeys implements IDisposable {
     }
   }
 
-  get isDisposed(): boolean {
-    return this._disposed;
-  }
-
-  dispose(): void {
-    if (!this._disposed) {
-      this._disposed = true;
-      this._target.removeEventListener('keydown', this, true);
-    }
-  }
-
   private _options: EditPredictionKeys.IOptions;
-  private _target: Window | HTMLElement;
-  private _disposed = false;
 }
 
 export namespace EditPredictionKeys {

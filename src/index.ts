@@ -23,7 +23,7 @@ import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { commandsPlugin } from './plugins/commands';
 import { connectionPlugin } from './plugins/connection';
 import { dismissPlugin } from './plugins/dismiss';
-import { editPredictionPlugin } from './plugins/editprediction';
+import { editHistoryPlugin, editPredictionPlugin } from './plugins/editprediction';
 import { errorsPlugin } from './plugins/errors';
 import { freshLinePlugin } from './plugins/freshline';
 import { warmPlugin } from './plugins/warm';
@@ -53,6 +53,7 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   freshLinePlugin,
   warmPlugin,
   modelDialogPlugin,
+  editHistoryPlugin,
   editPredictionPlugin,
   usagePlugin,
   statisticsPlugin,

@@ -208,7 +208,30 @@ export class KernelCompleter {
     if (!kernel || !trigger) {
       return null;
     }
-    const { expression, code, typed } = trigger;
+    return this._complete(kernel, trigger, language);
+  }
+
+  /**
+   * The names the kernel knows that start with `prefix` (an identifier), as `candidates` answers
+   * (same time budget, cooldown and cache): for an error that names a missing name.
+   */
+  names(
+    kernel: IKernelLike | null | undefined,
+    prefix: string,
+    language: string | null
+  ): IKernelCandidates | null | Promise<IKernelCandidates | null> {
+    if (!kernel || !language || !TRIGGERS[language] || !/^[A-Za-z_]\w{0,99}$/.test(prefix)) {
+      return null;
+    }
+    return this._complete(kernel, { expression: prefix, code: prefix, typed: prefix }, language);
+  }
+
+  private _complete(
+    kernel: IKernelLike,
+    question: { expression: string; code: string; typed: string },
+    language: string | null
+  ): IKernelCandidates | null | Promise<IKernelCandidates | null> {
+    const { expression, code, typed } = question;
     const state = this._state(kernel);
     const cached = state.cache.get(code);
     if (cached) {

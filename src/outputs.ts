@@ -48,6 +48,13 @@ const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 // eslint-disable-next-line no-control-regex
 const SUSPICIOUS = /[\x00-\x07\ufffd]/g;
 
+/**
+ * The text without terminal escape sequences (colours, cursor moves, titles).
+ */
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
 function joined(text: unknown, max: number): string {
   if (typeof text === 'string') {
     return text.slice(0, max);

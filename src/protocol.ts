@@ -385,6 +385,10 @@ export interface IUsageEvent {
   language: string | null;
   trigger: UsageTrigger;
   line_kind: LineKind;
+  /**
+   * The mean interval between the last keystrokes before the request (ms; the gate's rhythm).
+   */
+  typing_ms?: number | null;
   latency_ms: number;
   length: number;
   outcome: 'accepted' | 'typed_through' | 'dismissed' | 'ignored';

@@ -31,6 +31,7 @@ import {
   IErrorInfo,
   IInlineCompletionReply,
   IKernelCandidates,
+  IRecentEdit,
   IRequestBody,
   IStreamChunk,
   isQuietError
@@ -78,6 +79,7 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
     this._getSettings = options.settings;
     this._resolveLanguage = options.resolveLanguage ?? (mime => languageFromMime(mime));
     this._collectCells = options.collectCells ?? (() => null);
+    this._recentEdits = options.recentEdits ?? null;
     this._collectDocuments = options.collectDocuments ?? (() => []);
     this._editorState = options.editorState ?? (() => null);
     this._kernelCandidates = options.kernelCandidates ?? (() => null);
@@ -186,7 +188,8 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       cells_above: above,
       cells_below: below,
       files,
-      ...(options.kernel && settings.kernelCandidates ? { kernel_candidates: options.kernel } : {})
+      ...(options.kernel && settings.kernelCandidates ? { kernel_candidates: options.kernel } : {}),
+      ...Private.recentEdits(this._recentEdits?.(context))
     };
   }
 
@@ -598,6 +601,7 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
     context?: IInlineCompletionContext
   ) => string | null;
   private _collectCells: (context: IInlineCompletionContext) => CodeCompleteProvider.ICells | null;
+  private _recentEdits: ((context: IInlineCompletionContext) => IRecentEdit[]) | null;
   private _collectDocuments: (context: IInlineCompletionContext) => IContextFile[];
   private _kernelCandidates: NonNullable<CodeCompleteProvider.IOptions['kernelCandidates']>;
   private _restrain: CodeCompleteProvider.IOptions['restrain'] | null;
@@ -689,6 +693,11 @@ export namespace CodeCompleteProvider {
       language: string | null
     ) => IKernelCandidates | null | Promise<IKernelCandidates | null>;
     /**
+     * The user's recent edits of the document (only when the server's hello lists
+     * `edit_history`: an empty list otherwise).
+     */
+    recentEdits?: (context: IInlineCompletionContext) => IRecentEdit[];
+    /**
      * Restraint for an automatic request: resolves (after any extra wait) with why it is
      * skipped, or null to send it. Never called for the user's own Alt+\\.
      */
@@ -751,6 +760,15 @@ export namespace CodeCompleteProvider {
 }
 
 namespace Private {
+  /**
+   * The `recent_edits` field of a request: present only when there are some.
+   */
+  export function recentEdits(edits: IRecentEdit[] | null | undefined): {
+    recent_edits?: IRecentEdit[];
+  } {
+    return edits && edits.length ? { recent_edits: edits } : {};
+  }
+
   /**
    * Fill a (prefetched) suggestion from its request; any failure (a superseded prefetch
    * included) marks it failed, so it is never shown.

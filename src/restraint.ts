@@ -8,8 +8,9 @@
  *   the place looks likelier to take a suggestion (after a non-word character: +0.5, at the end
  *   of the line: +0.4, at the end of the document: +0.1); the wait is `rate × base − expected
  *   time to show`, clamped to 100–1000 ms.
- * - `Gate`: the places the server learned this user rarely keeps anything at
- *   (`GET api/codecomplete/usage/gate`), and the place of the last dismissal.
+ * - `Gate`: the places (trigger × line kind × typing rhythm) where the server learned that this
+ *   user's suggestions are mostly wasted and leave little (`GET api/codecomplete/usage/gate`,
+ *   `jupyter_codecomplete/usage/gate.py`), and the place of the last dismissal.
  */
 import { LineKind } from './protocol';
 
@@ -27,6 +28,12 @@ export class AdaptiveDebounce {
   keystroke(now: number): void {
     const interval = now - this._last;
     this._last = now;
+    if (interval > 0 && Number.isFinite(interval)) {
+      this._recent.push(Math.min(interval, AdaptiveDebounce.MAX_RECENT));
+      if (this._recent.length > AdaptiveDebounce.RHYTHM_SAMPLES) {
+        this._recent.shift();
+      }
+    }
     if (interval <= 0 || interval > AdaptiveDebounce.MAX_INTERVAL) {
       return;
     }
@@ -58,6 +65,18 @@ export class AdaptiveDebounce {
   }
 
   /**
+   * How fast the user was typing just now: the mean of the last few intervals between
+   * keystrokes, pauses included (ms; null before there are enough). The gate learns from it
+   * whether suggestions shown after a burst of fast typing are ever taken.
+   */
+  get rhythm(): number | null {
+    if (this._recent.length < AdaptiveDebounce.RHYTHM_SAMPLES) {
+      return null;
+    }
+    return Math.round(this._recent.reduce((a, b) => a + b, 0) / this._recent.length);
+  }
+
+  /**
    * The model's expected time to show (0 until measured).
    */
   get expectedLatency(): number {
@@ -79,6 +98,7 @@ export class AdaptiveDebounce {
 
   private _last = -Infinity;
   private _intervals: number[] = [];
+  private _recent: number[] = [];
   private _latency: number | null = null;
 }
 
@@ -90,6 +110,11 @@ export namespace AdaptiveDebounce {
   export const MIN_SAMPLES = 20;
   export const MAX_SAMPLES = 100;
   export const MAX_INTERVAL = 400;
+  /**
+   * Intervals in the rhythm (the last few keystrokes), and the most one counts for.
+   */
+  export const RHYTHM_SAMPLES = 4;
+  export const MAX_RECENT = 5000;
 
   /**
    * Where the cursor is.
@@ -121,8 +146,37 @@ export interface IGateModel {
   level: string;
   active: boolean;
   events: number;
-  skip: { trigger: string; line_kind: string }[];
+  /**
+   * The cells skipped; `rhythm` absent (an older server): the place whatever the rhythm.
+   */
+  skip: { trigger: string; line_kind: string; rhythm?: string }[];
   after_dismissal: boolean;
+  /**
+   * The rhythm bins: a mean interval below `below_ms` (null: no bound) is in that bin.
+   */
+  rhythms?: { name: string; below_ms: number | null }[];
+}
+
+/**
+ * The server's bins (`RHYTHMS` in `jupyter_codecomplete/usage/gate.py`).
+ */
+export const DEFAULT_RHYTHMS: NonNullable<IGateModel['rhythms']> = [
+  { name: 'burst', below_ms: 110 },
+  { name: 'steady', below_ms: 220 },
+  { name: 'slow', below_ms: null }
+];
+
+/**
+ * The rhythm bin of a mean interval between keystrokes (`gate.rhythm` on the server).
+ */
+export function rhythmBin(
+  typingMs: number | null,
+  rhythms: IGateModel['rhythms'] = DEFAULT_RHYTHMS
+): string {
+  if (typingMs === null) {
+    return 'unknown';
+  }
+  return rhythms.find(r => r.below_ms === null || typingMs < r.below_ms)?.name ?? 'unknown';
 }
 
 /**
@@ -155,7 +209,15 @@ export class Gate {
     if (!model || !model.active) {
       return null;
     }
-    if (model.skip.some(s => s.trigger === request.trigger && s.line_kind === request.lineKind)) {
+    const rhythm = rhythmBin(request.typingMs ?? null, model.rhythms);
+    if (
+      model.skip.some(
+        s =>
+          s.trigger === request.trigger &&
+          s.line_kind === request.lineKind &&
+          (s.rhythm === undefined || s.rhythm === rhythm)
+      )
+    ) {
       return 'gate';
     }
     const d = this._dismissal;
@@ -187,6 +249,10 @@ export namespace Gate {
     offset: number;
     trigger: 'typing' | 'fresh_line';
     lineKind: LineKind;
+    /**
+     * The typing rhythm before the request (`AdaptiveDebounce.rhythm`).
+     */
+    typingMs?: number | null;
   }
 }
 

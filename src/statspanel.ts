@@ -65,110 +65,114 @@ export interface IUsageSummary {
 }
 
 /**
+ * One chart of the panel: an id (the Galata tests find it by), a title and a Vega-Lite spec.
+ */
+export interface IUsageChart {
+  id: string;
+  title: string;
+  spec: Record<string, unknown>;
+}
+
+/**
+ * A chart of `values`: the panel's size and schema, one mark, its encoding.
+ */
+function chart(
+  id: string,
+  title: string,
+  values: unknown[],
+  mark: string | Record<string, unknown>,
+  encoding: Record<string, unknown>
+): IUsageChart {
+  return {
+    id,
+    title,
+    spec: {
+      $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+      width: 360,
+      height: 180,
+      data: { values },
+      mark,
+      encoding
+    }
+  };
+}
+
+/**
  * The Vega-Lite specs of the panel, from a summary (exposed for tests).
  */
-export function usageCharts(
-  summary: IUsageSummary,
-  trans: TranslationBundle
-): { id: string; title: string; spec: Record<string, unknown> }[] {
-  const base = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    width: 360,
-    height: 180
+export function usageCharts(summary: IUsageSummary, trans: TranslationBundle): IUsageChart[] {
+  const model = { field: 'model', type: 'nominal', title: trans.__('Model') };
+  const day = { field: 'day', type: 'ordinal', title: trans.__('Day') };
+  const keptPerHour = {
+    field: 'kept_per_hour',
+    type: 'quantitative',
+    title: trans.__('Kept / hour')
   };
+  const acceptRate = {
+    field: 'accept_rate',
+    type: 'quantitative',
+    title: trans.__('Accepted'),
+    axis: { format: '%' }
+  };
+  const counts = [{ field: 'shown' }, { field: 'accepted' }, { field: 'kept_chars' }];
+  const line = { type: 'line', point: true };
+  // acceptance per group of `field` (trigger, language, model), one bar each
+  const acceptance = (field: string, title: string, label: string, values: unknown[]) =>
+    chart(`acceptance-by-${field}`, title, values, 'bar', {
+      x: { field, type: 'nominal', title: label },
+      y: acceptRate,
+      ...(field === 'model' ? { color: { ...model, legend: null } } : {}),
+      tooltip: counts
+    });
   return [
-    {
-      id: 'kept-per-hour',
-      title: trans.__('Kept characters per hour of editing'),
-      spec: {
-        ...base,
-        data: { values: summary.per_day },
-        mark: { type: 'line', point: true },
-        encoding: {
-          x: { field: 'day', type: 'ordinal', title: trans.__('Day') },
-          y: { field: 'kept_per_hour', type: 'quantitative', title: trans.__('Kept / hour') },
-          color: { field: 'model', type: 'nominal', title: trans.__('Model') }
-        }
-      }
-    },
-    {
-      id: 'acceptance-by-trigger',
-      title: trans.__('Acceptance by trigger'),
-      spec: {
-        ...base,
-        data: { values: summary.by_trigger },
-        mark: 'bar',
-        encoding: {
-          x: { field: 'trigger', type: 'nominal', title: trans.__('Trigger') },
-          y: {
-            field: 'accept_rate',
-            type: 'quantitative',
-            title: trans.__('Accepted'),
-            axis: { format: '%' }
-          },
-          tooltip: [{ field: 'shown' }, { field: 'accepted' }, { field: 'kept_chars' }]
-        }
-      }
-    },
-    {
-      id: 'acceptance-by-language',
-      title: trans.__('Acceptance by language'),
-      spec: {
-        ...base,
-        data: { values: summary.by_language },
-        mark: 'bar',
-        encoding: {
-          x: { field: 'language', type: 'nominal', title: trans.__('Language') },
-          y: {
-            field: 'accept_rate',
-            type: 'quantitative',
-            title: trans.__('Accepted'),
-            axis: { format: '%' }
-          },
-          tooltip: [{ field: 'shown' }, { field: 'accepted' }, { field: 'kept_chars' }]
-        }
-      }
-    },
-    {
-      id: 'latency',
-      title: trans.__('Time to show (per model)'),
-      spec: {
-        ...base,
-        data: { values: summary.latency_histogram },
-        mark: 'bar',
-        encoding: {
-          x: {
-            field: 'bin',
-            type: 'ordinal',
-            sort: { field: 'order' },
-            title: trans.__('Time to show')
-          },
-          xOffset: { field: 'model' },
-          y: { field: 'count', type: 'quantitative', title: trans.__('Suggestions') },
-          color: { field: 'model', type: 'nominal', title: trans.__('Model') }
-        }
-      }
-    },
-    {
-      id: 'per-model',
-      title: trans.__('Per model'),
-      spec: {
-        ...base,
-        data: { values: summary.by_model },
-        mark: 'bar',
-        encoding: {
-          x: { field: 'model', type: 'nominal', title: trans.__('Model') },
-          y: { field: 'kept_per_hour', type: 'quantitative', title: trans.__('Kept / hour') },
-          color: { field: 'model', type: 'nominal', legend: null },
-          tooltip: [
-            { field: 'shown' },
-            { field: 'accept_rate', format: '.0%' },
-            { field: 'kept_chars' },
-            { field: 'latency_p50_ms' }
-          ]
-        }
-      }
-    }
+    chart(
+      'kept-per-hour',
+      trans.__('Kept characters per hour of editing, per model'),
+      summary.per_day,
+      line,
+      { x: day, y: keptPerHour, color: model, tooltip: [model, ...counts] }
+    ),
+    chart('acceptance-over-time', trans.__('Acceptance per model'), summary.per_day, line, {
+      x: day,
+      y: acceptRate,
+      color: model,
+      tooltip: [model, ...counts]
+    }),
+    acceptance('model', trans.__('Acceptance by model'), trans.__('Model'), summary.by_model),
+    acceptance(
+      'trigger',
+      trans.__('Acceptance by trigger'),
+      trans.__('Trigger'),
+      summary.by_trigger
+    ),
+    acceptance(
+      'language',
+      trans.__('Acceptance by language'),
+      trans.__('Language'),
+      summary.by_language
+    ),
+    chart('latency', trans.__('Time to show (per model)'), summary.latency_histogram, 'bar', {
+      x: {
+        field: 'bin',
+        type: 'ordinal',
+        sort: { field: 'order' },
+        title: trans.__('Time to show')
+      },
+      xOffset: { field: 'model' },
+      y: { field: 'count', type: 'quantitative', title: trans.__('Suggestions') },
+      color: model
+    }),
+    chart('per-model', trans.__('Kept per hour, models side by side'), summary.by_model, 'bar', {
+      x: model,
+      y: keptPerHour,
+      color: { ...model, legend: null },
+      tooltip: [
+        { field: 'shown' },
+        { field: 'accept_rate', format: '.0%' },
+        { field: 'kept_chars' },
+        { field: 'latency_p50_ms' }
+      ]
+    })
   ];
 }
 

@@ -20,6 +20,7 @@ import type {
   IServingModel,
   IUsageEvent
 } from './protocol';
+import type { EditHistory } from './edithistory';
 import type { CodeCompleteProvider, ICompletionClient } from './provider';
 import type { ISettings } from './settings';
 import type { CompletionSocket } from './socket';
@@ -138,6 +139,10 @@ export interface ICompletionConnection extends ICompletionClient, IDisposable {
    * Send an edit prediction request.
    */
   requestEdit(body: IEditRequestBody): CompletionSocket.IPendingEdit;
+  /**
+   * The numbers of the requests still waiting for an answer or stream chunks.
+   */
+  readonly pendingNumbers: number[];
 }
 
 /**
@@ -288,6 +293,23 @@ export interface IUsageTracker {
    */
   readonly queued: ReadonlyArray<IUsageEvent>;
   /**
+   * The user's typing rhythm before a request (ms per key; null: unknown), recorded with each
+   * event; the restraint plugin sets it from its adaptive debounce.
+   */
+  rhythm: (() => number | null) | null;
+  /**
+   * An edit prediction was shown (trigger `edit`): its impression, ended with `editEnded`.
+   */
+  editShown(options: { latencyMs: number; language: string | null; text: string }): string | null;
+  /**
+   * Part of an edit prediction was applied (`chars` inserted); it stays open for the rest.
+   */
+  editAccepted(id: string | null, chars: number): void;
+  /**
+   * The end of an edit prediction's impression (`dismissed`: Escape).
+   */
+  editEnded(id: string | null, dismissed: boolean): void;
+  /**
    * Send what waits now (what the socket does not take waits on).
    */
   flush(): void;
@@ -303,4 +325,27 @@ export interface IUsageTracker {
 export const IUsageTracker = new Token<IUsageTracker>(
   'jupyter-codecomplete:IUsageTracker',
   'Records what becomes of each code suggestion shown.'
+);
+
+/**
+ * The user's recent edits per document (a notebook panel, a file editor): the edit prediction
+ * plugin records them, edit predictions and inline completions send them.
+ */
+export interface IEditHistory {
+  /**
+   * The history of a document (created on first use; `path` follows a rename).
+   */
+  of(document: object, path: string | null): EditHistory;
+  /**
+   * The history of a document, if it has one.
+   */
+  peek(document: object): EditHistory | null;
+}
+
+/**
+ * The edit history token.
+ */
+export const IEditHistory = new Token<IEditHistory>(
+  'jupyter-codecomplete:IEditHistory',
+  'The recent edits of each open notebook and file, as unified diffs with their cell.'
 );

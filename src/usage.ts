@@ -161,10 +161,16 @@ export class UsageTracker {
   }
 
   /**
+   * How fast the user was typing (the mean interval between the last keystrokes, ms; null when
+   * unknown): read when a request is sent (the restraint plugin sets it).
+   */
+  rhythm: (() => number | null) | null = null;
+
+  /**
    * A request was sent (its time is the start of "time to show").
    */
   started(number: number): void {
-    this._startedAt.set(number, this._now());
+    this._startedAt.set(number, { at: this._now(), typingMs: this.rhythm?.() ?? null });
     if (this._startedAt.size > 64) {
       this._startedAt.delete(this._startedAt.keys().next().value as number);
     }
@@ -200,7 +206,8 @@ export class UsageTracker {
         id: `${this._tab}-${++this._count}`,
         suggestion,
         shownAt: now,
-        latency: started === undefined ? 0 : Math.max(0, now - started),
+        latency: started === undefined ? 0 : Math.max(0, now - started.at),
+        typingMs: started?.typingMs ?? null,
         trigger,
         language,
         model: model?.reported || model?.name || null,
@@ -270,6 +277,74 @@ export class UsageTracker {
   }
 
   /**
+   * An edit prediction was shown (trigger `edit`): its impression, ended with `editEnded`.
+   *
+   * @param text - the inserted text of all its edits (its length and hash are recorded)
+   */
+  editShown(options: { latencyMs: number; language: string | null; text: string }): string | null {
+    if (!this._settings().recordUsage) {
+      return null;
+    }
+    const id = `${this._tab}-${++this._count}`;
+    const model = this._model();
+    this._edits.set(id, {
+      shownAt: this._now(),
+      latency: Math.max(0, Math.round(options.latencyMs)),
+      language: options.language,
+      text: options.text,
+      model: model?.reported || model?.name || null,
+      style: model?.style ?? null,
+      accepted: 0
+    });
+    if (this._edits.size > 64) {
+      this._edits.delete(this._edits.keys().next().value as string);
+    }
+    return id;
+  }
+
+  /**
+   * Part of an edit prediction was applied (`chars` inserted); it stays open for the rest.
+   */
+  editAccepted(id: string | null, chars: number): void {
+    const e = id ? this._edits.get(id) : undefined;
+    if (e) {
+      e.accepted += Math.max(1, chars);
+    }
+  }
+
+  /**
+   * The end of an edit prediction's impression: accepted when any of it was applied, else
+   * `dismissed` (Escape) or `ignored` (dropped by a change, superseded).
+   */
+  editEnded(id: string | null, dismissed: boolean): void {
+    const e = id ? this._edits.get(id) : undefined;
+    if (!id || !e) {
+      return;
+    }
+    this._edits.delete(id);
+    this._enqueue({
+      id,
+      shown_at: e.shownAt,
+      model: e.model,
+      style: e.style,
+      language: e.language,
+      trigger: 'edit',
+      line_kind: 'code',
+      latency_ms: e.latency,
+      length: e.text.length,
+      outcome: e.accepted > 0 ? 'accepted' : dismissed ? 'dismissed' : 'ignored',
+      accept_kind: e.accepted > 0 ? 'whole' : null,
+      accepted_chars: e.accepted,
+      typed_chars: 0,
+      kept_30s: null,
+      kept_5m: null,
+      text_hash: hashText(e.text),
+      line: null,
+      column: null
+    });
+  }
+
+  /**
    * Send what waits now (also called on a timer).
    */
   flush(): void {
@@ -294,6 +369,9 @@ export class UsageTracker {
   dispose(): void {
     if (this._current) {
       this._end(this._current);
+    }
+    for (const id of [...this._edits.keys()]) {
+      this.editEnded(id, false);
     }
     this.flush();
   }
@@ -341,6 +419,7 @@ export class UsageTracker {
       language: current.language,
       trigger: current.trigger,
       line_kind: current.lineKind,
+      typing_ms: current.typingMs,
       latency_ms: Math.round(current.latency),
       length: s.text.length,
       outcome,
@@ -422,9 +501,10 @@ export class UsageTracker {
   private _count = 0;
   private _current: Private.IImpression | null = null;
   private _ended = new WeakSet<Suggestion>();
-  private _startedAt = new Map<number, number>();
+  private _startedAt = new Map<number, { at: number; typingMs: number | null }>();
   private _queue: IUsageEvent[] = [];
   private _flushTimer: any = null;
+  private _edits = new Map<string, Private.IEditImpression>();
 }
 
 /**
@@ -468,11 +548,22 @@ export namespace UsageTracker {
 }
 
 namespace Private {
+  export interface IEditImpression {
+    shownAt: number;
+    latency: number;
+    language: string | null;
+    text: string;
+    model: string | null;
+    style: string | null;
+    accepted: number;
+  }
+
   export interface IImpression {
     id: string;
     suggestion: Suggestion;
     shownAt: number;
     latency: number;
+    typingMs: number | null;
     trigger: UsageTrigger;
     language: string | null;
     model: string | null;

@@ -14,6 +14,7 @@ import { ICellInfo } from './context';
 import { languageId } from './languagetable';
 import { IRawOutput } from './outputs';
 import { IContextFile } from './protocol';
+import { runRecord } from './runs';
 import { CodeCompleteProvider } from './provider';
 
 type ResolveLanguage = (mime: string | null) => string | null;
@@ -25,7 +26,7 @@ function cellType(type: string): ICellInfo['cell_type'] {
 /**
  * A code cell's outputs as nbformat, read when asked (only for the cells that are sent).
  */
-function outputsOf(model: { type: string }): (() => IRawOutput[]) | undefined {
+export function outputsOf(model: { type: string }): (() => IRawOutput[]) | undefined {
   if (model.type !== 'code') {
     return undefined;
   }
@@ -45,6 +46,38 @@ function outputsOf(model: { type: string }): (() => IRawOutput[]) | undefined {
 }
 
 /**
+ * A notebook cell as the context builder sees it: type, language, source, outputs, id and
+ * execution order (its count, and whether it changed since it last ran in this tab).
+ */
+export function notebookCellInfo(
+  model: {
+    type: string;
+    id: string;
+    sharedModel: { getSource(): string };
+  },
+  codeLanguage: string | null
+): ICellInfo {
+  const type = cellType(model.type);
+  const source = model.sharedModel.getSource();
+  const info: ICellInfo = {
+    cell_type: type,
+    language: type === 'code' ? codeLanguage : type === 'markdown' ? 'markdown' : null,
+    source,
+    outputs: outputsOf(model),
+    cell_id: model.id
+  };
+  if (type === 'code') {
+    const count = (model as unknown as { executionCount?: number | null }).executionCount;
+    info.execution_count = typeof count === 'number' ? count : null;
+    const changed = runRecord.changed(model, source);
+    if (changed !== undefined) {
+      info.changed = changed;
+    }
+  }
+  return info;
+}
+
+/**
  * The cells of a notebook or of a console: sources, types, languages, and a reader of each
  * code cell's outputs.
  */
@@ -57,15 +90,9 @@ export function collectCells(
     const notebook = widget.content;
     const active = notebook.activeCell;
     const codeLanguage = resolveLanguage(notebook.codeMimetype);
-    const cells: ICellInfo[] = notebook.widgets.map(cell => {
-      const type = cellType(cell.model.type);
-      return {
-        cell_type: type,
-        language: type === 'code' ? codeLanguage : type === 'markdown' ? 'markdown' : null,
-        source: cell.model.sharedModel.getSource(),
-        outputs: outputsOf(cell.model)
-      };
-    });
+    const cells: ICellInfo[] = notebook.widgets.map(cell =>
+      notebookCellInfo(cell.model, codeLanguage)
+    );
     const activeIndex = active ? notebook.widgets.indexOf(active) : -1;
     return { cells, activeIndex, cellId: active?.model.id ?? null };
   }

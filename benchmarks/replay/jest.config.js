@@ -6,6 +6,10 @@ module.exports = {
   ...base,
   rootDir: path.resolve(__dirname, '../..'),
   testRegex: 'benchmarks/replay/.*\\.bench\\.ts$',
+  // Node's own fetch reaches the server in upstream mode; nothing here needs a DOM
+  testEnvironment: 'node',
+  setupFiles: [],
+  setupFilesAfterEnv: [],
   transform: {
     ...base.transform,
     '^.+\\.tsx?$': ['ts-jest/legacy', { tsconfig: path.join(__dirname, 'tsconfig.json') }]

@@ -26,8 +26,11 @@ const fs = require('fs');
 const env: { [name: string]: string | undefined } = (globalThis as any).process.env;
 
 const JUPYTERLAB_DEBOUNCE = 150;
+// how long a person needs to see a ghost text before acting on it (a simple visual reaction
+// time is about 200–250 ms); a key pressed sooner was already on its way
+const REACTION_MS = 200;
 
-type Mode = 'fixed' | 'adaptive' | 'gated' | 'gated_less';
+type Mode = string; // fixed, adaptive, or gated* (the gate of that name)
 
 class Rng {
   constructor(private _s: number) {}
@@ -47,9 +50,9 @@ class Rng {
 
 class Loop {
   now = 0;
-  private _queue: { at: number; seq: number; f: () => void }[] = [];
+  private _queue: { at: number; seq: number; f: () => void | Promise<void> }[] = [];
   private _seq = 0;
-  setTimeout = (f: () => void, ms: number) => {
+  setTimeout = (f: () => void | Promise<void>, ms: number) => {
     const item = { at: this.now + Math.max(0, ms), seq: ++this._seq, f };
     this._queue.push(item);
     return item;
@@ -57,12 +60,16 @@ class Loop {
   clearTimeout = (item: any) => {
     this._queue = this._queue.filter(x => x !== item);
   };
-  run(): void {
+  // a step that calls the real server (upstream mode) holds virtual time until it has answered
+  async run(): Promise<void> {
     while (this._queue.length) {
       this._queue.sort((a, b) => a.at - b.at || a.seq - b.seq);
       const item = this._queue.shift()!;
       this.now = item.at;
-      item.f();
+      const done = item.f();
+      if (done) {
+        await done;
+      }
     }
   }
 }
@@ -91,11 +98,66 @@ function modelAnswer(rng: Rng, text: string, offset: number, kind: string): stri
   }
   // astray early more often than late
   const keep = Math.floor(truth.length * rng.next() * rng.next() * 0.8);
-  return truth.slice(0, keep) + 'zz_wrong(' + truth.slice(keep, keep + 5).split('').reverse().join('') + ')';
+  return (
+    truth.slice(0, keep) +
+    'zz_wrong(' +
+    truth
+      .slice(keep, keep + 5)
+      .split('')
+      .reverse()
+      .join('') +
+    ')'
+  );
 }
 
-function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: number) {
-  const rng = new Rng(seed);
+/**
+ * The real engine (upstream mode): a Jupyter server with this extension, its model the scripted
+ * OpenAI-compatible upstream answering each place with `modelAnswer`'s text at its own latency.
+ */
+interface IUpstream {
+  url: string;
+  token: string;
+}
+
+async function askServer(
+  upstream: IUpstream,
+  before: string,
+  after: string
+): Promise<{ text: string; ms: number }> {
+  const started = Date.now();
+  const response = await fetch(`${upstream.url}/api/codecomplete/completions`, {
+    method: 'POST',
+    headers: { Authorization: `token ${upstream.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      prompt: before,
+      suffix: after,
+      language: 'python',
+      file_path: 'session.py'
+    })
+  });
+  const body = await response.json();
+  const text = response.ok ? String(body?.choices?.[0]?.text ?? '') : '';
+  return { text, ms: Date.now() - started };
+}
+
+async function replay(
+  text: string,
+  mode: Mode,
+  gateModel: IGateModel | null,
+  seed: number,
+  latencyMs: number,
+  upstream: IUpstream | null
+) {
+  // Common random numbers: each draw depends on the seed, the place in the text and what it is
+  // for, not on how many draws came before, so that the modes differ by their decisions alone
+  // (one more or one fewer suggestion does not reshuffle the rest of the session).
+  const uses = new Map<string, number>();
+  const draw = (purpose: number): Rng => {
+    const name = `${target}:${purpose}`;
+    const k = (uses.get(name) ?? 0) + 1;
+    uses.set(name, k);
+    return new Rng(seed * 7_919 + target * 104_729 + purpose * 1_299_709 + k * 15_485_863);
+  };
   const loop = new Loop();
   const key = 'session.py';
   let doc = '';
@@ -103,6 +165,8 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
   let target = 0; // how much of `text` the user has written
   let calls = 0;
   let shownCount = 0;
+  let cleaned = 0;
+  let lost = 0;
   let typed = 0;
   const events = new Map<string, IUsageEvent>();
   const tracker = new UsageTracker({
@@ -122,12 +186,13 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
     tabId: mode
   });
   const debounce = new AdaptiveDebounce();
+  tracker.rhythm = () => debounce.rhythm;
   const gate = new Gate();
   gate.model = mode.startsWith('gated') ? gateModel : null;
   let pending: any = null;
   let generation = 0;
   let lastKey = 0;
-  let shown: { suggestion: Suggestion; number: number } | null = null;
+  let shown: { suggestion: Suggestion; number: number; at: number } | null = null;
   let number = 0;
 
   const rest = (): string | null => {
@@ -137,10 +202,10 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
     return shown.suggestion.rest({ key, text: doc, offset: cursor });
   };
 
-  const ask = (freshLine: boolean) => {
+  const ask = (freshLine: boolean): void | Promise<void> => {
     const asked = ++generation;
     const kind = lineKind(doc, cursor, 'python');
-    const send = () => {
+    const send = (): void | Promise<void> => {
       if (asked !== generation) {
         return;
       }
@@ -148,8 +213,25 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
       const n = ++number;
       tracker.started(n);
       // the same place gets the same answer in every mode
-      const answer = modelAnswer(new Rng(seed * 1_000_003 + target), text, target, kind);
-      const latency = Math.max(60, rng.normal(140 + answer.length * 4, 40));
+      const simulated = modelAnswer(new Rng(seed * 1_000_003 + target), text, target, kind);
+      const before = doc.slice(0, cursor);
+      const after = doc.slice(cursor);
+      if (upstream) {
+        // through the engine: what its cleaning makes of the upstream's answer, and its real time
+        return askServer(upstream, before, after).then(({ text: answer, ms }) => {
+          // what the engine's cleaning changed of the upstream's answer (or lost: an error, a timeout)
+          cleaned += answer !== simulated ? 1 : 0;
+          lost += simulated && !answer ? 1 : 0;
+          arrive(answer, ms);
+        });
+      }
+      arrive(
+        simulated,
+        Math.max(latencyMs / 2, draw(1).normal(latencyMs + simulated.length * 4, latencyMs / 3.5))
+      );
+    };
+    const arrive = (answer: string, latency: number) => {
+      const n = number;
       const before = doc.slice(0, cursor);
       const after = doc.slice(cursor);
       loop.setTimeout(() => {
@@ -162,15 +244,14 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         if (!r) {
           return;
         }
-        shown = { suggestion: s, number: n };
+        shown = { suggestion: s, number: n, at: loop.now };
         shownCount++;
         debounce.latency(latency);
         tracker.shown(s, r, 'python', freshLine ? 'fresh_line' : 'typing');
       }, latency);
     };
     if (mode === 'fixed') {
-      send();
-      return;
+      return send();
     }
     if (mode.startsWith('gated')) {
       const why = gate.skip({
@@ -178,15 +259,15 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         text: doc,
         offset: cursor,
         trigger: freshLine ? 'fresh_line' : 'typing',
-        lineKind: kind
+        lineKind: kind,
+        typingMs: debounce.rhythm
       });
       if (why) {
         return;
       }
     }
     if (freshLine) {
-      send();
-      return;
+      return send();
     }
     const wait = debounce.delay(AdaptiveDebounce.place(doc, cursor)) - (loop.now - lastKey);
     loop.setTimeout(send, Math.max(0, wait));
@@ -203,7 +284,8 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
       return;
     }
     const r = rest();
-    if (r) {
+    // a ghost text that appeared less than a reaction time ago is not read: the key is on its way
+    if (r && shown && loop.now - shown.at >= REACTION_MS) {
       const intended = text.slice(target, target + r.length);
       let right = 0;
       while (right < r.length && r[right] === intended[right]) {
@@ -214,7 +296,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         insert(r);
         target += r.length;
         shown = null;
-        loop.setTimeout(step, 300 + rng.next() * 300);
+        loop.setTimeout(step, 300 + draw(2).next() * 300);
         return;
       }
       if (right >= 0.7 * r.length && right >= 4) {
@@ -225,7 +307,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         cursor -= r.length - right;
         target += right;
         shown = null;
-        loop.setTimeout(step, 800 + rng.next() * 400);
+        loop.setTimeout(step, 800 + draw(2).next() * 400);
         return;
       }
       // the whole words that are right
@@ -245,7 +327,7 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
         if (left) {
           tracker.shown(shown!.suggestion, left, 'python', 'typing');
         }
-        loop.setTimeout(step, 250 + rng.next() * 200);
+        loop.setTimeout(step, 250 + draw(2).next() * 200);
         return;
       }
     }
@@ -277,31 +359,52 @@ function replay(text: string, mode: Mode, gateModel: IGateModel | null, seed: nu
       if (shown && rest()) {
         return; // typing through: answered from the suggestion, no model call
       }
-      ask(ch === '\n');
+      return ask(ch === '\n');
     }, JUPYTERLAB_DEBOUNCE);
     // a person's rhythm: faster inside words, slower after a line, now and then a pause to think
+    const pace = draw(3);
     const gap =
       ch === '\n'
-        ? 400 + rng.next() * 800
-        : rng.next() < 0.03
-          ? 1500 + rng.next() * 2500
-          : Math.max(40, rng.normal(170, 60));
+        ? 400 + pace.next() * 800
+        : pace.next() < 0.03
+          ? 1500 + pace.next() * 2500
+          : Math.max(40, pace.normal(170, 60));
     loop.setTimeout(step, gap);
   };
   loop.setTimeout(step, 0);
-  loop.run();
+  await loop.run();
   tracker.dispose();
-  loop.run();
-  return { calls, shown: shownCount, typed, events: [...events.values()] };
+  await loop.run();
+  return { calls, shown: shownCount, typed, cleaned, lost, events: [...events.values()] };
 }
 
 describe('replay', () => {
-  it('replays the session', () => {
+  it('replays the session', async () => {
     const input = JSON.parse(fs.readFileSync(env.REPLAY_IN!, 'utf-8'));
     const out: { [mode: string]: unknown } = {};
+    if (input.answers) {
+      // the simulated model's answer at each place, for the scripted upstream's rules
+      const seed = input.seed ?? 1;
+      const text: string = input.text;
+      out.answers = Array.from({ length: text.length + 1 }, (_, target) =>
+        modelAnswer(
+          new Rng(seed * 1_000_003 + target),
+          text,
+          target,
+          lineKind(text.slice(0, target), target, 'python')
+        )
+      );
+    }
     for (const mode of input.modes as Mode[]) {
-      out[mode] = replay(input.text, mode, input.gates?.[mode] ?? null, input.seed ?? 1);
+      out[mode] = await replay(
+        input.text,
+        mode,
+        input.gates?.[mode] ?? null,
+        input.seed ?? 1,
+        input.latency_ms ?? 140,
+        input.upstream ?? null
+      );
     }
     fs.writeFileSync(env.REPLAY_OUT!, JSON.stringify(out));
-  });
+  }, 3_600_000);
 });

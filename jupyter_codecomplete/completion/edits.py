@@ -45,6 +45,7 @@ from ..protocol import (
     EditPredictionRequest,
     EditRegion,
     ErrorInfo,
+    InlineCompletionReply,
     InlineCompletionRequest,
     ServingModel,
     TextEdit,
@@ -82,6 +83,14 @@ class EditEngine(Protocol):
     def secrets(self) -> list[str]: ...
 
     def failed(self, number: int, exc: BaseException, what: str = "") -> ErrorInfo: ...
+
+    def error_info(self, exc: BaseException) -> ErrorInfo: ...
+
+    def style_for(self, backend: Backend) -> PromptStyle: ...
+
+    def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None: ...
+
+    async def handle_request(self, request: InlineCompletionRequest) -> InlineCompletionReply: ...
 
 
 def edit_model_key(handler: EditEngine) -> str:
@@ -137,7 +146,9 @@ class EditPrepared:
 
 
 def prepare_edits(
-    handler: EditEngine, request: EditPredictionRequest, prompt_request: EditPromptRequest | None = None
+    handler: EditEngine,
+    request: EditPredictionRequest,
+    prompt_request: EditPromptRequest | None = None,
 ) -> EditPrepared:
     """Everything decided about an edit prediction before the model is called. ``prompt_request``:
     the prompt's document when it is not the request's own text (``notebook_edits.py``)."""
@@ -222,7 +233,11 @@ async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -
 
 
 async def model_edits(
-    handler: EditEngine, ep: EditPrepared, text: str, language: str | None, notes: list[str]
+    handler: EditEngine,
+    ep: EditPrepared,
+    text: str,
+    language: str | None,
+    notes: list[str],
 ) -> list[Edit] | None:
     """Ask the model, read its answer in the format and clean it into edits of ``text`` (the
     prompt's document); None when the model did not stop (nothing to say but the note)."""
@@ -252,7 +267,9 @@ async def model_edits(
     return list(cleaned.edits)
 
 
-async def handle_edit_request(handler: EditEngine, request: EditPredictionRequest) -> EditPredictionReply:
+async def handle_edit_request(
+    handler: EditEngine, request: EditPredictionRequest
+) -> EditPredictionReply:
     """Serve one edit prediction (see the module docstring)."""
     notes: list[str] = []
     start = time.perf_counter()

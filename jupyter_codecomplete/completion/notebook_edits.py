@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Protocol
 
-from ..backends import Backend
 from ..errors import CompletionError
 from ..postprocess.cells import map_to_cells
 from ..postprocess.edits import Edit, diff_edits
@@ -44,7 +42,6 @@ from ..protocol import (
     EditPredictionReply,
     EditPredictionRequest,
     EditRegion,
-    InlineCompletionReply,
     InlineCompletionRequest,
     ServingModel,
     TextEdit,
@@ -60,18 +57,7 @@ from .edits import (
 )
 
 
-class NotebookEditEngine(EditEngine, Protocol):
-    """What edits across cells and error fixes use of the engine besides :class:`EditEngine`: its
-    completion path (a fill-in-the-middle model re-fills the line) and the completion style."""
-
-    def style_for(self, backend: Backend) -> PromptStyle: ...
-
-    def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None: ...
-
-    async def handle_request(self, request: InlineCompletionRequest) -> InlineCompletionReply: ...
-
-
-def _fim_fills(handler: NotebookEditEngine, request: EditPredictionRequest) -> bool:
+def _fim_fills(handler: EditEngine, request: EditPredictionRequest) -> bool:
     """Whether the error fix goes to a fill-in-the-middle model (see the module docstring), or
     raise when no model can serve it."""
     key = edit_model_key(handler)
@@ -171,7 +157,7 @@ def _reply(request: EditPredictionRequest, edits: list[TextEdit], **fields: obje
 
 
 async def handle_notebook_edit_request(
-    handler: NotebookEditEngine, request: EditPredictionRequest
+    handler: EditEngine, request: EditPredictionRequest
 ) -> EditPredictionReply:
     """Serve a notebook-scope prediction or an error fix (see the module docstring)."""
     notes: list[str] = []
@@ -231,7 +217,8 @@ async def handle_notebook_edit_request(
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        error = handler.failed(request.number, exc, "edit ")
+        error = handler.error_info(exc)
+        handler.log.warning("codecomplete edit #%s failed: %s", request.number, error.message)
         return _reply(request, [], model=model, notes=notes, error=error)
 
 
@@ -257,7 +244,7 @@ def fim_fill_request(
 
 
 async def _fim_line(
-    handler: NotebookEditEngine,
+    handler: EditEngine,
     request: EditPredictionRequest,
     doc: NotebookDocument,
     region: tuple[int, int],

@@ -58,6 +58,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE events ADD COLUMN sample TEXT;
     CREATE INDEX events_shown_at ON events (shown_at);
     """,
+    # 3: how fast the user was typing before the request (the gate's rhythm)
+    """
+    ALTER TABLE events ADD COLUMN typing_ms REAL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -69,6 +73,7 @@ COLUMNS = (
     "language",
     "trigger",
     "line_kind",
+    "typing_ms",
     "latency_ms",
     "length",
     "outcome",
@@ -398,6 +403,7 @@ def _values(e: UsageEvent) -> tuple[Any, ...]:
         e.language,
         e.trigger,
         e.line_kind,
+        e.typing_ms,
         e.latency_ms,
         e.length,
         e.outcome,

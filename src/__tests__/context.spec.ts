@@ -160,6 +160,38 @@ describe('cell context', () => {
     expect(above).toEqual([]);
     expect(below[0].source.length).toBe(900);
   });
+
+  it('carries the execution order, and ids (notebook scope) only on cells sent whole', () => {
+    const nb: ICellInfo[] = [
+      { ...code('x'.repeat(500)), cell_id: 'LONG', execution_count: null },
+      { ...code('a = 1'), cell_id: 'A', execution_count: 1, changed: true },
+      { ...code('CURSOR'), cell_id: 'C' },
+      { ...code('b = 2'), cell_id: 'B', execution_count: 2, changed: false }
+    ];
+    const settings = {
+      cellContext: 'above-and-below' as const,
+      maxContextCells: 10,
+      maxContextChars: 300
+    };
+    const plain = contextCells(nb, 2, settings);
+    expect(plain.above.map(c => [c.execution_count, c.changed, c.cell_id])).toEqual([
+      [null, undefined, undefined],
+      [1, true, undefined]
+    ]);
+    const scoped = contextCells(nb, 2, settings, true);
+    // the long cell was cut: its offsets would not be its own, so it carries no id
+    expect(scoped.above.map(c => c.cell_id)).toEqual([undefined, 'A']);
+    expect(scoped.below).toEqual([
+      {
+        cell_type: 'code',
+        language: 'python',
+        source: 'b = 2',
+        execution_count: 2,
+        changed: false,
+        cell_id: 'B'
+      }
+    ]);
+  });
 });
 
 describe('open documents', () => {

@@ -11,13 +11,12 @@ import {
   editPredictionExtension,
   historyOf,
   Offsets,
-  RecentEdits,
   showPrediction
 } from '../editprediction';
 import { EditPredictionController, followUpLikely } from '../editrequest';
 import { EditPredictionMode } from '../settings';
 import { CompletionSocket } from '../socket';
-import { FakeWebSocket, flush } from './fakes';
+import { connectedSocket, flush } from './fakes';
 
 const CELL =
   'def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n';
@@ -133,40 +132,6 @@ describe('the edit prediction view', () => {
   });
 });
 
-describe('RecentEdits', () => {
-  it('keeps a rename typed letter by letter as one edit', () => {
-    const view = makeView(CELL.replace('def total(prices)', 'def total(items)'));
-    const start = 'def total('.length;
-    view.dispatch({ changes: { from: start, to: start + 5, insert: '' } });
-    for (const [i, ch] of [...'prices'].entries()) {
-      view.dispatch({ changes: { from: start + i, insert: ch } });
-    }
-    const diffs = historyOf(view).recent.diffs();
-    expect(diffs).toEqual(['@@ -1,1 +1,1 @@\n-def total(items):\n+def total(prices):\n']);
-    expect(historyOf(view).version).toBe(7);
-    view.destroy();
-  });
-
-  it('keeps at most the newest edits', () => {
-    const recent = new RecentEdits({ maxEdits: 2 });
-    const lines = ['a', 'b', 'c', 'd'];
-    for (const n of [0, 2, 3]) {
-      recent.record(
-        n,
-        n,
-        n,
-        n,
-        () => lines[n],
-        () => lines[n].toUpperCase()
-      );
-    }
-    expect(recent.diffs().map(d => d.split('\n')[0])).toEqual([
-      '@@ -3,1 +3,1 @@',
-      '@@ -4,1 +4,1 @@'
-    ]);
-  });
-});
-
 describe('Offsets', () => {
   it('converts between UTF-16 and code points', () => {
     const text = 'a😀b';
@@ -186,26 +151,7 @@ describe('followUpLikely', () => {
 });
 
 describe('EditPredictionController', () => {
-  function connected(features = ['edit_prediction']): {
-    socket: CompletionSocket;
-    ws: FakeWebSocket;
-  } {
-    FakeWebSocket.reset();
-    const socket = new CompletionSocket({
-      url: 'ws://example.invalid/api/codecomplete/inline',
-      WebSocket: FakeWebSocket as unknown as typeof WebSocket
-    });
-    const ws = FakeWebSocket.last;
-    ws.onopen?.({});
-    ws.receive({
-      type: 'hello',
-      protocol: 1,
-      model: null,
-      max_message_bytes: 1000000,
-      features
-    });
-    return { socket, ws };
-  }
+  const connected = connectedSocket;
 
   function controller(socket: CompletionSocket, mode: EditPredictionMode = 'manual') {
     return new EditPredictionController({

@@ -4,7 +4,7 @@
  */
 import { IInlineCompletionReply, IRequestBody, IStreamChunk, ServerMessage } from '../protocol';
 import { ICompletionClient } from '../provider';
-import { ChunkQueue } from '../socket';
+import { ChunkQueue, CompletionSocket } from '../socket';
 
 export class FakeWebSocket {
   static instances: FakeWebSocket[] = [];
@@ -152,4 +152,22 @@ export function streamChunk(number: number, text: string, done: boolean): IStrea
     response: { insertText: text, isIncomplete: !done },
     done
   };
+}
+
+/**
+ * A socket connected to a fake server whose hello lists `features`.
+ */
+export function connectedSocket(features: string[] = ['edit_prediction']): {
+  socket: CompletionSocket;
+  ws: FakeWebSocket;
+} {
+  FakeWebSocket.reset();
+  const socket = new CompletionSocket({
+    url: 'ws://example.invalid/api/codecomplete/inline',
+    WebSocket: FakeWebSocket as unknown as typeof WebSocket
+  });
+  const ws = FakeWebSocket.last;
+  ws.onopen?.({});
+  ws.receive({ type: 'hello', protocol: 1, model: null, max_message_bytes: 1000000, features });
+  return { socket, ws };
 }

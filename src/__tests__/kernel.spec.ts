@@ -131,6 +131,21 @@ describe('candidatesFromReply', () => {
 });
 
 describe('KernelCompleter', () => {
+  it('asks for the names that start like a missing one (an error fix)', async () => {
+    const kernel = new FakeKernel();
+    kernel.matches = ['print', 'pd', 'property', 'abs'];
+    const result = await completer().names(kernel, 'p', 'python');
+    expect(kernel.asked).toEqual([{ code: 'p', cursor_pos: 1 }]);
+    expect(result).toEqual({
+      expression: 'p',
+      items: [{ text: 'print' }, { text: 'pd' }, { text: 'property' }]
+    });
+    // not a name, or a language without a completer of ours: nothing asked
+    expect(completer().names(kernel, 'p q', 'python')).toBeNull();
+    expect(completer().names(kernel, 'p', 'r')).toBeNull();
+    expect(kernel.asked.length).toBe(1);
+  });
+
   it('asks an idle kernel with the line up to the trigger', async () => {
     const kernel = new FakeKernel();
     const result = await completer().candidates(kernel, 'import pandas\nx = df[', 'python');

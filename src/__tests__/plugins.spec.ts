@@ -33,6 +33,32 @@ describe('plugins', () => {
     );
     expect(missing).toEqual([]);
   });
+
+  it('depend on each other without a cycle (optional tokens count: JupyterLab refuses a cycle)', () => {
+    const byToken = new Map(plugins.map(plugin => [plugin.provides?.name, plugin.id]));
+    const needs = new Map(
+      plugins.map(plugin => [
+        plugin.id,
+        [...(plugin.requires ?? []), ...(plugin.optional ?? [])]
+          .map(token => byToken.get(token.name))
+          .filter((id): id is string => !!id)
+      ])
+    );
+    const cycles: string[] = [];
+    const visit = (id: string, path: string[]): void => {
+      if (path.includes(id)) {
+        cycles.push([...path.slice(path.indexOf(id)), id].join(' -> '));
+        return;
+      }
+      for (const next of needs.get(id) ?? []) {
+        visit(next, [...path, id]);
+      }
+    };
+    for (const plugin of plugins) {
+      visit(plugin.id, []);
+    }
+    expect(cycles).toEqual([]);
+  });
 });
 
 describe('CodeCompleteSettings', () => {

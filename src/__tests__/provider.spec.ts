@@ -89,6 +89,19 @@ describe('CodeCompleteProvider', () => {
     expect(activity).toEqual(['started', 'shown', 'succeeded']);
   });
 
+  it('sends the recent edits of the document when there are some, and no field otherwise', async () => {
+    const edits = [{ path: 'nb.ipynb', diff: '@@ -1 +1 @@\n-a\n+b\n', cell_id: 'c1' }];
+    let recent: typeof edits = [];
+    const { client, provider } = setup({ streaming: 'never' }, { recentEdits: () => recent });
+    void provider.fetch(request('x = 1'), auto);
+    await flush();
+    expect('recent_edits' in client.requests[0]).toBe(false);
+    recent = edits;
+    void provider.fetch(request('x = 2'), auto);
+    await flush();
+    expect(client.requests[1].recent_edits).toEqual(edits);
+  });
+
   it('streams: fetch returns a token item, stream() yields the growing text', async () => {
     const { client, provider, activity } = setup({ streaming: 'always' });
     const result = provider.fetch(request('def add(a, b):'), auto);

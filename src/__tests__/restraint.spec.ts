@@ -1,4 +1,4 @@
-import { AdaptiveDebounce, Gate, IGateModel } from '../restraint';
+import { AdaptiveDebounce, DEFAULT_RHYTHMS, Gate, IGateModel, rhythmBin } from '../restraint';
 
 describe('AdaptiveDebounce', () => {
   it('waits rate × base − expected latency, clamped', () => {
@@ -57,5 +57,45 @@ describe('Gate', () => {
     expect(gate.skip(request('x = 1\n'))).toBeNull(); // another line
     gate.model = { ...model, active: false };
     expect(gate.skip(request('# note', 6, 'comment'))).toBeNull();
+  });
+});
+
+describe('the typing rhythm', () => {
+  it('is the mean of the last keystroke intervals, pauses included', () => {
+    const d = new AdaptiveDebounce();
+    expect(d.rhythm).toBeNull();
+    for (const t of [0, 80, 160, 240, 320]) {
+      d.keystroke(t);
+    }
+    expect(d.rhythm).toBe(80);
+    d.keystroke(2320); // a pause counts here (not in the debounce's base)
+    expect(d.rhythm).toBe(560);
+    expect(rhythmBin(80)).toBe('burst');
+    expect(rhythmBin(150)).toBe('steady');
+    expect(rhythmBin(560)).toBe('slow');
+    expect(rhythmBin(null)).toBe('unknown');
+  });
+
+  it('lets the gate skip a place at one rhythm only', () => {
+    const gate = new Gate();
+    gate.model = {
+      level: 'normal',
+      active: true,
+      events: 300,
+      skip: [{ trigger: 'typing', line_kind: 'code', rhythm: 'burst' }],
+      after_dismissal: false,
+      rhythms: DEFAULT_RHYTHMS
+    };
+    const at = (typingMs: number | null) => ({
+      key: 'a.py',
+      text: 'x = ',
+      offset: 4,
+      trigger: 'typing' as const,
+      lineKind: 'code' as const,
+      typingMs
+    });
+    expect(gate.skip(at(70))).toBe('gate');
+    expect(gate.skip(at(170))).toBeNull();
+    expect(gate.skip(at(null))).toBeNull();
   });
 });

@@ -15,13 +15,7 @@ const SRC = (expect.getState().testPath ?? '').replace(/[\\/]__tests__[\\/][^\\/
 /**
  * Plugins that still read a token as a class, and why.
  */
-const KNOWN: { [plugin: string]: { [parameter: string]: string } } = {
-  'jupyter-codecomplete:edit-prediction': {
-    socket:
-      "EditPredictionController's options take a CompletionSocket (src/editrequest.ts, " +
-      'rewritten for issue 27)'
-  }
-};
+const KNOWN: { [plugin: string]: { [parameter: string]: string } } = {};
 
 function parse(file: string): ts.SourceFile {
   const text = ts.sys.readFile(file);

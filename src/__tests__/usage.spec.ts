@@ -106,7 +106,10 @@ describe('keptChars', () => {
 describe('UsageTracker', () => {
   it('records a whole accept with its latency, and the kept figures later', () => {
     const { clock, tracker, docs, last } = setup();
-    tracker.started(1);
+    let rhythm: number | null = 95;
+    tracker.rhythm = () => rhythm;
+    tracker.started(1); // the rhythm is read when the request goes
+    rhythm = 400;
     clock.advance(180);
     const s = suggestion(1, 'def add(a, b):\n    ', 'return a + b');
     tracker.shown(s, s.text, 'python', 'typing');
@@ -118,6 +121,7 @@ describe('UsageTracker', () => {
       accept_kind: 'whole',
       accepted_chars: 12,
       latency_ms: 180,
+      typing_ms: 95,
       length: 12,
       trigger: 'typing',
       line_kind: 'empty',
@@ -186,6 +190,46 @@ describe('UsageTracker', () => {
     tracker.shown(a, a.text, 'python', 'typing'); // backspace into the first one
     clock.advance(IDLE_MS + 600);
     expect(sent.flat().map(e => e.id)).toEqual(['tab-1', 'tab-2']);
+  });
+
+  it('records edit predictions: shown then accepted, dismissed or ignored, trigger edit', () => {
+    const { clock, tracker, sent } = setup();
+    const a = tracker.editShown({ latencyMs: 420, language: 'python', text: 'salessales' });
+    clock.advance(1000);
+    tracker.editAccepted(a, 5);
+    tracker.editAccepted(a, 5);
+    tracker.editEnded(a, false);
+    const b = tracker.editShown({ latencyMs: 100, language: 'python', text: 'price' });
+    tracker.editEnded(b, true);
+    const c = tracker.editShown({ latencyMs: 100, language: null, text: 'x' });
+    tracker.editEnded(c, false);
+    tracker.editEnded(c, true); // ended once
+    clock.advance(1000);
+    const events = sent.flat();
+    expect(events.map(e => [e.trigger, e.outcome, e.accepted_chars])).toEqual([
+      ['edit', 'accepted', 10],
+      ['edit', 'dismissed', 0],
+      ['edit', 'ignored', 0]
+    ]);
+    expect(events[0]).toMatchObject({
+      latency_ms: 420,
+      length: 10,
+      model: 'qwen',
+      text_hash: hashText('salessales'),
+      accept_kind: 'whole'
+    });
+    // one still open when the tab closes ends as ignored
+    const open = tracker.editShown({ latencyMs: 5, language: null, text: 'y' });
+    tracker.dispose();
+    expect(
+      sent
+        .flat()
+        .filter(e => e.id === open)
+        .map(e => e.outcome)
+    ).toEqual(['ignored']);
+    // nothing recorded when the setting is off
+    const off = setup({ recordUsage: false });
+    expect(off.tracker.editShown({ latencyMs: 1, language: null, text: 'x' })).toBeNull();
   });
 
   it('records nothing when the setting is off', () => {

@@ -16,6 +16,7 @@ import {
   ICodeCompleteProvider,
   ICodeCompleteSettings,
   ICompletionConnection,
+  IEditHistory,
   ILanguageResolver
 } from '../tokens';
 import { collectCells, collectOpenDocuments } from '../widgets';
@@ -31,7 +32,7 @@ export const providerPlugin: JupyterFrontEndPlugin<ICodeCompleteProvider> = {
     ICodeCompleteSettings,
     ILanguageResolver
   ],
-  optional: [ITranslator, INotebookTracker],
+  optional: [ITranslator, INotebookTracker, IEditHistory],
   activate: (
     app: JupyterFrontEnd,
     manager: ICompletionProviderManager,
@@ -39,7 +40,8 @@ export const providerPlugin: JupyterFrontEndPlugin<ICodeCompleteProvider> = {
     settings: ICodeCompleteSettings,
     languages: ILanguageResolver,
     translator: ITranslator | null,
-    notebooks: INotebookTracker | null
+    notebooks: INotebookTracker | null,
+    history: IEditHistory | null
   ): ICodeCompleteProvider => {
     const resolveLanguage = (
       mime: string | null,
@@ -55,6 +57,11 @@ export const providerPlugin: JupyterFrontEndPlugin<ICodeCompleteProvider> = {
       collectDocuments: () => collectOpenDocuments(app, resolveLanguage),
       editorState: context => editorState(context.widget),
       prefetchDelay: () => settings.debounce,
+      // the edit history goes with completions only to a server that reads it
+      recentEdits: context =>
+        history && context.widget && socket.hello?.features?.includes('edit_history')
+          ? (history.peek(context.widget)?.edits() ?? [])
+          : [],
       kernelCandidates: (request, context, language) =>
         kernelCompleter.candidates(
           context.session?.kernel,

@@ -10,7 +10,7 @@ import { ServerConnection } from '@jupyterlab/services';
 import { editorState } from '../editorstate';
 import { AdaptiveDebounce, Gate, IGateModel } from '../restraint';
 import { RestraintMode } from '../settings';
-import { ICodeCompleteProvider, ICodeCompleteSettings } from '../tokens';
+import { ICodeCompleteProvider, ICodeCompleteSettings, IUsageTracker } from '../tokens';
 import { lineKind } from '../usage';
 
 /**
@@ -35,13 +35,19 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
   description: 'Adaptive debounce and a gate learned from your own statistics.',
   autoStart: true,
   requires: [ICodeCompleteProvider, ICodeCompleteSettings],
+  optional: [IUsageTracker],
   activate: (
     app: JupyterFrontEnd,
     provider: ICodeCompleteProvider,
-    settings: ICodeCompleteSettings
+    settings: ICodeCompleteSettings,
+    tracker: IUsageTracker | null
   ): void => {
     const debounce = new AdaptiveDebounce();
     const gate = new Gate();
+    if (tracker) {
+      // each usage event carries the typing rhythm its request came after (the gate learns it)
+      tracker.rhythm = () => debounce.rhythm;
+    }
     let lastKey = 0;
     document.addEventListener(
       'keydown',
@@ -117,7 +123,8 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
         text: state.text,
         offset: state.offset,
         trigger: freshLine ? 'fresh_line' : 'typing',
-        lineKind: lineKind(state.text, state.offset, language)
+        lineKind: lineKind(state.text, state.offset, language),
+        typingMs: debounce.rhythm
       });
       if (why || freshLine) {
         return why;

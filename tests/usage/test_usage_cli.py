@@ -52,6 +52,10 @@ def test_table_and_json(tmp_path: Path) -> None:
     lines = out.stdout.splitlines()
     assert any(line.split()[:3] == ["qwen", "2", "1"] for line in lines)
     assert any(line.split()[:2] == ["fresh_line", "1"] for line in lines)
+    # per model and day (the day of the events, local time; both a minute apart)
+    day = time.strftime("%Y-%m-%d", time.localtime(time.time() - 30))
+    assert any(line.startswith("DAY, MODEL") for line in lines)
+    assert any(line.split()[:4] == [day, "qwen", "2", "1"] for line in lines)
     out = run_stats(tmp_path, "--json")
     summary = json.loads(out.stdout)
     assert summary["total"]["kept_chars"] == 15

@@ -162,8 +162,10 @@ def test_schema_upgrade_from_version_1(tmp_path: Path) -> None:
     s = UsageStore(str(path))
     [row] = s.rows_sync()
     assert row["id"] == "v1" and row["line_kind"] == "code" and row["model"] == "old-model"
-    assert s.schema_version() == SCHEMA_VERSION == 2
-    assert s.record_sync([event(2, line_kind="comment")]) == 1
+    assert row["typing_ms"] is None  # version 3's rhythm: unknown for older rows
+    assert s.schema_version() == SCHEMA_VERSION == 3
+    assert s.record_sync([event(2, line_kind="comment", typing_ms=95.0)]) == 1
+    assert [r["typing_ms"] for r in s.rows_sync()] == [None, 95.0]
     assert summarize(s.rows_sync())["total"]["shown"] == 2
 
 

@@ -109,3 +109,31 @@ test('Notebook 7: after the toolbar menu, typing goes into the cell again', asyn
   await expect(editor).toHaveText(/^a = 123(?!\d)/);
   await request.delete(`/api/contents/${name}`);
 });
+
+test('Notebook 7: the statistics panel shows the per-model charts', async ({ page, request }) => {
+  const { name, item, editor } = await openNotebook7(page, request, 'nb7-stats');
+  await editor.click();
+  await page.keyboard.type('def add(a, b):');
+  await expect(page.locator(GHOST)).toContainText('return a + b');
+  await page.keyboard.press('Tab');
+  await expect(editor).toContainText('return a + b');
+  // the event reaches the server (batched for half a second)
+  await expect
+    .poll(async () => (await (await request.get('/api/codecomplete/usage')).json()).total.shown, {
+      timeout: 20000
+    })
+    .toBeGreaterThan(0);
+
+  await item.click();
+  await page.locator('.jp-CodeComplete-menu').getByText('Code Suggestions — Statistics').click();
+  const panel = page.locator('.jp-CodeComplete-statistics');
+  await expect(panel).toBeVisible();
+  for (const id of ['kept-per-hour', 'acceptance-over-time', 'acceptance-by-model']) {
+    await expect(
+      panel.locator(`[data-chart="${id}"] canvas, [data-chart="${id}"] svg`).first()
+    ).toBeVisible({ timeout: 20000 });
+  }
+  await expect(panel.locator('table[data-table="model"]')).toBeVisible();
+
+  await request.delete(`/api/contents/${name}`);
+});

@@ -111,6 +111,15 @@ test.describe('recording usage', () => {
       timeout: 20000
     });
     await expect(panel.locator('table[data-table="trigger"]')).toContainText('fresh_line');
+    // models side by side and over days: kept per hour and acceptance per model
+    for (const id of ['kept-per-hour', 'acceptance-over-time', 'acceptance-by-model']) {
+      await expect(
+        panel.locator(`[data-chart="${id}"] canvas, [data-chart="${id}"] svg`).first()
+      ).toBeVisible({ timeout: 20000 });
+    }
+    const model = (await (await request.get('/api/codecomplete/usage')).json()).by_model;
+    expect(model.length).toBeGreaterThan(0);
+    await expect(panel.locator('table[data-table="model"]')).toContainText(model[0].model);
   });
 });
 

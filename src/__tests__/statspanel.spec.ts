@@ -1,0 +1,51 @@
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { IUsageGroup, IUsageSummary, usageCharts } from '../statspanel';
+
+const group = (fields: Partial<IUsageGroup>): IUsageGroup =>
+  ({ shown: 1, accepted: 1, accept_rate: 1, kept_chars: 5, kept_per_hour: 10, ...fields }) as any;
+
+describe('usageCharts', () => {
+  it('draws models side by side and over days, each chart from its part of the summary', () => {
+    const perDay = [
+      group({ day: '2026-11-30', model: 'a', kept_per_hour: 100, accept_rate: 0.5 }),
+      group({ day: '2026-12-01', model: 'a', kept_per_hour: 120, accept_rate: 0.6 }),
+      group({ day: '2026-12-01', model: 'b', kept_per_hour: 40, accept_rate: 0.2 })
+    ];
+    const byModel = [group({ model: 'a' }), group({ model: 'b' })];
+    const summary = {
+      per_day: perDay,
+      by_model: byModel,
+      by_trigger: [group({ trigger: 'typing' })],
+      by_language: [group({ language: 'python' })],
+      latency_histogram: []
+    } as unknown as IUsageSummary;
+    const charts = usageCharts(summary, nullTranslator.load('jupyter_codecomplete'));
+    const byId = new Map(charts.map(c => [c.id, c.spec as any]));
+    expect([...byId.keys()]).toEqual([
+      'kept-per-hour',
+      'acceptance-over-time',
+      'acceptance-by-model',
+      'acceptance-by-trigger',
+      'acceptance-by-language',
+      'latency',
+      'per-model'
+    ]);
+    for (const id of ['kept-per-hour', 'acceptance-over-time']) {
+      const spec = byId.get(id);
+      expect(spec.data.values).toBe(perDay);
+      expect(spec.encoding.x.field).toBe('day');
+      expect(spec.encoding.color.field).toBe('model');
+    }
+    expect(byId.get('kept-per-hour').encoding.y.field).toBe('kept_per_hour');
+    expect(byId.get('acceptance-over-time').encoding.y.field).toBe('accept_rate');
+    expect(byId.get('acceptance-by-model').data.values).toBe(byModel);
+    expect(byId.get('acceptance-by-model').encoding.x.field).toBe('model');
+    expect(byId.get('acceptance-by-trigger').encoding.x.field).toBe('trigger');
+    expect(byId.get('acceptance-by-trigger').encoding.color).toBeUndefined();
+    for (const spec of byId.values()) {
+      expect(spec.$schema).toContain('vega-lite/v5');
+      expect(spec.mark).toBeTruthy();
+    }
+  });
+});

@@ -1,0 +1,98 @@
+"""The gate's learning (``usage/gate.py``) on constructed event sets: which cells it skips and why."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from jupyter_codecomplete.usage import gate
+from jupyter_codecomplete.usage.gate import fit, learn, rhythm
+
+
+def rows(
+    n: int,
+    *,
+    kept: int,
+    trigger: str = "typing",
+    line_kind: str = "code",
+    typing_ms: float | None = 170.0,
+    every: int = 1,
+) -> list[dict[str, Any]]:
+    """``n`` suggestions at one place; every ``every``-th one left ``kept`` characters, the others nothing."""
+    return [
+        {"trigger": trigger, "line_kind": line_kind, "typing_ms": typing_ms,
+         "kept_5m": kept if i % every == 0 else 0, "accepted_chars": kept if i % every == 0 else 0}
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def skipped(learned: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {(s["trigger"], s["line_kind"], s["rhythm"]) for s in learned["skip"]}
+
+
+def test_logistic_fit_recovers_rates() -> None:
+    # two groups, 80 % and 20 % positive: intercept + one indicator each (a weak prior)
+    w = fit([((0, 1), 100, 80), ((0, 2), 100, 20)], 3, prior=1e-6)
+    p = [1 / (1 + pow(2.718281828459045, -(w[0] + w[j]))) for j in (1, 2)]
+    assert p == pytest.approx([0.8, 0.2], abs=1e-3)
+
+
+def test_rhythm_bins() -> None:
+    assert [rhythm(v) for v in (None, 60, 109.9, 110, 219, 220, 5000)] == [
+        "unknown", "burst", "burst", "steady", "steady", "slow", "slow"
+    ]  # fmt: skip
+
+
+def test_a_place_mostly_wasted_that_leaves_little_is_skipped() -> None:
+    # code: half of the suggestions keep 20 characters; comments: one in ten keeps 10
+    events = rows(200, kept=20, every=2) + rows(60, kept=10, line_kind="comment", every=10)
+    learned = learn(events)
+    assert learned["active"] and learned["events"] == 260
+    assert {(t, k) for t, k, _ in skipped(learned)} == {("typing", "comment")}
+    comment = next(p for p in learned["places"] if p["line_kind"] == "comment")
+    assert comment["wasted_share"] == pytest.approx(0.9) and comment["shown"] == 60
+    # "suggest more" skips it too (it almost never helps); "off" skips nothing
+    assert {(t, k) for t, k, _ in skipped(learn(events, "more"))} == {("typing", "comment")}
+    off = learn(events, "off")
+    assert not off["active"] and off["skip"] == []
+
+
+def test_often_wasted_but_worth_it_when_right_is_kept() -> None:
+    # a fresh line: 70 % wasted, but the 30 % that help keep 60 characters each (far above the
+    # overall average): skipping it would cut kept characters, so even "less" keeps it
+    events = rows(200, kept=10, every=2) + rows(
+        100, kept=60, trigger="fresh_line", line_kind="empty", every=3
+    )
+    for level in ("more", "normal", "less"):
+        assert not any(k == "empty" for _, k, _ in skipped(learn(events, level))), level
+
+
+def test_the_rhythm_is_learned() -> None:
+    # after a burst of fast typing nothing is ever kept; typing steadily, half keep 20 characters
+    events = rows(200, kept=20, every=2) + rows(80, kept=0, typing_ms=70.0)
+    learned = learn(events)
+    assert skipped(learned) == {("typing", "code", "burst")}
+    cells = {c["rhythm"]: c for c in learned["cells"]}
+    assert cells["burst"]["useful"] < 0.05 < 0.4 < cells["steady"]["useful"]
+
+
+def test_needs_enough_events_and_never_learns_from_manual_requests() -> None:
+    few = rows(30, kept=20, every=2) + rows(15, kept=0, line_kind="comment")
+    assert learn(few)["active"] is False  # under MIN_EVENTS automatic suggestions
+    # manual requests do not count, and do not make a place look good
+    manual = rows(100, kept=50, trigger="manual", line_kind="comment")
+    assert learn(few + manual)["events"] == 45
+    # a place with fewer than MIN_PLACE_EVENTS of its own is not judged
+    events = rows(200, kept=20, every=2) + rows(gate.MIN_PLACE_EVENTS - 1, kept=0, line_kind="string")
+    assert skipped(learn(events)) == set()
+
+
+def test_learning_is_fast_on_many_rows() -> None:
+    events = (rows(20_000, kept=20, every=2) + rows(3000, kept=3, line_kind="comment", every=8)
+              + rows(3000, kept=0, typing_ms=None, line_kind="string"))  # fmt: skip
+    start = time.perf_counter()
+    learned = learn(events)
+    assert time.perf_counter() - start < 2.0  # generous on a loaded machine; ~0.1 s here
+    assert {(t, k) for t, k, _ in skipped(learned)} == {("typing", "comment"), ("typing", "string")}
