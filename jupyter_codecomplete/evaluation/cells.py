@@ -43,7 +43,7 @@ from ..protocol import (
     KernelCandidates,
     RecentEdit,
 )
-from .metrics import percentile
+from .metrics import markdown_table, percentile
 from .runner import EvalConfig
 from .tasks import MAX_FILE_BYTES, SKIP_DIRS
 
@@ -471,18 +471,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:
-    rows = [head, *rows]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = [
-        "| "
-        + " | ".join(
-            c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
-        + " |"
-        for r in rows
-    ]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
+    return markdown_table([head, *rows], 2)
 
 
 def format_cell_tables(report: dict[str, Any]) -> str:

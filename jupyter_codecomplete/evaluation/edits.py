@@ -22,7 +22,7 @@ from typing import Any
 
 from ..postprocess.edits import Edit, apply_edits, diff_edits
 from ..protocol import EditPredictionRequest, EditRegion, RecentEdit
-from .metrics import percentile
+from .metrics import markdown_table, percentile
 from .runner import EvalConfig
 
 # commits read, blocks per task, the region's size and the distance between a task's blocks
@@ -210,14 +210,4 @@ def format_edit_table(report: dict[str, Any]) -> str:
                 str(s["errors"]),
             ]
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = [
-        "| "
-        + " | ".join(
-            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
-        + " |"
-        for r in rows
-    ]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
+    return markdown_table(rows, 1)

@@ -25,7 +25,7 @@ from ..postprocess.edits import diff_edits
 from ..prompting.outputs import cursor_indent, insert_candidates
 from ..protocol import InlineCompletionRequest
 from .edits import EditTask
-from .metrics import percentile
+from .metrics import markdown_table, percentile
 from .runner import EvalConfig
 
 # changed lines of the recent edit shown, and the width of one
@@ -140,17 +140,8 @@ def format_history_table(report: dict[str, Any]) -> str:
                 str(s["errors"]),
             ]
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = [
-        "| "
-        + " | ".join(
-            c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
-        + " |"
-        for r in rows
-    ]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "Inline completions of the next change (FIM), with and without the last edit\n" + "\n".join(lines)
+    title = "Inline completions of the next change (FIM), with and without the last edit"
+    return title + "\n" + markdown_table(rows, 2)
 
 
 __all__ = ["HistoryTask", "format_history_table", "history_block", "history_task", "run_history_eval"]

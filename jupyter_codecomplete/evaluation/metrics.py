@@ -94,3 +94,20 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "latency_p50_ms": percentile(latencies, 50),
         "latency_p90_ms": percentile(latencies, 90),
     }
+
+
+def markdown_table(rows: Sequence[Sequence[str]], text_columns: int = 1) -> str:
+    """``rows`` (the head first) as a Markdown table: the first ``text_columns`` columns aligned
+    left, the figures right."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [
+        "| "
+        + " | ".join(
+            c.ljust(w) if i < text_columns else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        + " |"
+        for r in rows
+    ]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
