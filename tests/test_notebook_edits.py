@@ -294,6 +294,36 @@ class TestFillInTheMiddle:
         assert "# Error: In [2], line 1 raised KeyError: 'prcie'" in body["prompt"]
 
 
+class TestFillInTheMiddleGoesAstray:
+    """A FIM model that goes on with the error's comment (as the bundled demo model did in a
+    browser) or writes another line: nothing is offered, the note says why."""
+
+    @pytest.fixture
+    def codecomplete_config(self, upstream: OpenAIUpstream) -> dict[str, Any]:
+        upstream.set_rules(
+            [
+                {"contains": "In [2], line 1 raised KeyError: 'prcie'", "completion": "# -12000120000000\n"},
+                {"contains": "In [3], line 1 raised KeyError: 'prcie'", "completion": "import os\n"},
+            ]
+        )
+        return {"completion_model": upstream.model_config(style="qwen2.5-coder", model="qwen2.5-coder-1.5b")}
+
+    async def test_no_fix_that_destroys_the_line(self, jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
+        socket = await open_socket(jp_ws_fetch)
+        await socket.send(fix_request())
+        [comment] = await socket.until_done(1)
+        assert comment["error"] is None and comment["edits"] == [], comment
+        assert any("leaves no code" in n for n in comment["notes"]), comment["notes"]
+        other = fix_request(2)
+        other["error"] = {**other["error"], "execution_count": 3}
+        other["error"]["traceback"] = other["error"]["traceback"].replace("In[2]", "In[3]")
+        await socket.send(other)
+        [rewrite] = await socket.until_done(2)
+        assert rewrite["error"] is None and rewrite["edits"] == [], rewrite
+        assert any("rewrites the line" in n for n in rewrite["notes"]), rewrite["notes"]
+        assert len(upstream.records) == 2  # both were asked; the answers were refused
+
+
 class TestNoModelForFixes:
     @pytest.fixture
     def codecomplete_config(self, upstream: OpenAIUpstream) -> dict[str, Any]:

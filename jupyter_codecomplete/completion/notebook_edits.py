@@ -30,8 +30,8 @@ import asyncio
 import time
 
 from ..errors import CompletionError
+from ..postprocess import Edit, diff_edits, implausible_fix
 from ..postprocess.cells import map_to_cells
-from ..postprocess.edits import Edit, diff_edits
 from ..prompting import EditPromptRequest, RecentEditText
 from ..prompting.context import comment_marker
 from ..prompting.notebook_document import NotebookDocument, notebook_document
@@ -195,6 +195,11 @@ async def handle_notebook_edit_request(
             if got is None:
                 return _reply(request, [], model=model, notes=notes)
             found = got
+        if line is not None:
+            rejected = implausible_fix(doc.text, region, found, request.language)
+            if rejected is not None:
+                notes.append(rejected)
+                found = []
         mapped = map_to_cells(found, doc.segments, doc.separator_mark)
         notes.extend(mapped.notes)
         edits = [TextEdit(start=c.start, end=c.end, text=c.text, cell_id=c.cell_id) for c in mapped.edits]

@@ -20,7 +20,7 @@ docs/postprocessing.md.
 from .base import Filter
 from .context import PostprocessContext
 from .cursor import Cursor, analyze, normalize_newlines
-from .edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, apply_edits, clean_edits, diff_edits
+from .edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, apply_edits, clean_edits, diff_edits, implausible_fix
 from .languages import LANGUAGES, LanguageRules, grammar_for, rules_for
 from .order import ORDER
 from .pipeline import Pipeline, build_filters, make_pipeline, postprocess
@@ -43,6 +43,7 @@ __all__ = [
     "clean_edits",
     "diff_edits",
     "grammar_for",
+    "implausible_fix",
     "is_degenerate",
     "make_pipeline",
     "normalize_newlines",

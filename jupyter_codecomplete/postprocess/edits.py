@@ -186,6 +186,45 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     return "".join(out)
 
 
+# A fix after an error changes the line that raised, it does not replace it: the fixed line keeps
+# at least this share of the old one (difflib's ratio; ``"prcie"`` → ``"price"`` keeps 0.96 of
+# ``df["prcie"].sum()``, a missing colon or a misspelt name about as much).
+MIN_FIX_SIMILARITY = 0.6
+
+
+def implausible_fix(
+    document: str, line: tuple[int, int], edits: list[Edit], language: str | None
+) -> str | None:
+    """Why ``edits`` are not a fix of the line ``[start, end)`` of ``document`` (a note), or None
+    when they are: the line must keep code (not become empty or only a comment) and stay close to
+    what it was (:data:`MIN_FIX_SIMILARITY`). A model asked to fix a line may instead go on with the
+    error's comment above it, or write another line: offered with Tab, that would destroy the
+    user's line."""
+    start, end = line
+    inside = [
+        Edit(e.start - start, e.end - start, e.text) for e in edits if start <= e.start and e.end <= end
+    ]
+    if not edits or len(inside) != len(edits):
+        return None if not edits else "The model's fix reaches past the line that raised; no fix."
+    markers = tuple(rules_for(language).line_comments or ("#",))
+
+    def code(text: str) -> str:  # the region's code lines (a format may show the error's comment in it)
+        lines = (ln.strip() for ln in text.split("\n"))
+        return "\n".join(ln for ln in lines if ln and not ln.startswith(markers))
+
+    old = code(document[start:end])
+    new = code(apply_edits(document[start:end], inside))
+    if not new:
+        return "The model's fix leaves no code on the line that raised; no fix."
+    ratio = difflib.SequenceMatcher(None, old, new, autojunk=False).ratio()
+    if ratio < MIN_FIX_SIMILARITY:
+        return (
+            "The model's fix rewrites the line that raised rather than fixing it "
+            f"({ratio:.2f} of it kept); no fix."
+        )
+    return None
+
+
 def clean_edits(
     document: str,
     region_start: int,
@@ -261,4 +300,12 @@ def _syntax_guard(
     return kept
 
 
-__all__ = ["CleanedEdits", "Edit", "EditLimits", "apply_edits", "clean_edits", "diff_edits"]
+__all__ = [
+    "CleanedEdits",
+    "Edit",
+    "EditLimits",
+    "apply_edits",
+    "clean_edits",
+    "diff_edits",
+    "implausible_fix",
+]

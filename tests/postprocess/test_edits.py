@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from jupyter_codecomplete.postprocess import Edit, apply_edits, clean_edits, diff_edits
+from jupyter_codecomplete.postprocess import Edit, apply_edits, clean_edits, diff_edits, implausible_fix
 
 DOC = (
     "import math\n"
@@ -126,3 +126,32 @@ def test_cleaning_a_big_region_is_quick() -> None:
     cleaned = clean_edits(region, 0, len(region), rewrite, language="python")
     assert len(cleaned.edits) == 1
     assert time.perf_counter() - t0 < 2.0  # a bound against a quadratic blow-up, not a benchmark
+
+
+# A fix after an error: (name, the region's text, its fixed text, the note's start or None: a fix).
+FIXES = [
+    ("key-typo", 'df["prcie"].sum()', 'df["price"].sum()', None),
+    ("missing-colon", "for x in xs", "for x in xs:", None),
+    ("name-typo", "prnt(total)", "print(total)", None),
+    ("comment-block-kept", '# KeyError\ndf["prcie"].sum()', '# KeyError\ndf["price"].sum()', None),
+    ("went-on-with-the-comment", 'df["prcie"].sum()', "# -12000120000000", "The model's fix leaves no code"),
+    ("emptied", 'df["prcie"].sum()', "", "The model's fix leaves no code"),
+    ("another-line", 'df["prcie"].sum()', "import os", "The model's fix rewrites the line"),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "new", "note"), FIXES, ids=[f[0] for f in FIXES])
+def test_a_fix_changes_the_line_it_does_not_replace_it(
+    name: str, old: str, new: str, note: str | None
+) -> None:
+    doc = "import pandas as pd\n" + old + "\nprint(1)\n"
+    start = doc.index(old) if old else len("import pandas as pd\n")
+    edits = diff_edits(old, new, start)
+    got = implausible_fix(doc, (start, start + len(old)), edits, "python")
+    assert (got is None) if note is None else (got is not None and got.startswith(note)), got
+
+
+def test_a_fix_past_the_line_is_refused() -> None:
+    doc = 'df["prcie"].sum()\nprint(1)\n'
+    got = implausible_fix(doc, (0, 17), [Edit(18, 26, "print(2)")], "python")
+    assert got is not None and "past the line" in got
