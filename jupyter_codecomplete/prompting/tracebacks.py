@@ -131,15 +131,19 @@ def error_line(error: CellError, cell_text: str) -> ErrorLine | None:
     else:
         return None  # several cells named and no way to tell which is this one
     spans = _cell_lines(cell_text)
+    # IPython drops a cell's leading blank lines before it runs (``leading_empty_lines`` in
+    # IPython/core/inputtransformer2.py): its line numbers then count from the first line with text
+    lead = next((i for i, (s, e) in enumerate(spans) if cell_text[s:e].strip()), 0)
     for frame in reversed(mine):  # innermost first
-        if not 1 <= frame.line <= len(spans):
-            continue
-        start, end = spans[frame.line - 1]
-        if frame.shown is not None and frame.shown.strip() != cell_text[start:end].strip():
-            continue  # the cell no longer reads as it ran
-        if not cell_text[start:end].strip():
-            continue
-        return ErrorLine(frame.line - 1, start, end)
+        for index in dict.fromkeys((frame.line - 1 + lead, frame.line - 1)):
+            if not 0 <= index < len(spans):
+                continue
+            start, end = spans[index]
+            if frame.shown is not None and frame.shown.strip() != cell_text[start:end].strip():
+                continue  # the cell no longer reads as it ran
+            if not cell_text[start:end].strip():
+                continue
+            return ErrorLine(index, start, end)
     return None
 
 
