@@ -1,6 +1,6 @@
 """``eval --cells``: edit predictions across cells and fixes after an error, on a folder's notebooks.
 
-Two kinds of task, each sent through
+Three kinds of task, each sent through
 :meth:`DefaultInlineCompletionHandler.handle_edit_request` (the websocket's code path) as the
 editor sends it (``scope="notebook"``, cell ids, execution counts):
 
