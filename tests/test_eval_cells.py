@@ -140,7 +140,9 @@ def test_signature_tasks_follow_a_parameter_to_its_calls(signature_folder: Path)
     assert set(tasks) == {"keep(limit -> limit_v2)", "keep(+threshold)"}
     renamed = tasks["keep(limit -> limit_v2)"]
     assert renamed.kind == "signature" and renamed.cell_id == "c1"
-    assert renamed.text == "def keep(rows, limit_v2):\n    return [r for r in rows if r > threshold][:limit_v2]\n"
+    assert renamed.text == (
+        "def keep(rows, limit_v2):\n    return [r for r in rows if r > threshold][:limit_v2]\n"
+    )
     assert renamed.expected == {"c3": "top = keep(\n    [40],\n    limit_v2=1\n)\n"}
     assert renamed.text[: renamed.cursor].endswith("limit_v2")
     added = tasks["keep(+threshold)"]

@@ -6,7 +6,8 @@ The notebook as one document (a rename in one cell reaches the cells that use th
 cell id, sorted); the fix after a KeyError (the line the traceback names, the error and the
 kernel's candidates in the prompt); a fill-in-the-middle model re-filling the line; and the bad
 input: 1,000 cells, answers that touch separators or cells without ids, a 10 MB traceback,
-R and Julia tracebacks, no model for a fix.
+R tracebacks, no model for a fix; a rename in more places than the bounds; the fix after a Julia
+error (IJulia's frames).
 """
 
 from __future__ import annotations
@@ -224,7 +225,35 @@ async def test_the_fix_in_a_notebook_scope_request(jp_ws_fetch: Any, upstream: O
     assert "# %% [2] In [2]\n# Error:" in _sent(upstream)
 
 
-@pytest.mark.parametrize("case", ["r-irkernel", "julia-ijulia", "other-cell", "cut-before-frames"])
+async def test_the_fix_after_a_julia_error(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, rules: list[dict[str, Any]]
+) -> None:
+    # IJulia's traceback: the frame of the function the cell defines (``@ Main ./In[5]:2``)
+    golden = json.loads((GOLDEN / "julia-in-function.json").read_text())
+    upstream.set_rules([edit_chat_rewrite(['KeyError: key "prcie" not found'], [["prcie", "price"]]), *rules])
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(
+        fix_request(
+            text=golden["cell"],
+            cursor=0,
+            error=golden["error"],
+            language="julia",
+            kernel_candidates=None,
+            cells_above=[_cell("c1", 'prices = Dict("price" => 1.0)\n', execution_count=4)],
+        )
+    )
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    assert _apply(golden["cell"], reply["edits"]) == golden["cell"].replace("prcie", "price")
+    line = golden["cell"].split("\n")[1]
+    start = golden["cell"].index(line)
+    assert reply["region"] == {"start": start, "end": start + len(line)}
+    prompt = _sent(upstream)
+    assert '# Error: In [5], line 2 raised KeyError: key "prcie" not found\n' in prompt
+    assert '<|editable_region_start|>\n    d["prcie"]<|cursor|>\n<|editable_region_end|>' in prompt
+
+
+@pytest.mark.parametrize("case", ["r-irkernel", "other-cell", "cut-before-frames"])
 async def test_no_line_named_no_model_call_no_edit(
     jp_ws_fetch: Any, upstream: OpenAIUpstream, case: str
 ) -> None:
