@@ -114,6 +114,19 @@ export class NotebookEditNavigator {
   }
 
   /**
+   * Cells were added, moved or deleted: a deleted cell's edit is dropped; every other pending
+   * cell is marked again (JupyterLab moves a cell by removing it and adding it again, a new
+   * cell widget without the marker). The edits stay keyed by cell id: a moved cell's still
+   * lands in it.
+   */
+  cellsChanged(): void {
+    this._prune();
+    for (const e of this._pending.ids().values()) {
+      this._cells.mark(e.cellId, e.kind);
+    }
+  }
+
+  /**
    * A cell's text changed: its pending edit (predicted for the old text) is dropped.
    */
   changed(cellId: string): void {

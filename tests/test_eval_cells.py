@@ -12,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from jupyter_codecomplete.cli import main
-from jupyter_codecomplete.evaluation.cells import cross_cell_tasks, find_notebooks, rename_tokens
+from jupyter_codecomplete.evaluation.cells import (
+    cross_cell_tasks,
+    find_notebooks,
+    rename_tokens,
+    signature_tasks,
+)
 from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig, edit_chat_rewrite
 
 CELLS = [
@@ -23,9 +28,8 @@ CELLS = [
 ]
 
 
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    nb = {
+def _notebook(cells: list[str]) -> dict[str, object]:
+    return {
         "nbformat": 4,
         "nbformat_minor": 5,
         "metadata": {"language_info": {"name": "python"}},
@@ -38,12 +42,16 @@ def folder(tmp_path: Path) -> Path:
                 "outputs": [],
                 "execution_count": None,
             }
-            for i, s in enumerate(CELLS)
+            for i, s in enumerate(cells)
         ]
         + [{"cell_type": "markdown", "id": "m", "source": "# notes", "metadata": {}}],
     }
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
     (tmp_path / "nb").mkdir()
-    (tmp_path / "nb" / "shop.ipynb").write_text(json.dumps(nb))
+    (tmp_path / "nb" / "shop.ipynb").write_text(json.dumps(_notebook(CELLS)))
     return tmp_path / "nb"
 
 
@@ -88,7 +96,7 @@ def test_eval_cells_prints_both_tables(
     assert rc == 0
     report = json.loads(out.read_text())
     runs = {(r["kind"], r["variant"]): r["summary"] for r in report["runs"]}
-    assert report["tasks"] == {"cross_cell": 2, "error_fix": 2}
+    assert report["tasks"] == {"cross_cell": 2, "signature": 0, "error_fix": 2}
     # the rename follows only when the history shows it
     assert runs[("cross_cell", "with history")]["right"] == 1.0
     assert runs[("cross_cell", "with history")]["cells_right"] == 1.0
@@ -108,3 +116,78 @@ def test_eval_cells_prints_both_tables(
 def test_eval_cells_without_notebooks_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", str(tmp_path), "--cells", "--model-json", '{"backend": "embedded"}']) == 2
     assert "--cells" in capsys.readouterr().err
+
+
+SIGNATURE_CELLS = [
+    "threshold = 10\n",
+    "def keep(rows, limit):\n    return [r for r in rows if r > threshold][:limit]\n",
+    "big = keep([1, 20, 30], 5)\n",
+    "top = keep(\n    [40],\n    limit=1\n)\n",
+    "print(big, top)\n",
+]
+
+
+@pytest.fixture
+def signature_folder(tmp_path: Path) -> Path:
+    (tmp_path / "sig").mkdir()
+    (tmp_path / "sig" / "keep.ipynb").write_text(json.dumps(_notebook(SIGNATURE_CELLS)))
+    return tmp_path / "sig"
+
+
+def test_signature_tasks_follow_a_parameter_to_its_calls(signature_folder: Path) -> None:
+    tasks = {t.name: t for t in signature_tasks(find_notebooks(str(signature_folder)), 10)}
+    # rows is never passed by keyword: no task renames it; limit is, in c3
+    assert set(tasks) == {"keep(limit -> limit_v2)", "keep(+threshold)"}
+    renamed = tasks["keep(limit -> limit_v2)"]
+    assert renamed.kind == "signature" and renamed.cell_id == "c1"
+    assert renamed.text == (
+        "def keep(rows, limit_v2):\n    return [r for r in rows if r > threshold][:limit_v2]\n"
+    )
+    assert renamed.expected == {"c3": "top = keep(\n    [40],\n    limit_v2=1\n)\n"}
+    assert renamed.text[: renamed.cursor].endswith("limit_v2")
+    added = tasks["keep(+threshold)"]
+    assert added.text.startswith("def keep(rows, limit, threshold):\n")
+    assert added.text[: added.cursor].endswith(", threshold")
+    # every call gets the new argument, a call over several lines included (after its last one)
+    assert added.expected == {
+        "c2": "big = keep([1, 20, 30], 5, threshold=threshold)\n",
+        "c3": "top = keep(\n    [40],\n    limit=1, threshold=threshold\n)\n",
+    }
+    assert "+def keep(rows, limit, threshold):" in added.recent_diff
+
+
+def test_no_signature_task_for_a_call_it_cannot_follow(tmp_path: Path) -> None:
+    # a call with *args (the parameters cannot be told apart)
+    cells = ["def scale(x, k):\n    return x * k\n", "a = scale(1, k=2)\n", "b = scale(*args)\n"]
+    (tmp_path / "s.ipynb").write_text(json.dumps(_notebook(cells)))
+    assert signature_tasks(find_notebooks(str(tmp_path)), 10) == []
+    # a call ending in a comma: where the new argument goes is a matter of layout, no task adds one
+    cells = ["k = 2\n", "def scale(x):\n    return x * k\n", "a = scale(\n    1,\n)\n"]
+    (tmp_path / "s.ipynb").write_text(json.dumps(_notebook(cells)))
+    assert signature_tasks(find_notebooks(str(tmp_path)), 10) == []
+
+
+def test_eval_cells_scores_signature_changes(
+    signature_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = [
+        edit_chat_rewrite(["+def keep(rows, limit_v2):"], [[r"\blimit=", "limit_v2="]]),
+        edit_chat_rewrite(
+            ["+def keep(rows, limit, threshold):"],
+            [[r"(?<!def )\bkeep\(([^()]*?)(\s*)\)", r"keep(\1, threshold=threshold\2)"]],
+        ),
+    ]
+    with OpenAIUpstream(UpstreamConfig(rules=rules, default="<REWRITE>\n</REWRITE>")) as up:
+        chat = {"backend": "openai-chat", "base_url": up.base_url, "model": "m", "style": "edit-chat"}
+        out = tmp_path / "cells.json"
+        argv = ["eval", str(signature_folder), "--cells", "--model-json", "chat=" + json.dumps(chat)]
+        assert main([*argv, "--json", str(out), "--quiet"]) == 0
+    report = json.loads(out.read_text())
+    assert report["tasks"]["signature"] == 2
+    runs = {(r["kind"], r["variant"]): r["summary"] for r in report["runs"]}
+    # the calls follow the new signature only when the history shows the change
+    assert runs[("signature", "with history")]["right"] == 1.0
+    assert runs[("signature", "with history")]["cells_right"] == 1.0
+    assert runs[("signature", "without history")]["right"] == 0.0
+    assert all(s["wrong_place"] == 0 and s["errors"] == 0 for s in runs.values())
+    assert "Signature changes" in capsys.readouterr().out

@@ -6,7 +6,8 @@ The notebook as one document (a rename in one cell reaches the cells that use th
 cell id, sorted); the fix after a KeyError (the line the traceback names, the error and the
 kernel's candidates in the prompt); a fill-in-the-middle model re-filling the line; and the bad
 input: 1,000 cells, answers that touch separators or cells without ids, a 10 MB traceback,
-R and Julia tracebacks, no model for a fix.
+R tracebacks, no model for a fix; a rename in more places than the bounds; the fix after a Julia
+error (IJulia's frames).
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ async def test_answers_that_touch_separators_are_dropped(
 
 async def test_a_thousand_cells_stay_within_the_budget(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     above = [_cell(f"a{i}", f"result_column_{i} = source_{i}\n", execution_count=i + 1) for i in range(500)]
-    # the three nearest cells below use the name (a rename of more than 16 places is no edit)
+    # the three nearest cells below use the name
     below = [_cell(f"b{i}", f"summary_value_{i} = {'df' if i < 3 else 'other_frame'}\n") for i in range(499)]
     socket = await open_socket(jp_ws_fetch)
     await socket.send(rename_request(cells_above=above, cells_below=below))
@@ -224,7 +225,35 @@ async def test_the_fix_in_a_notebook_scope_request(jp_ws_fetch: Any, upstream: O
     assert "# %% [2] In [2]\n# Error:" in _sent(upstream)
 
 
-@pytest.mark.parametrize("case", ["r-irkernel", "julia-ijulia", "other-cell", "cut-before-frames"])
+async def test_the_fix_after_a_julia_error(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, rules: list[dict[str, Any]]
+) -> None:
+    # IJulia's traceback: the frame of the function the cell defines (``@ Main ./In[5]:2``)
+    golden = json.loads((GOLDEN / "julia-in-function.json").read_text())
+    upstream.set_rules([edit_chat_rewrite(['KeyError: key "prcie" not found'], [["prcie", "price"]]), *rules])
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(
+        fix_request(
+            text=golden["cell"],
+            cursor=0,
+            error=golden["error"],
+            language="julia",
+            kernel_candidates=None,
+            cells_above=[_cell("c1", 'prices = Dict("price" => 1.0)\n', execution_count=4)],
+        )
+    )
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    assert _apply(golden["cell"], reply["edits"]) == golden["cell"].replace("prcie", "price")
+    line = golden["cell"].split("\n")[1]
+    start = golden["cell"].index(line)
+    assert reply["region"] == {"start": start, "end": start + len(line)}
+    prompt = _sent(upstream)
+    assert '# Error: In [5], line 2 raised KeyError: key "prcie" not found\n' in prompt
+    assert '<|editable_region_start|>\n    d["prcie"]<|cursor|>\n<|editable_region_end|>' in prompt
+
+
+@pytest.mark.parametrize("case", ["r-irkernel", "other-cell", "cut-before-frames"])
 async def test_no_line_named_no_model_call_no_edit(
     jp_ws_fetch: Any, upstream: OpenAIUpstream, case: str
 ) -> None:
@@ -338,3 +367,36 @@ class TestNoModelForFixes:
         assert reply["error"]["type"] == "no_edit_model", reply
         assert "edit_model" in reply["error"]["message"]
         assert upstream.records == []
+
+
+def _uses(n: int) -> str:
+    """A cell that uses ``df`` on ``n`` lines (an edit per changed line)."""
+    return "".join(f"total_{k} = df.c{k}\n" for k in range(n))
+
+
+async def test_a_rename_in_many_places_keeps_the_nearest_cells(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
+) -> None:
+    # 17 lines using the name in the next cell (over the bound of one cell), 3 in the cell above, 8
+    # in each of the nine cells below it: 89 edits in all, more than the 64 an answer may have
+    above = [_cell("c0", "import pandas as pd\n", execution_count=1), _cell("a1", _uses(3))]
+    below = [_cell("b0", _uses(17)), *(_cell(f"b{i}", _uses(8)) for i in range(1, 10))]
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(rename_request(cells_above=above, cells_below=below))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    by_cell: dict[str | None, list[dict[str, Any]]] = {}
+    for e in reply["edits"]:
+        by_cell.setdefault(e["cell_id"], []).append(e)
+    # the nearest cells, whole, in notebook order, within 64 edits: a1 (3) and b1..b7 (7 x 8)
+    assert list(by_cell) == ["a1", *(f"b{i}" for i in range(1, 8))], reply["notes"]
+    assert len(reply["edits"]) == 59
+    assert _apply(_uses(3), by_cell["a1"]) == _uses(3).replace("df", "sales")
+    for i in range(1, 8):
+        assert _apply(_uses(8), by_cell[f"b{i}"]) == _uses(8).replace("df", "sales")
+    assert "17 edits in 1 cell left out: more than 16 in one cell." in reply["notes"]
+    assert any(n.startswith("16 edits in 2 cells farther from the cursor left out") for n in reply["notes"])
+    # the socket keeps working
+    await socket.send(rename_request(number=2))
+    [again] = await socket.until_done(2)
+    assert [e["cell_id"] for e in again["edits"]] == ["c2", "c3"]

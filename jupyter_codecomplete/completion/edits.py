@@ -28,7 +28,7 @@ from langchain_core.runnables import RunnableConfig
 from ..backends import Backend, ModelConfig
 from ..errors import StreamScrubber
 from ..postprocess import PostprocessContext
-from ..postprocess.edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, clean_edits
+from ..postprocess.edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, EditLimits, clean_edits
 from ..prompting import (
     BuiltEditPrompt,
     BuiltPrompt,
@@ -238,9 +238,11 @@ async def model_edits(
     text: str,
     language: str | None,
     notes: list[str],
+    limits: EditLimits | None = None,
 ) -> list[Edit] | None:
     """Ask the model, read its answer in the format and clean it into edits of ``text`` (the
-    prompt's document); None when the model did not stop (nothing to say but the note)."""
+    prompt's document, within ``limits``: a one-cell prediction's by default); None when the model
+    did not stop (nothing to say but the note)."""
     raw, stopped = await read_answer(handler, ep, notes)
     if stopped:
         return None
@@ -262,6 +264,7 @@ async def model_edits(
         language=language,
         before=ep.built.before,
         after=ep.built.after,
+        limits=limits,
     )
     notes.extend(cleaned.notes)
     return list(cleaned.edits)

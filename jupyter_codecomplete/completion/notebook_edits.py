@@ -15,8 +15,10 @@ back to the cells (never by position alone):
   and its line replaces the old one.
 
 The model's edits (in the document's offsets) go through the same cleaning as a one-cell
-prediction (``completion/edits.py``), then ``postprocess/cells.py`` gives each its cell id, drops
-those that touch a separator, the comment block, two cells or a cell without an id, and sorts them.
+prediction (``completion/edits.py``), within a document's bound (:data:`DOCUMENT_LIMITS`: a rename
+may touch many cells), then ``postprocess/cells.py`` gives each its cell id, drops those that touch
+a separator, the comment block, two cells or a cell without an id, bounds them per cell and in all
+(the cells nearest the cursor kept first, a note for the rest), and sorts them.
 
 The editor's "Edit predictions" setting lives in the client: the server sees an ``edit_prediction``
 request only when the user turned them on (it cannot tell otherwise). For an error fix it refuses,
@@ -30,7 +32,7 @@ import asyncio
 import time
 
 from ..errors import CompletionError
-from ..postprocess import Edit, diff_edits, implausible_fix
+from ..postprocess import Edit, EditLimits, diff_edits, implausible_fix
 from ..postprocess.cells import map_to_cells
 from ..prompting import EditPromptRequest, RecentEditText
 from ..prompting.context import comment_marker
@@ -55,6 +57,10 @@ from .edits import (
     model_edits,
     prepare_edits,
 )
+
+# the whole document's edits before they are mapped to cells and bounded there
+# (``postprocess/cells.py``); past this the answer is no edit (a model rewriting everything)
+DOCUMENT_LIMITS = EditLimits(max_edits=512)
 
 
 def _fim_fills(handler: EditEngine, request: EditPredictionRequest) -> bool:
@@ -191,7 +197,7 @@ async def handle_notebook_edit_request(
             ep = prepare_edits(handler, request, prompt_request)
             model = _model_info(handler, ep)
             notes.extend(ep.built.notes)
-            got = await model_edits(handler, ep, doc.text, request.language, notes)
+            got = await model_edits(handler, ep, doc.text, request.language, notes, DOCUMENT_LIMITS)
             if got is None:
                 return _reply(request, [], model=model, notes=notes)
             found = got

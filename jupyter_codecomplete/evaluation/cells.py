@@ -1,6 +1,6 @@
 """``eval --cells``: edit predictions across cells and fixes after an error, on a folder's notebooks.
 
-Two kinds of task, each sent through
+Three kinds of task, each sent through
 :meth:`DefaultInlineCompletionHandler.handle_edit_request` (the websocket's code path) as the
 editor sends it (``scope="notebook"``, cell ids, execution counts):
 
@@ -9,6 +9,11 @@ editor sends it (``scope="notebook"``, cell ids, execution counts):
   request's cell, the rename its recent edit; the expected edits rename the name in the later
   cells (Python tokens only: no string, no attribute of another object). Run with and without
   the edit history.
+* **signature** (a signature change): a top-level ``def`` whose later cells call it gets a
+  parameter renamed (one the calls pass by keyword: the expected edits rename the keyword at
+  those calls) or a parameter added (a module-level name its body reads becomes its last
+  parameter: the expected edits pass ``name=name`` at every call); the cell with the new ``def``
+  is the request's cell, the change its recent edit. Run with and without the edit history.
 * **error fix** (with ``--kernel NAME``: the notebooks' code runs): a name a code cell uses that
   an earlier cell defined gets a typo (two letters swapped); the cell runs in a real kernel after
   the cells above it and raises; its error, traceback and execution count, and what the kernel
@@ -55,7 +60,7 @@ MIN_NAME_CHARS = 3
 
 @dataclass
 class CellTask:
-    kind: str  # "cross_cell" or "error_fix"
+    kind: str  # "cross_cell", "signature" or "error_fix"
     notebook: str
     name: str
     text: str
@@ -243,6 +248,169 @@ def cross_cell_tasks(
     return tasks[:samples]
 
 
+def _offsets_of(source: str) -> Callable[[int, int], int]:
+    """(line, column) as :mod:`ast` counts them (1-based line, UTF-8 byte column) → an offset of
+    ``source``."""
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def at(lineno: int, col: int) -> int:
+        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
+        return starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8", "ignore"))
+
+    return at
+
+
+def _edited(source: str, spans: list[tuple[int, int, str]]) -> str:
+    for start, end, text in sorted(spans, reverse=True):
+        source = source[:start] + text + source[end:]
+    return source
+
+
+def _calls(source: str, name: str) -> list[ast.Call] | None:
+    """The calls ``name(...)`` of a cell (None: it does not parse, or it calls ``name`` with
+    ``*``/``**`` arguments, which a signature change cannot be followed through)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    mine = [c for c in calls if isinstance(c.func, ast.Name) and c.func.id == name]
+    if any(isinstance(a, ast.Starred) for c in mine for a in c.args) or any(
+        k.arg is None for c in mine for k in c.keywords
+    ):
+        return None
+    return mine
+
+
+def _simple_defs(source: str) -> list[ast.FunctionDef]:
+    """The cell's top-level ``def``s with plain parameters (no ``/``, ``*``, ``**``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [
+        n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef)
+        and n.args.args
+        and not (n.args.posonlyargs or n.args.vararg or n.args.kwonlyargs or n.args.kwarg)
+        and not n.name.startswith("_")
+    ]
+
+
+def _free_reads(node: ast.FunctionDef, known: set[str]) -> list[str]:
+    """Module-level names (of ``known``) the function's body reads and never assigns."""
+    params = {a.arg for a in node.args.args}
+    stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    read = [
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in known
+    ]
+    return [n for n in dict.fromkeys(read) if n not in params and n not in stored and n != node.name]
+
+
+def _signature_changes(
+    src: str, node: ast.FunctionDef, earlier: set[str], later: list[tuple[str, str]]
+) -> list[tuple[str, str, int, dict[str, str]]]:
+    """(what changed, the cell with the new ``def``, the cursor after the change, the expected
+    later cells) of each change."""
+    at = _offsets_of(src)
+    calls = {lid: _calls(lsrc, node.name) for lid, lsrc in later}
+    if any(c is None for c in calls.values()):
+        return []
+    out: list[tuple[str, str, int, dict[str, str]]] = []
+    # a parameter renamed, one the later calls pass by keyword
+    def_start, def_end = at(node.lineno, 0), at(node.end_lineno or node.lineno, node.end_col_offset or 0)
+    for arg in node.args.args:
+        new = f"{arg.arg}_v2"
+        expected: dict[str, str] = {}
+        for lid, lsrc in later:
+            lat = _offsets_of(lsrc)
+            spans = [
+                (lat(k.lineno, k.col_offset), lat(k.lineno, k.col_offset) + len(arg.arg), new)
+                for c in calls[lid] or []
+                for k in c.keywords
+                if k.arg == arg.arg
+            ]
+            if spans:
+                expected[lid] = _edited(lsrc, spans)
+        renamed = rename_tokens(src[def_start:def_end], arg.arg, new)
+        if expected and renamed is not None:
+            changed = src[:def_start] + renamed + src[def_end:]
+            cursor = at(arg.lineno, arg.col_offset) + len(new)
+            out.append((f"{node.name}({arg.arg} -> {new})", changed, cursor, expected))
+    # a module-level name the body reads becomes the last parameter
+    if node.args.defaults:
+        return out  # a parameter without a default cannot follow one with a default
+    last = node.args.args[-1]
+    after_last = at(last.end_lineno or last.lineno, last.end_col_offset or 0)
+    for name in _free_reads(node, earlier)[:1]:
+        expected = {}
+        followed = True
+        for lid, lsrc in later:
+            lat = _offsets_of(lsrc)
+            spans = []
+            for c in calls[lid] or []:
+                close = lat(c.end_lineno or c.lineno, (c.end_col_offset or 1) - 1)
+                given: list[ast.expr | ast.keyword] = [*c.args, *c.keywords]
+                if not given:
+                    spans.append((close, close, f"{name}={name}"))
+                    continue
+                # after the last argument (a call over several lines keeps its layout)
+                end = max(lat(a.end_lineno or a.lineno, a.end_col_offset or 0) for a in given)
+                followed = followed and lsrc[end:close].strip() == "" and lsrc[close : close + 1] == ")"
+                spans.append((end, end, f", {name}={name}"))
+            if spans:
+                expected[lid] = _edited(lsrc, spans)
+        if expected and followed:  # a call ending in a comma: where the argument goes is layout
+            changed = _edited(src, [(after_last, after_last, f", {name}")])
+            out.append((f"{node.name}(+{name})", changed, after_last + len(f", {name}"), expected))
+    return out
+
+
+def signature_tasks(
+    notebooks: list[tuple[str, dict[str, Any]]], samples: int, seed: int = 0
+) -> list[CellTask]:
+    """Signature-change tasks (see the module docstring), at most ``samples``, chosen with ``seed``."""
+    tasks: list[CellTask] = []
+    for rel, nb in notebooks:
+        cells = _code_cells(nb)
+        counts = {i: i + 1 for i in range(len(cells))}  # as if run top to bottom
+        earlier: set[str] = set()
+        made = 0
+        for i, (cid, src) in enumerate(cells):
+            later = cells[i + 1 : i + 1 + CELLS_AFTER]
+            for node in _simple_defs(src):
+                if _calls(src, node.name):
+                    continue  # called in its own cell: not a change across cells
+                known = earlier | set(_defined(src[: _offsets_of(src)(node.lineno, 0)]))
+                for what, changed, cursor, expected in _signature_changes(src, node, known, later):
+                    if made >= TASKS_PER_NOTEBOOK:
+                        break
+                    tasks.append(
+                        CellTask(
+                            "signature",
+                            rel,
+                            what,
+                            changed,
+                            cursor,
+                            cid,
+                            _context(cells[max(0, i - CELLS_AFTER) : i], counts, max(0, i - CELLS_AFTER)),
+                            _context(later, counts, i + 1),
+                            expected,
+                            recent_diff=_diff(src, changed),
+                        )
+                    )
+                    made += 1
+            earlier |= set(_defined(src))
+    random.Random(seed).shuffle(tasks)
+    return tasks[:samples]
+
+
 def _typo(name: str) -> str:
     k = len(name) // 2
     return name[: k - 1] + name[k] + name[k - 1] + name[k + 1 :] if name[k] != name[k - 1] else name + "x"
@@ -376,6 +544,7 @@ class Variant:
 
 VARIANTS = {
     "cross_cell": [Variant("with history"), Variant("without history", history=False)],
+    "signature": [Variant("with history"), Variant("without history", history=False)],
     "error_fix": [Variant("with kernel candidates"), Variant("without kernel candidates", kernel=False)],
 }
 
@@ -414,7 +583,7 @@ async def run_cell_eval(
     for config in configs:
         handler = config.handler()
         try:
-            for kind in ("cross_cell", "error_fix"):
+            for kind in VARIANTS:
                 mine = [t for t in tasks if t.kind == kind]
                 if not mine:
                     continue
@@ -484,6 +653,10 @@ def format_cell_tables(report: dict[str, Any]) -> str:
     out: list[str] = []
     titles = {
         "cross_cell": ("Cross-cell edits (a rename in one cell, the uses in the others)", "cells right"),
+        "signature": (
+            "Signature changes (a parameter renamed or added in a def, its calls in the others)",
+            "cells right",
+        ),
         "error_fix": ("Fixes after an error (a typo run in a real kernel)", "on the line"),
     }
     for kind, (title, where) in titles.items():
@@ -500,7 +673,7 @@ def format_cell_tables(report: dict[str, Any]) -> str:
                     r["variant"],
                     str(s["tasks"]),
                     pct(s["right"]),
-                    pct(s["cells_right"] if kind == "cross_cell" else s["on_the_line"]),
+                    pct(s["on_the_line"] if kind == "error_fix" else s["cells_right"]),
                     str(s["wrong_place"]),
                     ms(s["latency_p50_ms"]),
                     ms(s["latency_p90_ms"]),
@@ -530,4 +703,5 @@ __all__ = [
     "format_cell_tables",
     "rename_tokens",
     "run_cell_eval",
+    "signature_tasks",
 ]

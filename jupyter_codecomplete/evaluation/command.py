@@ -145,7 +145,14 @@ def run_edits_command(args: argparse.Namespace, configs: list[EvalConfig]) -> in
 def run_cells_command(args: argparse.Namespace, configs: list[EvalConfig]) -> int:
     """``--cells``: edits across cells and fixes after errors on the folder's notebooks
     (``evaluation/cells.py``); the error fixes only with ``--kernel``."""
-    from .cells import cross_cell_tasks, error_fix_tasks, find_notebooks, format_cell_tables, run_cell_eval
+    from .cells import (
+        cross_cell_tasks,
+        error_fix_tasks,
+        find_notebooks,
+        format_cell_tables,
+        run_cell_eval,
+        signature_tasks,
+    )
 
     def progress(msg: str) -> None:
         if not args.quiet:
@@ -153,6 +160,7 @@ def run_cells_command(args: argparse.Namespace, configs: list[EvalConfig]) -> in
 
     notebooks = find_notebooks(args.folder)
     tasks = cross_cell_tasks(notebooks, args.samples, args.seed)
+    tasks += signature_tasks(notebooks, args.samples, args.seed)
     if getattr(args, "kernel", None):
         try:
             tasks += error_fix_tasks(

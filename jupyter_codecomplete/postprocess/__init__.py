@@ -20,7 +20,16 @@ docs/postprocessing.md.
 from .base import Filter
 from .context import PostprocessContext
 from .cursor import Cursor, analyze, normalize_newlines
-from .edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, apply_edits, clean_edits, diff_edits, implausible_fix
+from .edits import (
+    MAX_CHANGED_CHARS,
+    MAX_GROWTH,
+    Edit,
+    EditLimits,
+    apply_edits,
+    clean_edits,
+    diff_edits,
+    implausible_fix,
+)
 from .languages import LANGUAGES, LanguageRules, grammar_for, rules_for
 from .order import ORDER
 from .pipeline import Pipeline, build_filters, make_pipeline, postprocess
@@ -33,6 +42,7 @@ __all__ = [
     "ORDER",
     "Cursor",
     "Edit",
+    "EditLimits",
     "Filter",
     "LanguageRules",
     "Pipeline",

@@ -12,6 +12,13 @@ note, every edit that would land in the wrong place:
 * one whose text writes a separator line (a new cell inside another);
 * one that overlaps an edit kept before it.
 
+Then the edits are bounded per cell and in all (:data:`MAX_CELL_EDITS`, :data:`MAX_NOTEBOOK_EDITS`),
+whole cells at a time, so a rename used in many places still gives the nearest cells' edits: the
+cells are taken nearest the request's own first (its own, then one cell away below, one above, two
+below...), a cell with more edits than the per-cell bound is left out whole (a half-renamed cell is
+no fix), and from the first cell that would pass the total on, every farther cell is left out (the
+kept cells are the nearest ones); a note says how many of each.
+
 The edits come out as :class:`~jupyter_codecomplete.protocol.EditPredictionReply` says: the
 request's own cell's first (``cell_id`` None), then the other cells' in notebook order (the
 document's order), each cell's sorted.
@@ -24,7 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .edits import Edit
+from .edits import MAX_EDITS, Edit
+
+# one cell's edits: as many as a one-cell prediction may have
+MAX_CELL_EDITS = MAX_EDITS
+# all the cells' edits of one answer
+MAX_NOTEBOOK_EDITS = 64
 
 
 class CellSpan(Protocol):
@@ -59,10 +71,17 @@ class MappedEdits:
     notes: list[str] = field(default_factory=list)
 
 
-def map_to_cells(edits: Sequence[Edit], spans: Sequence[CellSpan], separator_mark: str = "") -> MappedEdits:
+def map_to_cells(
+    edits: Sequence[Edit],
+    spans: Sequence[CellSpan],
+    separator_mark: str = "",
+    *,
+    max_cell_edits: int = MAX_CELL_EDITS,
+    max_edits: int = MAX_NOTEBOOK_EDITS,
+) -> MappedEdits:
     """The document's ``edits`` as edits of cells (see the module docstring). ``spans`` are in
     document order and do not overlap; ``separator_mark`` is what a separator line starts with
-    (``# %% [``)."""
+    (``# %% [``); ``max_cell_edits`` / ``max_edits``: the bounds per cell and in all."""
     starts = [s.start for s in spans]
     prefix = separator_mark.strip()
     own: list[CellEdit] = []
@@ -108,15 +127,69 @@ def map_to_cells(edits: Sequence[Edit], spans: Sequence[CellSpan], separator_mar
     for key, n in counts.items():
         if n:
             notes.append(f"{n} edit{'s' if n > 1 else ''} dropped: {said[key]} (never a wrong-place edit).")
-    out = sorted(own, key=lambda c: c.start)
     # the other cells in notebook order: their spans' order; a cell's spans are consecutive
     by_cell: dict[str, list[CellEdit]] = {}
     for i in sorted(others):
         for edit in others[i]:
             by_cell.setdefault(edit.cell_id or "", []).append(edit)
-    for cell_edits in by_cell.values():
-        out.extend(sorted(cell_edits, key=lambda c: c.start))
+    kept = _bounded(own, by_cell, spans, max_cell_edits, max_edits, notes)
+    out = sorted(own, key=lambda c: c.start) if None in kept else []
+    for cell_id, cell_edits in by_cell.items():
+        if cell_id in kept:
+            out.extend(sorted(cell_edits, key=lambda c: c.start))
     return MappedEdits(out, notes)
 
 
-__all__ = ["CellEdit", "CellSpan", "MappedEdits", "map_to_cells"]
+def _bounded(
+    own: list[CellEdit],
+    by_cell: dict[str, list[CellEdit]],
+    spans: Sequence[CellSpan],
+    max_cell_edits: int,
+    max_edits: int,
+    notes: list[str],
+) -> set[str | None]:
+    """The cells (None: the request's own) whose edits are kept within the bounds, nearest the
+    own cell first; a note for each kind of cell left out."""
+    # the cells in document order (a cell sent without an id counts for the distance too)
+    order: list[tuple[bool, str | None, int]] = []
+    for n, span in enumerate(spans):
+        no_id = not span.own and span.cell_id is None
+        entry = (span.own, None if span.own else span.cell_id, n if no_id else -1)
+        if not order or order[-1] != entry:
+            order.append(entry)
+    here = next((k for k, e in enumerate(order) if e[0]), 0)
+
+    def nearness(k: int) -> tuple[int, int]:  # the cell below before the one above at one distance
+        return abs(k - here), 0 if k >= here else 1
+
+    kept: set[str | None] = set()
+    total = 0
+    too_many: list[int] = []
+    past_total: list[int] = []
+    for k in sorted(range(len(order)), key=nearness):
+        is_own, key, _ = order[k]
+        n = len(own) if is_own else len(by_cell.get(key, [])) if key is not None else 0
+        if not n or (key in kept and not is_own):
+            continue
+        if n > max_cell_edits:
+            too_many.append(n)
+        elif past_total or total + n > max_edits:
+            past_total.append(n)  # and every cell farther: the kept cells are the nearest ones
+        else:
+            kept.add(key)
+            total += n
+    if too_many:
+        notes.append(
+            f"{sum(too_many)} edits in {len(too_many)} cell{'s' if len(too_many) > 1 else ''} left out: "
+            f"more than {max_cell_edits} in one cell."
+        )
+    if past_total:
+        notes.append(
+            f"{sum(past_total)} edits in {len(past_total)} cell{'s' if len(past_total) > 1 else ''} "
+            f"farther from the cursor left out: {max_edits} edits in all at most; the nearest cells' "
+            "edits came."
+        )
+    return kept
+
+
+__all__ = ["MAX_CELL_EDITS", "MAX_NOTEBOOK_EDITS", "CellEdit", "CellSpan", "MappedEdits", "map_to_cells"]

@@ -5,14 +5,15 @@ The one place where a traceback is read (the client sends it as text and never p
 * :func:`error_line` finds the line of the cell that raised, from IPython's frame headers:
   ``Cell In[5], line 2`` (IPython 8+; a SyntaxError's header has the same form),
   ``<ipython-input-5-…>`` with its ``----> 2`` arrow (IPython 7), and the kernel's temporary file
-  ``File "/tmp/ipykernel_…/….py", line 2`` (a SyntaxError raised by ``compile``). A frame counts
+  ``File "/tmp/ipykernel_…/….py", line 2`` (a SyntaxError raised by ``compile``); and IJulia's
+  frames, ``@ In[3]:2`` (top-level scope) and ``@ Main ./In[3]:2`` (a function defined in the
+  cell). A frame counts
   only when it is this cell's: its ``In[n]`` is the error's ``execution_count`` (without one, the
   traceback must name a single cell), and the line exists in the cell; when the traceback shows
   the line's text (the ``---->`` arrow line, a SyntaxError's quoted line), the cell's line must
   still read so (a cell edited since it ran is not fixed by line number). Of this cell's frames the
-  innermost counts (a function defined in the cell and raising in it). Anything else (an R or
-  Julia traceback, a traceback cut before the frames) names no line: there is no fix, never a
-  guess.
+  innermost counts (a function defined in the cell and raising in it). Anything else (an R
+  traceback, a traceback cut before the frames) names no line: there is no fix, never a guess.
 * :func:`clean_traceback` is the traceback as a prompt may show it: colour codes and control
   characters removed like every output (``outputs.py``), secrets replaced (``errors.scrub``), the
   last :data:`MAX_TRACEBACK_LINES` short lines.
@@ -49,6 +50,14 @@ _IPYTHON_INPUT = re.compile(r"<ipython-input-(\d+)-[0-9a-f]+>")
 _ARROW = re.compile(r"^\s*-*> ?(\d+)(?: (.*))?$")
 # ``File "/tmp/ipykernel_123/456789.py", line 2`` (the kernel's file for a cell, no In[n])
 _KERNEL_FILE = re.compile(r'File "[^"\n]*ipykernel_\d+[/\\][^"\n]*\.py", line (\d+)')
+# IJulia runs a cell as the file ``In[n]`` (``include_string(mod, code, "In[$(kernel.n)]")``,
+# IJulia.jl src/execute_request.jl, commit 0210ca2) and its traceback is Julia's
+# ``Base.show_backtrace`` (src/display.jl ``error_content``): under each frame, ``@``, the module
+# when known, the file's directory and name, ``:`` and the line, maybe `` [inlined]``
+# (``print_module_path_file``, julia base/errorshow.jl, commit 00215d6). Real output:
+# ``   @ In[13]:1`` (top-level scope), ``   @ Main ./In[12]:7`` (a function the cell defines).
+# Julia lists the innermost frame first.
+_JULIA_FRAME = re.compile(r"^\s*@ (?:[\w.]+ )?(?:\./)?In\[(\d+)\]:(\d+)(?: \[inlined\])?\s*$")
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,9 @@ def _frames(lines: list[str]) -> list[_Frame]:
             if i + 2 < len(lines) and lines[i + 2].strip().startswith("^") and below.strip():
                 shown = below
         frames.append(_Frame(cell, number, shown))
+    # Julia's frames, innermost first: put last, as Python's innermost is
+    julia = [m for m in (_JULIA_FRAME.match(line) for line in lines) if m is not None]
+    frames.extend(_Frame(int(m.group(1)), int(m.group(2)), None) for m in reversed(julia))
     return frames
 
 
@@ -157,6 +169,8 @@ def error_summary(error: CellError, secrets: Sequence[str] = ()) -> str:
     value = clean_output_text(error.evalue, MAX_EVALUE_CHARS * 2) or ""
     value = " ".join(value.split())[:MAX_EVALUE_CHARS]
     name = " ".join((clean_output_text(error.ename, 256) or "Error").split())
+    if value.startswith(f"{name}:"):
+        return scrub(value, secrets)  # IJulia's message names the error already
     return scrub(f"{name}: {value}" if value else name, secrets)
 
 

@@ -251,6 +251,36 @@ describe('NotebookEditNavigator', () => {
     nb.destroy();
   });
 
+  it('a moved cell is marked again and its edit still lands in it; a deleted one is dropped', () => {
+    const nb = notebook({ ...RENAME, e: 'print(df)\n' });
+    const edits = [
+      ...renameEdits(nb),
+      { cellId: 'e', sent: 'print(df)\n', edits: [{ from: 6, to: 8, insert: 'sales' }] }
+    ].map(e => ({ kind: 'edit' as const, number: 7, ...e }));
+    nb.nav.offer(edits);
+    // e moved above b: a new widget (no marker), the order changed; d deleted
+    nb.marks.delete('e');
+    nb.order.splice(nb.order.indexOf('e'), 1);
+    nb.order.splice(1, 0, 'e');
+    nb.views.get('d')!.destroy();
+    nb.views.delete('d');
+    nb.nav.cellsChanged();
+    expect([...nb.marks.keys()].sort()).toEqual(['b', 'e']);
+    expect([...nb.nav.pending.ids('edit').keys()].sort()).toEqual(['b', 'e']);
+    // Tab from the defining cell: the moved cell first (notebook order), then b; each its own
+    dismissPrediction(nb.views.get('e')!);
+    dismissPrediction(nb.views.get('b')!);
+    expect(nb.nav.tab(nb.views.get('a')!, 'a')).toBe(true);
+    expect(nb.active).toBe('e');
+    expect(nb.nav.tab(nb.views.get('e')!, 'e')).toBe(true);
+    expect(nb.text('e')).toBe('print(sales)\n');
+    expect(nb.active).toBe('b');
+    expect(nb.nav.tab(nb.views.get('b')!, 'b')).toBe(true);
+    expect(nb.text('b')).toBe('sales.head()\n');
+    expect(nb.marks.size).toBe(0);
+    nb.destroy();
+  });
+
   it('offers a fix when the user returns to the cell; Tab applies it', () => {
     const nb = notebook({ a: 'df = make()\n', b: 'df["prcie"].sum()\n' });
     const sent = nb.text('b');

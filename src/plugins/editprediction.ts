@@ -356,6 +356,9 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
         panel.context.ready
           .then(() => {
             panel.model?.cells.changed.connect((__, change) => {
+              // once the notebook's widgets follow: the pending cells marked again (a moved
+              // cell's widget is a new one), a deleted cell's edit dropped
+              setTimeout(() => navigators.get(panel.content)?.cellsChanged(), 0);
               if (change.type !== 'remove') {
                 return;
               }

@@ -6,7 +6,9 @@
   line), and the fill-in-the-middle request of an error fix (``fim--error``);
 * ``tests/golden/cell_answers/{case}.json``: an ``edit-chat`` answer to the notebook request and
   the edits by cell id it maps back to, written here by hand (the well-formed rename, and the bad
-  ones: a separator renumbered, two cells merged, a cell added, a cell without an id edited).
+  ones: a separator renumbered, two cells merged, a cell added, a cell without an id edited; a
+  rename in more places than the bounds per cell and in all, ``bounds`` small so the case reads:
+  the nearest cells' edits kept whole).
 
 Run ``python tests/prompting/make_notebook_golden.py`` after a deliberate change to a next-edit
 record, ``prompting/notebook_document.py``, ``prompting/tracebacks.py`` or
@@ -94,6 +96,27 @@ ERROR: dict[str, Any] = {
     "cells_below": [{"cell_type": "code", "source": "df.describe()\n", "cell_id": "c3"}],
 }
 PROMPT_CASES = {"notebook": NOTEBOOK, "error": ERROR}
+
+
+def _uses(names: str) -> str:
+    return "".join(f"{n} = df.{n}\n" for n in names)
+
+
+# a rename used on many lines of many cells (an edit per changed line)
+MANY_PLACES: dict[str, Any] = {
+    **NOTEBOOK,
+    "recent_edits": NOTEBOOK["recent_edits"][1:],
+    "cells_above": [
+        {"cell_type": "code", "source": "import pandas as pd\n", "cell_id": "c0", "execution_count": 1},
+        {"cell_type": "code", "source": _uses("ab"), "cell_id": "a1"},
+    ],
+    "cells_below": [
+        {"cell_type": "code", "source": _uses("cde"), "cell_id": "b0"},
+        {"cell_type": "code", "source": _uses("f"), "cell_id": "b1"},
+        {"cell_type": "code", "source": _uses("gh"), "cell_id": "b2"},
+        {"cell_type": "code", "source": _uses("i"), "cell_id": "b3"},
+    ],
+}
 EDIT_STYLES = sorted(n for n, s in BUILTIN_STYLES.items() if s.edit is not None)
 
 
@@ -167,24 +190,39 @@ ANSWER_CASES: dict[str, dict[str, Any]] = {
         "edits": [[None, 46, 47, "3"]],
         "notes": [],
     },
+    # at most 2 edits a cell and 4 in all: nearest first (own, b0, a1, c0, b1, b2, b3), b0 has 3
+    # (left out whole), a1 and b1 fit, b2 would pass the total: it and every farther cell left out
+    "many-places": {
+        "request": MANY_PLACES,
+        "bounds": {"max_cell_edits": 2, "max_edits": 4},
+        "replace_all": [["= df.", "= sales."]],
+        "edits": [["a1", 4, 6, "sales"], ["a1", 13, 15, "sales"], ["b1", 4, 6, "sales"]],
+        "notes": [
+            "3 edits in 1 cell left out: more than 2 in one cell.",
+            "3 edits in 2 cells farther from the cursor left out: 4 edits in all at most; the nearest "
+            "cells' edits came.",
+        ],
+    },
 }
 
 
 def answer_case(name: str) -> dict[str, Any]:
-    request = _request(NOTEBOOK)
+    spec = ANSWER_CASES[name]
+    fields = spec.get("request", NOTEBOOK)
+    request = _request(fields)
     style = BUILTIN_STYLES["edit-chat"]
     doc, _ = notebook_prompt_request(request, style, None, [])
     region = doc.text  # the notebook request's region is the whole document
-    for old, new in ANSWER_CASES[name]["replace"]:
+    for old, new in spec.get("replace", []):
         assert old in region, (name, old)
         region = region.replace(old, new, 1)
-    return {
-        "case": name,
-        "request": NOTEBOOK,
-        "answer": f"<REWRITE>\n{region}</REWRITE>",
-        "edits": ANSWER_CASES[name]["edits"],
-        "notes": ANSWER_CASES[name]["notes"],
-    }
+    for old, new in spec.get("replace_all", []):
+        assert old in region, (name, old)
+        region = region.replace(old, new)
+    out = {"case": name, "request": fields, "answer": f"<REWRITE>\n{region}</REWRITE>"}
+    if "bounds" in spec:
+        out["bounds"] = spec["bounds"]
+    return {**out, "edits": spec["edits"], "notes": spec["notes"]}
 
 
 def _write(path: Path, case: dict[str, Any]) -> None:

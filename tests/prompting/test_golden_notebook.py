@@ -1,7 +1,8 @@
 """Golden cases of edit predictions across cells: every next-edit format's prompt for a notebook
 with history and execution order and for an error fix, the fill-in-the-middle request of an error
 fix (``tests/golden/notebook_prompts/``), and answers mapped back to cells, the bad ones included
-(``tests/golden/cell_answers/``, expected edits written by hand). One case per file;
+(``tests/golden/cell_answers/``, expected edits written by hand; a case's ``bounds`` are the
+bounds per cell and in all it is mapped with). One case per file;
 ``tests/prompting/make_notebook_golden.py`` writes them."""
 
 from __future__ import annotations
@@ -102,6 +103,6 @@ def test_golden_cell_answer(path: Path) -> None:
         before=built.before,
         after=built.after,
     )
-    mapped = map_to_cells(cleaned.edits, doc.segments, doc.separator_mark)
+    mapped = map_to_cells(cleaned.edits, doc.segments, doc.separator_mark, **case.get("bounds", {}))
     assert [[e.cell_id, e.start, e.end, e.text] for e in mapped.edits] == case["edits"]
     assert mapped.notes == case["notes"]

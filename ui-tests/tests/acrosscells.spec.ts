@@ -2,7 +2,8 @@
  * Issue 27 in JupyterLab, with a real ipykernel: the fix after an error (a KeyError's traceback
  * and the kernel's candidates reach the model; on returning to the cell the fix is shown, Tab
  * applies it), and a rename in the defining cell followed in the cells that use the name
- * (markers; Tab, Tab applies both; Escape drops them). The "model" is the scripted upstream
+ * (markers; Tab, Tab applies both; Escape drops them; a cell moved and one deleted while they
+ * are pending: the rest still land by id). The "model" is the scripted upstream
  * answering in the generic chat format (jupyter_codecomplete/testing/edit_rules.py); the tests
  * assert on what reached it.
  */
@@ -204,6 +205,64 @@ test.describe('a rename across cells', () => {
     expect((await sources(page)).slice(2)).toEqual(USES);
     await expect(page.locator('.jp-Notebook.jp-mod-editMode')).toHaveCount(1);
     await page.theme.setLightTheme();
+  });
+
+  test('a cell moved and one deleted while edits are pending: the rest land by id', async ({
+    page,
+    request,
+    tmpPath
+  }) => {
+    const cells = [IMPORT, DEFINE, ...USES, 'print(df.shape)'];
+    await open(page, request, `${tmpPath}/moved.ipynb`, cells);
+    await page.notebook.enterCellEditingMode(1);
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Shift+ArrowRight');
+    await page.keyboard.press('Shift+ArrowRight');
+    await typeLikeAPerson(page, 'sales');
+    await expect(page.locator(PENDING_MARKER)).toHaveCount(3, { timeout: 20000 });
+    // the last cell moved up twice with its toolbar, above the two other cells that use the name
+    // (as the user does it: into the cell, then its toolbar's button)
+    await cell(page, 4).locator('.cm-content').click();
+    const up = cell(page, 4).locator('.jp-cell-toolbar [data-jp-item-name="move-cell-up"]');
+    await up.click();
+    await cell(page, 3).locator('.jp-cell-toolbar [data-jp-item-name="move-cell-up"]').click();
+    expect(await sources(page)).toEqual([
+      IMPORT,
+      DEFINE.replace('df', 'sales'),
+      'print(df.shape)',
+      ...USES
+    ]);
+    // and `df.head()` deleted with its toolbar's button: its edit goes with it
+    await cell(page, 4).locator('.cm-content').click();
+    await cell(page, 4).locator('.jp-cell-toolbar [data-jp-item-name="delete-cell"]').click();
+    const dialog = page.locator('.jp-Dialog');
+    if (await dialog.isVisible()) {
+      await dialog.locator('.jp-mod-accept').click();
+    }
+    expect(await sources(page)).toEqual([
+      IMPORT,
+      DEFINE.replace('df', 'sales'),
+      'print(df.shape)',
+      USES[0]
+    ]);
+    await expect(page.locator(PENDING_MARKER)).toHaveCount(2);
+    await expect(cell(page, 2).locator(PENDING_MARKER)).toHaveCount(1);
+    await expect(cell(page, 3).locator(PENDING_MARKER)).toHaveCount(1);
+
+    // back in the defining cell, Tab until none is pending: each cell gets its own edit
+    await cell(page, 1).locator('.cm-content').click();
+    for (let i = 0; i < 6 && (await page.locator(PENDING_MARKER).count()) > 0; i++) {
+      await page.waitForTimeout(700); // JupyterLab's undo merges changes closer than 500 ms
+      await page.keyboard.press('Tab');
+    }
+    await expect(page.locator(PENDING_MARKER)).toHaveCount(0);
+    await expect(page.locator(REMOVED)).toHaveCount(0);
+    expect(await sources(page)).toEqual([
+      IMPORT,
+      DEFINE.replace('df', 'sales'),
+      'print(sales.shape)',
+      'total = sales["price"].sum()'
+    ]);
   });
 
   test('a cell edited while the answer travels gets no edit', async ({
