@@ -351,7 +351,7 @@ export class Restraint {
    * Skip an automatic request, or ask once the user has paused `after` ms since the last
    * keystroke (JupyterLab's own debounce is part of it).
    */
-  decide(request: Gate.IRequest): Restraint.Decision {
+  decide(request: Gate.IRequest): Restraint.IDecision {
     const why = this.gate.skip(request);
     this._held = false;
     if (why === 'gate' && this.gate.model?.hold) {
@@ -400,7 +400,7 @@ export namespace Restraint {
    * `skip`: why the request is skipped (null: ask); `after`: the pause (ms since the last
    * keystroke) to wait for before asking.
    */
-  export interface Decision {
+  export interface IDecision {
     skip: 'gate' | 'after-dismissal' | null;
     after: number;
   }
