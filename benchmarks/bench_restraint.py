@@ -13,7 +13,9 @@ type, the right words with Ctrl+Right, takes a mostly right one whole and delete
    ``glob``, ``fnmatch`` and ``heapq``: some 800 suggestions, a few hours of a user's editing)
    with the fixed debounce: its usage events go into a real ``UsageStore`` (SQLite) and the
    server's ``gate.learn`` fits the gate from them, as it would from the user's own history.
-2. The test session (``textwrap.py``, 6,000 characters) in each mode, three seeds; the
+2. The test session (``textwrap.py``, 6,000 characters) in each mode, three seeds (the gated
+   modes run the extension's ``Restraint.decide``: at the default level the gate's places are
+   held for a pause, at "suggest less" skipped); the
    events of each go into a store of their own and ``summarize`` counts them.
 
 Per 1,000 characters of the session: model calls, suggestions shown, characters accepted, kept
@@ -275,7 +277,9 @@ def main() -> int:
             f"each, {gate['useful_rate']:.0%} not wasted)"
         )
         for mode in gates:
-            print(f"  {mode}: skips {skipped(gates[mode])}")
+            # the default level holds its places for the user's pause, "less" skips them
+            verb = "holds" if gates[mode].get("hold") else "skips"
+            print(f"  {mode}: {verb} {skipped(gates[mode])}")
         for k in gate["places"]:
             print(
                 f"  {k['trigger']:>10} {k['line_kind']:<8} shown {k['shown']:4}  "

@@ -11,6 +11,12 @@
  * - `Gate`: the places (trigger × line kind × typing rhythm) where the server learned that this
  *   user's suggestions are mostly wasted and leave little (`GET api/codecomplete/usage/gate`,
  *   `jupyter_codecomplete/usage/gate.py`), and the place of the last dismissal.
+ * - `AcceptPauses`: how long this user pauses before taking a suggestion, by line kind.
+ * - `Restraint`: the decision for one automatic request, from the three: skip it, or ask once
+ *   the user has paused so long. At a place the gate marks, the server's `hold` says whether to
+ *   skip it (level "less") or to ask only after a pause as long as the user's own pauses before
+ *   taking a suggestion there (the default level): whoever stops to take a comment's
+ *   completion still gets it; mid-typing noise goes.
  */
 import { LineKind } from './protocol';
 
@@ -150,6 +156,11 @@ export interface IGateModel {
    * The cells skipped; `rhythm` absent (an older server): the place whatever the rhythm.
    */
   skip: { trigger: string; line_kind: string; rhythm?: string }[];
+  /**
+   * At the places in `skip`: ask only after a long pause (true) instead of skipping (absent:
+   * an older server, skip).
+   */
+  hold?: boolean;
   after_dismissal: boolean;
   /**
    * The rhythm bins: a mean interval below `below_ms` (null: no bound) is in that bin.
@@ -265,5 +276,132 @@ namespace Private {
       line++;
     }
     return { line, before: head.slice(start) };
+  }
+}
+
+/**
+ * How long this user pauses before taking a suggestion (from the last keystroke to the accept),
+ * by line kind: the last few of each.
+ */
+export class AcceptPauses {
+  /**
+   * The user took a suggestion at a place of `lineKind` after a pause of `ms`.
+   */
+  record(lineKind: string, ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) {
+      return;
+    }
+    const list = this._pauses.get(lineKind) ?? [];
+    list.push(ms);
+    if (list.length > AcceptPauses.MAX_SAMPLES) {
+      list.shift();
+    }
+    this._pauses.set(lineKind, list);
+  }
+
+  /**
+   * The pause to wait for at a held place: the lower quartile of the user's pauses before
+   * taking a suggestion there (so that three in four of those are still shown), or
+   * `DEFAULT_MS` before there are `MIN_SAMPLES`; clamped to `MIN_MS`–`MAX_MS`.
+   */
+  hold(lineKind: string): number {
+    const list = this._pauses.get(lineKind) ?? [];
+    if (list.length < AcceptPauses.MIN_SAMPLES) {
+      return AcceptPauses.DEFAULT_MS;
+    }
+    const sorted = [...list].sort((a, b) => a - b);
+    const q = sorted[Math.floor((sorted.length - 1) * AcceptPauses.QUANTILE)];
+    return clamp(AcceptPauses.MIN_MS, AcceptPauses.MAX_MS, q);
+  }
+
+  private _pauses = new Map<string, number[]>();
+}
+
+/**
+ * A namespace for AcceptPauses statics.
+ */
+export namespace AcceptPauses {
+  /**
+   * A pause to think, before this user's own pauses are known.
+   */
+  export const DEFAULT_MS = 2000;
+  export const MIN_SAMPLES = 5;
+  export const MAX_SAMPLES = 50;
+  export const QUANTILE = 0.25;
+  export const MIN_MS = 500;
+  export const MAX_MS = 5000;
+}
+
+/**
+ * The decision for automatic requests: the gate, the adaptive debounce and the user's pauses
+ * before taking a suggestion (used by the restraint plugin; the replay benchmark runs it too).
+ */
+export class Restraint {
+  constructor(options: Restraint.IOptions = {}) {
+    this.gate = options.gate ?? new Gate();
+    this.debounce = options.debounce ?? new AdaptiveDebounce();
+    this.pauses = options.pauses ?? new AcceptPauses();
+  }
+
+  readonly gate: Gate;
+  readonly debounce: AdaptiveDebounce;
+  readonly pauses: AcceptPauses;
+
+  /**
+   * Skip an automatic request, or ask once the user has paused `after` ms since the last
+   * keystroke (JupyterLab's own debounce is part of it).
+   */
+  decide(request: Gate.IRequest): Restraint.IDecision {
+    const why = this.gate.skip(request);
+    this._held = false;
+    if (why === 'gate' && this.gate.model?.hold) {
+      // ask so that the ghost text is there when the pause reaches the user's usual one
+      this._held = true;
+      const after = this.pauses.hold(request.lineKind) - this.debounce.expectedLatency;
+      return { skip: null, after: Math.max(0, after) };
+    }
+    if (why) {
+      return { skip: why, after: 0 };
+    }
+    if (request.trigger === 'fresh_line') {
+      return { skip: null, after: 0 };
+    }
+    return {
+      skip: null,
+      after: this.debounce.delay(AdaptiveDebounce.place(request.text, request.offset))
+    };
+  }
+
+  /**
+   * The user took a suggestion at a place of `lineKind`, `pauseMs` after the last keystroke.
+   * A suggestion asked for after a hold is not counted: it could only be taken after the hold,
+   * and counting it would lengthen the hold each time.
+   */
+  accepted(lineKind: string, pauseMs: number): void {
+    if (!this._held) {
+      this.pauses.record(lineKind, pauseMs);
+    }
+  }
+
+  private _held = false;
+}
+
+/**
+ * A namespace for Restraint statics.
+ */
+export namespace Restraint {
+  export interface IOptions {
+    gate?: Gate;
+    debounce?: AdaptiveDebounce;
+    pauses?: AcceptPauses;
+  }
+
+  /**
+   * `skip`: why the request is skipped (null: ask); `after`: the pause (ms since the last
+   * keystroke) to wait for before asking.
+   */
+  export interface IDecision {
+    skip: 'gate' | 'after-dismissal' | null;
+    after: number;
   }
 }

@@ -18,7 +18,8 @@ import type {
   IErrorInfo,
   IHelloMessage,
   IServingModel,
-  IUsageEvent
+  IUsageEvent,
+  LineKind
 } from './protocol';
 import type { EditHistory } from './edithistory';
 import type { CodeCompleteProvider, ICompletionClient } from './provider';
@@ -297,6 +298,11 @@ export interface IUsageTracker {
    * event; the restraint plugin sets it from its adaptive debounce.
    */
   rhythm: (() => number | null) | null;
+  /**
+   * Called when the user first takes something of a suggestion, with its line kind; the
+   * restraint plugin learns from it how long the user pauses before taking one.
+   */
+  onAccept: ((lineKind: LineKind) => void) | null;
   /**
    * An edit prediction was shown (trigger `edit`): its impression, ended with `editEnded`.
    */

@@ -167,6 +167,12 @@ export class UsageTracker {
   rhythm: (() => number | null) | null = null;
 
   /**
+   * Called when the user first takes something of a suggestion, with its line kind (the
+   * restraint plugin learns from it how long the user pauses before taking one).
+   */
+  onAccept: ((lineKind: LineKind) => void) | null = null;
+
+  /**
    * A request was sent (its time is the start of "time to show").
    */
   started(number: number): void {
@@ -239,6 +245,9 @@ export class UsageTracker {
     if (!current || !current.rest) {
       return;
     }
+    if (current.acceptKind === null) {
+      this.onAccept?.(current.lineKind);
+    }
     current.accepted += current.rest.length;
     current.pieces.push(current.rest);
     current.acceptKind ??= 'whole';
@@ -253,6 +262,9 @@ export class UsageTracker {
     const current = this._current;
     if (!current || !part) {
       return;
+    }
+    if (current.acceptKind === null) {
+      this.onAccept?.(current.lineKind);
     }
     current.accepted += part.length;
     current.pieces.push(part);

@@ -15,7 +15,7 @@
  * results go: per mode {calls, shown, typed, events}.
  */
 import { IUsageEvent } from '../../src/protocol';
-import { AdaptiveDebounce, Gate, IGateModel } from '../../src/restraint';
+import { IGateModel, Restraint } from '../../src/restraint';
 import { DEFAULT_SETTINGS } from '../../src/settings';
 import { Suggestion } from '../../src/typing';
 import { lineKind, UsageTracker } from '../../src/usage';
@@ -185,13 +185,15 @@ async function replay(
     editorState: () => ({ key, text: doc, offset: cursor }),
     tabId: mode
   });
-  const debounce = new AdaptiveDebounce();
+  // the extension's own decision (src/restraint.ts), as the restraint plugin wires it
+  const restraint = new Restraint();
+  const { debounce, gate } = restraint;
+  let lastKey = 0;
   tracker.rhythm = () => debounce.rhythm;
-  const gate = new Gate();
+  tracker.onAccept = kind => restraint.accepted(kind, loop.now - lastKey);
   gate.model = mode.startsWith('gated') ? gateModel : null;
   let pending: any = null;
   let generation = 0;
-  let lastKey = 0;
   let shown: { suggestion: Suggestion; number: number; at: number } | null = null;
   let number = 0;
 
@@ -253,24 +255,22 @@ async function replay(
     if (mode === 'fixed') {
       return send();
     }
-    if (mode.startsWith('gated')) {
-      const why = gate.skip({
-        key,
-        text: doc,
-        offset: cursor,
-        trigger: freshLine ? 'fresh_line' : 'typing',
-        lineKind: kind,
-        typingMs: debounce.rhythm
-      });
-      if (why) {
-        return;
-      }
+    const { skip, after } = restraint.decide({
+      key,
+      text: doc,
+      offset: cursor,
+      trigger: freshLine ? 'fresh_line' : 'typing',
+      lineKind: kind,
+      typingMs: debounce.rhythm
+    });
+    if (skip) {
+      return;
     }
-    if (freshLine) {
+    const wait = after - (loop.now - lastKey);
+    if (wait <= 0) {
       return send();
     }
-    const wait = debounce.delay(AdaptiveDebounce.place(doc, cursor)) - (loop.now - lastKey);
-    loop.setTimeout(send, Math.max(0, wait));
+    loop.setTimeout(send, wait);
   };
 
   const insert = (s: string) => {

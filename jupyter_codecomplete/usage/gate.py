@@ -22,7 +22,11 @@ A cell is skipped when *both* hold (the level's :data:`LEVELS` thresholds):
   place's useful ones, smoothed) are under ``kept`` × the user's overall average,
 
 so a place that is often wasted but pays off when it is right (a fresh line) is kept: restraint
-cuts suggestions shown, not kept characters. Manual requests (Alt+\\) are never skipped. The gate
+cuts suggestions shown, not kept characters. At the levels in :data:`HOLD_LEVELS` (the default
+among them) such a cell is not skipped outright but *held* (``hold``): the client asks there only
+after a pause as long as the user's own pauses before taking a suggestion (``AcceptPauses`` in
+``src/restraint.ts``), so a user who stops to take a comment's completion still gets it; at
+"less" it is skipped. Manual requests (Alt+\\) are never skipped. The gate
 switches itself on once :data:`MIN_EVENTS` automatic suggestions exist, and a place is judged only
 with :data:`MIN_PLACE_EVENTS` of its own; a rhythm at a place with fewer than
 :data:`MIN_CELL_EVENTS` is judged as the whole place is (its events' average prediction), so that a
@@ -44,6 +48,8 @@ MIN_CELL_EVENTS = 5  # a rhythm at a place with fewer is judged as the place is
 AUTOMATIC = ("typing", "fresh_line")
 # (useful, kept): skip where P(not wasted) < useful and kept per suggestion < kept × overall
 LEVELS: dict[str, tuple[float, float]] = {"more": (0.2, 0.25), "normal": (0.4, 0.5), "less": (0.5, 0.75)}
+# the levels at which a skipped cell is held for a long pause instead
+HOLD_LEVELS = ("more", "normal")
 # the typing rhythm before a request: (name, upper edge of the mean interval between keys, ms)
 RHYTHMS: tuple[tuple[str, float], ...] = (("burst", 110.0), ("steady", 220.0), ("slow", math.inf))
 UNKNOWN = "unknown"
@@ -120,7 +126,7 @@ def fit(cells: Sequence[tuple[Sequence[int], int, int]], features: int, prior: f
 
 def learn(rows: Sequence[dict[str, Any]], level: Level = "normal") -> dict[str, Any]:
     """The gate for these rows: ``{level, active, events, overall, useful_rate, thresholds,
-    rhythms, skip: [{trigger, line_kind, rhythm}], after_dismissal, places, cells}``
+    rhythms, skip: [{trigger, line_kind, rhythm}], hold, after_dismissal, places, cells}``
     (``overall`` in kept characters per suggestion)."""
     auto = [r for r in rows if r.get("trigger") in AUTOMATIC]
     n = len(auto)
@@ -209,6 +215,7 @@ def learn(rows: Sequence[dict[str, Any]], level: Level = "normal") -> dict[str, 
         "thresholds": {"useful": useful_min, "kept": kept_min * overall},
         "rhythms": [{"name": name, "below_ms": None if math.isinf(e) else e} for name, e in RHYTHMS],
         "skip": skip,
+        "hold": level in HOLD_LEVELS,
         "after_dismissal": level in ("normal", "less") and active,
         "places": out_places,
         "cells": out_cells,

@@ -1,4 +1,12 @@
-import { AdaptiveDebounce, DEFAULT_RHYTHMS, Gate, IGateModel, rhythmBin } from '../restraint';
+import {
+  AcceptPauses,
+  AdaptiveDebounce,
+  DEFAULT_RHYTHMS,
+  Gate,
+  IGateModel,
+  Restraint,
+  rhythmBin
+} from '../restraint';
 
 describe('AdaptiveDebounce', () => {
   it('waits rate × base − expected latency, clamped', () => {
@@ -97,5 +105,94 @@ describe('the typing rhythm', () => {
     expect(gate.skip(at(70))).toBe('gate');
     expect(gate.skip(at(170))).toBeNull();
     expect(gate.skip(at(null))).toBeNull();
+  });
+});
+
+describe('AcceptPauses', () => {
+  it("is the lower quartile of the user's pauses before taking a suggestion, by line kind", () => {
+    const pauses = new AcceptPauses();
+    expect(pauses.hold('comment')).toBe(AcceptPauses.DEFAULT_MS); // none yet
+    for (const ms of [3000, 1200, 2400, 1800]) {
+      pauses.record('comment', ms);
+    }
+    expect(pauses.hold('comment')).toBe(AcceptPauses.DEFAULT_MS); // four: not enough
+    pauses.record('comment', 2000);
+    // sorted 1200, 1800, 2000, 2400, 3000: the lower quartile is the second
+    expect(pauses.hold('comment')).toBe(1800);
+    expect(pauses.hold('string')).toBe(AcceptPauses.DEFAULT_MS); // another kind: its own
+    pauses.record('code', Number.NaN);
+    pauses.record('code', -5);
+    for (let i = 0; i < 5; i++) {
+      pauses.record('code', 50); // a quick Tab: never under MIN_MS
+    }
+    expect(pauses.hold('code')).toBe(AcceptPauses.MIN_MS);
+    for (let i = 0; i < AcceptPauses.MAX_SAMPLES; i++) {
+      pauses.record('code', 60_000); // only the last MAX_SAMPLES count, and at most MAX_MS
+    }
+    expect(pauses.hold('code')).toBe(AcceptPauses.MAX_MS);
+  });
+});
+
+describe('Restraint', () => {
+  const model: IGateModel = {
+    level: 'normal',
+    active: true,
+    events: 300,
+    skip: [{ trigger: 'typing', line_kind: 'comment' }],
+    after_dismissal: true,
+    hold: true
+  };
+  const at = (text: string, lineKind: any, trigger: 'typing' | 'fresh_line' = 'typing') => ({
+    key: 'a.py',
+    text,
+    offset: text.length,
+    trigger,
+    lineKind
+  });
+
+  it('holds a low-value place for the pause, skips it at "less", debounces elsewhere', () => {
+    const r = new Restraint();
+    // nothing learned: the adaptive debounce (end of line after a non-word: 1.5 × 200)
+    expect(r.decide(at('# a ', 'comment'))).toEqual({ skip: null, after: 300 });
+    expect(r.decide(at('x\n', 'empty', 'fresh_line'))).toEqual({ skip: null, after: 0 });
+    r.gate.model = model;
+    // the gate's place: asked only after the default pause, less the model's time to show
+    expect(r.decide(at('# a ', 'comment'))).toEqual({
+      skip: null,
+      after: AcceptPauses.DEFAULT_MS
+    });
+    r.debounce.latency(400);
+    expect(r.decide(at('# a ', 'comment')).after).toBe(AcceptPauses.DEFAULT_MS - 400);
+    expect(r.decide(at('x = ', 'code')).after).toBeLessThan(1000); // not held
+    // "suggest less" (hold false) and an older server (no hold): skipped
+    r.gate.model = { ...model, hold: false };
+    expect(r.decide(at('# a ', 'comment'))).toEqual({ skip: 'gate', after: 0 });
+    r.gate.model = { ...model, hold: undefined };
+    expect(r.decide(at('# a ', 'comment')).skip).toBe('gate');
+    // a dismissal is never held, always skipped
+    r.gate.model = model;
+    r.gate.dismissedAt('a.py', 'x = 1', 5);
+    expect(r.decide(at('x = 1', 'code')).skip).toBe('after-dismissal');
+  });
+
+  it("learns the hold from the user's pauses, not from suggestions it held", () => {
+    const r = new Restraint();
+    // before the gate: the user takes comment suggestions after pauses of 1.5–2.5 s
+    for (const ms of [1500, 1600, 2200, 2400, 2500]) {
+      expect(r.decide(at('# a ', 'comment')).skip).toBeNull();
+      r.accepted('comment', ms);
+    }
+    r.gate.model = model;
+    expect(r.decide(at('# a ', 'comment')).after).toBe(1600);
+    // taken after the hold: would only lengthen it, so not counted
+    for (let i = 0; i < 10; i++) {
+      r.decide(at('# a ', 'comment'));
+      r.accepted('comment', 4000);
+    }
+    expect(r.decide(at('# a ', 'comment')).after).toBe(1600);
+    // one not held (code) counts, at its own kind
+    r.decide(at('x = ', 'code'));
+    r.accepted('code', 900);
+    expect(r.pauses.hold('comment')).toBe(1600);
   });
 });

@@ -141,6 +141,25 @@ describe('UsageTracker', () => {
     expect(last('tab-1')!.kept_30s).toBe(12);
   });
 
+  it('tells onAccept the line kind once per suggestion, when the user first takes some of it', () => {
+    const { tracker } = setup();
+    const kinds: string[] = [];
+    tracker.onAccept = kind => kinds.push(kind);
+    const a = suggestion(1, 'x = 1  # ', 'the first value');
+    tracker.shown(a, a.text, 'python', 'typing');
+    tracker.acceptedPart('word', 'the');
+    tracker.acceptedPart('word', ' first');
+    tracker.acceptedWhole();
+    expect(kinds).toEqual(['comment']);
+    const b = suggestion(2, 'y = ', 'x + 1');
+    tracker.shown(b, b.text, 'python', 'typing');
+    tracker.shown(b, '', 'python', 'typing'); // typed through: nothing taken
+    const c = suggestion(3, 'z = ', 'None');
+    tracker.shown(c, c.text, 'python', 'typing');
+    tracker.acceptedWhole();
+    expect(kinds).toEqual(['comment', 'code']);
+  });
+
   it('counts word accepts, typing through and dismissals', () => {
     const { clock, tracker, last } = setup();
     const a = suggestion(1, 'x = ', 'compute(data, axis=1)');

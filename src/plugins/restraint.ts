@@ -8,7 +8,7 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import { editorState } from '../editorstate';
-import { AdaptiveDebounce, Gate, IGateModel } from '../restraint';
+import { IGateModel, Restraint } from '../restraint';
 import { RestraintMode } from '../settings';
 import { ICodeCompleteProvider, ICodeCompleteSettings, IUsageTracker } from '../tokens';
 import { lineKind } from '../usage';
@@ -42,13 +42,15 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
     settings: ICodeCompleteSettings,
     tracker: IUsageTracker | null
   ): void => {
-    const debounce = new AdaptiveDebounce();
-    const gate = new Gate();
+    const restraint = new Restraint();
+    const { debounce, gate } = restraint;
+    let lastKey = 0;
     if (tracker) {
       // each usage event carries the typing rhythm its request came after (the gate learns it)
       tracker.rhythm = () => debounce.rhythm;
+      // how long the user pauses before taking a suggestion (held places wait that long)
+      tracker.onAccept = kind => restraint.accepted(kind, Date.now() - lastKey);
     }
-    let lastKey = 0;
     document.addEventListener(
       'keydown',
       event => {
@@ -118,7 +120,7 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
       if (settings.current.restraint === 'off') {
         return null;
       }
-      const why = gate.skip({
+      const { skip, after } = restraint.decide({
         key: state.key,
         text: state.text,
         offset: state.offset,
@@ -126,12 +128,11 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
         lineKind: lineKind(state.text, state.offset, language),
         typingMs: debounce.rhythm
       });
-      if (why || freshLine) {
-        return why;
+      if (skip) {
+        return skip;
       }
-      // JupyterLab's own debounce has passed; wait the rest of the adaptive one
-      const wait = debounce.delay(AdaptiveDebounce.place(state.text, state.offset));
-      const extra = wait - (Date.now() - lastKey);
+      // JupyterLab's own debounce has passed; wait the rest of the adaptive one (or the hold)
+      const extra = after - (Date.now() - lastKey);
       if (extra > 0) {
         await new Promise(resolve => window.setTimeout(resolve, extra));
         // the user left the editor while the request waited (command mode, a menu): not wanted

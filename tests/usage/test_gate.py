@@ -59,6 +59,15 @@ def test_a_place_mostly_wasted_that_leaves_little_is_skipped() -> None:
     assert not off["active"] and off["skip"] == []
 
 
+def test_the_default_level_holds_a_low_value_place_and_suggest_less_skips_it() -> None:
+    # the same cells are marked at each level; what the client does there is the level's
+    events = rows(200, kept=20, every=2) + rows(60, kept=10, line_kind="comment", every=10)
+    normal, less = learn(events), learn(events, "less")
+    assert skipped(normal) == skipped(less) and skipped(normal)
+    assert normal["hold"] is True  # asked only after the user's own long pause
+    assert less["hold"] is False  # skipped outright
+
+
 def test_often_wasted_but_worth_it_when_right_is_kept() -> None:
     # a fresh line: 70 % wasted, but the 30 % that help keep 60 characters each (far above the
     # overall average): skipping it would cut kept characters, so even "less" keeps it
