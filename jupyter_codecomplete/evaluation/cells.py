@@ -203,6 +203,36 @@ def _diff(old: str, new: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), n=1))
 
 
+def _changed_cell_task(
+    kind: str,
+    rel: str,
+    what: str,
+    change: tuple[str, str, int],
+    cid: str,
+    cells: list[tuple[str, str]],
+    i: int,
+    later: list[tuple[str, str]],
+    counts: dict[int, int],
+    expected: dict[str, str],
+) -> CellTask:
+    """A task where cell ``i`` (id ``cid``) was just changed (``change``: its source before and
+    after, the cursor), with the cells above it and ``later`` as context and ``expected`` edits."""
+    before, after, cursor = change
+    first = max(0, i - CELLS_AFTER)
+    return CellTask(
+        kind,
+        rel,
+        what,
+        after,
+        cursor,
+        cid,
+        _context(cells[first:i], counts, first),
+        _context(later, counts, i + 1),
+        expected,
+        recent_diff=_diff(before, after),
+    )
+
+
 def cross_cell_tasks(
     notebooks: list[tuple[str, dict[str, Any]]], samples: int, seed: int = 0
 ) -> list[CellTask]:
@@ -230,17 +260,9 @@ def cross_cell_tasks(
                     continue
                 cursor = renamed.index(new_name) + len(new_name)
                 tasks.append(
-                    CellTask(
-                        "cross_cell",
-                        rel,
-                        name,
-                        renamed,
-                        cursor,
-                        cid,
-                        _context(cells[max(0, i - CELLS_AFTER) : i], counts, max(0, i - CELLS_AFTER)),
-                        _context(later, counts, i + 1),
+                    _changed_cell_task(
+                        "cross_cell", rel, name, (src, renamed, cursor), cid, cells, i, later, counts,
                         expected,
-                        recent_diff=_diff(src, renamed),
                     )
                 )
                 made += 1
@@ -392,17 +414,9 @@ def signature_tasks(
                     if made >= TASKS_PER_NOTEBOOK:
                         break
                     tasks.append(
-                        CellTask(
-                            "signature",
-                            rel,
-                            what,
-                            changed,
-                            cursor,
-                            cid,
-                            _context(cells[max(0, i - CELLS_AFTER) : i], counts, max(0, i - CELLS_AFTER)),
-                            _context(later, counts, i + 1),
+                        _changed_cell_task(
+                            "signature", rel, what, (src, changed, cursor), cid, cells, i, later, counts,
                             expected,
-                            recent_diff=_diff(src, changed),
                         )
                     )
                     made += 1
