@@ -4,11 +4,11 @@ answered by a real scripted upstream in the generic chat format."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from gitrepo import git
 
 from jupyter_codecomplete.cli import main
 from jupyter_codecomplete.evaluation.edits import edit_tasks_from_git, task_from_change
@@ -24,14 +24,6 @@ BEFORE = (
     "    return s / len(items)\n"
 )
 AFTER = BEFORE.replace("items", "prices")
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ real scripted upstream (it completes the rename only when the prompt shows the e
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from gitrepo import git
 
 from jupyter_codecomplete.cli import main
 from jupyter_codecomplete.evaluation.edits import edit_tasks_from_git
@@ -24,14 +24,6 @@ BEFORE = (
     "        s += p\n"
     "    return s / len(items)\n"
 )
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture
