@@ -14,6 +14,7 @@
  */
 import { languageId } from './languagetable';
 import { IKernelCandidate, IKernelCandidates } from './protocol';
+import { textKind } from './syntax';
 
 /**
  * The part of a kernel connection used here (`Kernel.IKernelConnection` has it).
@@ -78,14 +79,16 @@ export namespace KernelLimits {
 }
 
 /**
- * The expression before the cursor that the kernel should complete, or null.
+ * The expression before the cursor that the kernel should complete, or null (also inside a
+ * string literal or a comment, `textKind`: a docstring's lines too).
  *
- * @param line - the cursor's line up to the cursor
+ * @param prefix - the cell's text up to the cursor (its last line is the one asked about)
  */
 export function triggerExpression(
-  line: string,
+  prefix: string,
   language: string | null
 ): { expression: string; code: string; typed: string } | null {
+  const line = prefix.slice(prefix.lastIndexOf('\n') + 1).slice(-KernelLimits.maxLineChars);
   const trigger = language ? TRIGGERS[language] : undefined;
   const match = trigger ? trigger.pattern.exec(line) : null;
   if (!match) {
@@ -99,7 +102,7 @@ export function triggerExpression(
   const before = code.slice(0, code.length - expression.length);
   if (
     expression.length > KernelLimits.maxExpressionChars ||
-    Private.inStringOrComment(before) ||
+    textKind(prefix, prefix.length - line.length + before.length, language) !== 'code' ||
     /\b(?:def|class)\s+$/.test(before)
   ) {
     return null;
@@ -203,8 +206,7 @@ export class KernelCompleter {
     prefix: string,
     language: string | null
   ): IKernelCandidates | null | Promise<IKernelCandidates | null> {
-    const line = prefix.slice(prefix.lastIndexOf('\n') + 1).slice(-KernelLimits.maxLineChars);
-    const trigger = triggerExpression(line, language);
+    const trigger = triggerExpression(prefix, language);
     if (!kernel || !trigger) {
       return null;
     }
@@ -387,28 +389,6 @@ export namespace KernelCompleter {
 
 namespace Private {
   export const TIMEOUT = Symbol('timeout');
-
-  /**
-   * Whether the end of a line of Python is inside a string literal or a comment.
-   */
-  export function inStringOrComment(text: string): boolean {
-    let quote: string | null = null;
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i];
-      if (quote) {
-        if (ch === '\\') {
-          i++;
-        } else if (ch === quote) {
-          quote = null;
-        }
-      } else if (ch === '"' || ch === "'") {
-        quote = ch;
-      } else if (ch === '#') {
-        return true;
-      }
-    }
-    return quote !== null;
-  }
 
   export interface IKernelState {
     quietUntil: number;

@@ -8,9 +8,9 @@
  * the server; an accepted one is sent again with its kept figures when each window ends. No code
  * text leaves the tracker unless the user keeps samples: lengths, a hash, a line and column.
  */
-import { LINE_COMMENTS, languageId } from './languagetable';
 import { IServingModel, IUsageEvent, LineKind, UsageTrigger } from './protocol';
 import { IEditorState, Suggestion } from './typing';
+import { textKind } from './syntax';
 
 /**
  * How long an impression waits for news before it is ended (a rejection counts after 10 s).
@@ -36,8 +36,9 @@ export const MAX_BATCH = 64;
  * What kind of place the cursor is at (the gate learns from it).
  *
  * `mid_line`: text after the cursor on its line (closing brackets and quotes alone do not
- * count); `empty`: nothing but blanks before the cursor on its line; `comment`: after the
- * language's line-comment marker; `string`: inside a quote opened on this line; else `code`.
+ * count); `comment`, `string`: inside a comment or a string literal (`textKind`: a docstring's
+ * lines, blank ones too, are `string`); `empty`: nothing but blanks before the cursor on its
+ * line; else `code`.
  */
 export function lineKind(text: string, offset: number, language: string | null): LineKind {
   const start = text.lastIndexOf('\n', offset - 1) + 1;
@@ -48,29 +49,11 @@ export function lineKind(text: string, offset: number, language: string | null):
   if (/[^\s)\]}'"`;,:]/.test(after)) {
     return 'mid_line';
   }
-  if (!before.trim()) {
-    return 'empty';
+  const kind = textKind(text, offset, language);
+  if (kind !== 'code') {
+    return kind;
   }
-  const markers = LINE_COMMENTS[languageId(language ?? 'python')] ?? ['#'];
-  let quote: string | null = null;
-  for (let i = 0; i < before.length; i++) {
-    const ch = before[i];
-    if (quote) {
-      if (ch === '\\') {
-        i++;
-      } else if (ch === quote) {
-        quote = null;
-      }
-      continue;
-    }
-    if (markers.some(m => before.startsWith(m, i))) {
-      return 'comment';
-    }
-    if (ch === '"' || ch === "'" || ch === '`') {
-      quote = ch;
-    }
-  }
-  return quote ? 'string' : 'code';
+  return before.trim() ? 'code' : 'empty';
 }
 
 /**

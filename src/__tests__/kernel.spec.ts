@@ -89,6 +89,14 @@ describe('triggerExpression', () => {
     }
   );
 
+  it('asks nothing inside a docstring or a triple-quoted string', () => {
+    expect(triggerExpression('def f():\n    """Use df.', 'python')).toBeNull();
+    expect(triggerExpression('s = """a\n  b\ndf[', 'python')).toBeNull();
+    expect(triggerExpression('s = """a\n  b"""\ndf[', 'python')).toMatchObject({
+      expression: 'df['
+    });
+  });
+
   it('asks nothing about an expression longer than the protocol allows', () => {
     expect(triggerExpression('a.'.repeat(150), 'python')).toBeNull();
     expect(triggerExpression('a.'.repeat(90), 'python')?.expression.length).toBe(180);

@@ -92,6 +92,14 @@ describe('lineKind', () => {
     expect(lineKind('// hi', 5, 'javascript')).toBe('comment');
     expect(lineKind('-- q', 4, 'sql')).toBe('comment');
   });
+
+  it('reads a docstring as a string, its blank lines too', () => {
+    const doc = 'def f():\n    """Wrap the text.\n\n    Each line';
+    expect(lineKind(doc, doc.length, 'python')).toBe('string');
+    expect(lineKind(doc, doc.indexOf('\n\n') + 1, 'python')).toBe('string');
+    const after = 'def f():\n    """Doc."""\n    ';
+    expect(lineKind(after, after.length, 'python')).toBe('empty');
+  });
 });
 
 describe('keptChars', () => {
