@@ -49,6 +49,7 @@ from jupyter_codecomplete.protocol import UsageEvent
 from jupyter_codecomplete.testing.processes import ServerProcess, free_port
 from jupyter_codecomplete.usage import UsageStore, summarize
 from jupyter_codecomplete.usage.gate import learn
+from jupyter_codecomplete.usage.preview import preview
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("fixed", "adaptive", "gated_more", "gated", "gated_less")
@@ -290,6 +291,9 @@ def main() -> int:
         text = session("textwrap", args.chars)
         counts = ("calls", "shown", "accepted", "kept", "typed", "wasted")
         totals = {m: dict.fromkeys(counts, 0) for m in modes}
+        # what `stats` would tell this user from the fixed run's events (the gate learned from the
+        # training history and the session before each block), against what each level did
+        foreseen: dict[str, list[int]] = {}
         for seed in range(2, 2 + args.seeds):
             result = replay(text, modes, seed, gates, tmp, args.latency_ms)
             for mode in modes:
@@ -303,6 +307,13 @@ def main() -> int:
                 t["kept"] += summary["kept_5m_chars"]
                 t["typed"] += r["typed"]
                 t["wasted"] += sum(1 for e in events if not e["kept_5m"])
+                if mode == "fixed":
+                    for p in preview(events, history=rows):
+                        f = foreseen.setdefault(str(p["level"]), [0, 0, 0, 0])
+                        f[0] += p["shown"]
+                        f[1] += p["affected_shown"]
+                        f[2] += p["kept_chars"]
+                        f[3] += p["affected_kept_chars"]
     per = 1000 / (len(text) * args.seeds)
     base = totals["fixed"]
     print(f"\nper 1,000 characters of the session ({len(text)} characters, {args.seeds} seeds)\n")
@@ -317,6 +328,26 @@ def main() -> int:
         print(
             f"| {mode} | {t['calls'] * per:.0f} | {t['shown'] * per:.0f} | {t['wasted'] * per:.0f} | "
             f"{t['accepted'] * per:.0f} | {t['kept'] * per:.0f} | {t['typed'] * per:.0f} | {ratios} |"
+        )
+    print(
+        "\nforeseen from the fixed run's events (`jupyter codecomplete stats`' restraint preview), "
+        "against the replay of each level\n"
+    )
+    print(
+        "| level | verb | affected: shown | kept chars | left (foreseen): shown | kept "
+        "| replayed: shown | kept |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for mode, level in LEVELS.items():
+        f = foreseen.get(level)
+        if not f or mode not in totals:
+            continue
+        verb = "holds" if gates[mode].get("hold") else "skips"
+        t = totals[mode]
+        print(
+            f"| {level} | {verb} | {f[1] / f[0]:.0%} | {f[3] / f[2]:.0%} | {(f[0] - f[1]) / f[0]:.2f}x | "
+            f"{(f[2] - f[3]) / f[2]:.2f}x | {t['shown'] / base['shown']:.2f}x | "
+            f"{t['kept'] / base['kept']:.2f}x |"
         )
     return 0
 

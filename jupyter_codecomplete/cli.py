@@ -228,10 +228,35 @@ def format_stats(summary: dict[str, Any]) -> str:
                     _num(g["latency_p50_ms"]),
                 )
             )
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines.append("")
-        lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+        lines.extend(_table(rows))
+    restraint = summary.get("restraint") or []
+    if restraint and restraint[0]["events"]:
+        lines.append("")
+        lines.append(
+            f"Restraint on your last {restraint[0]['events']} automatic suggestions (the gate learned from "
+            "the ones before each): a skipped place is not asked; a held one is asked after your usual pause."
+        )
+        preview_rows = [("LEVEL", "AT ITS PLACES", "SHOWN", "KEPT CHARS", "LEFT: SHOWN", "KEPT")]
+        for p in restraint:
+            preview_rows.append(
+                (
+                    str(p["level"]),
+                    "skips" if p["verb"] == "skips" else "holds",
+                    str(p["affected_shown"]),
+                    f"{p['affected_kept_chars']:,}",
+                    _pct(p["shown_ratio"]) if p["verb"] == "skips" else "at least " + _pct(p["shown_ratio"]),
+                    _pct(p["kept_ratio"]) if p["verb"] == "skips" else "at least " + _pct(p["kept_ratio"]),
+                )
+            )
+        lines.append("")
+        lines.extend(_table(preview_rows))
     return "\n".join(lines)
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
 def run_stats(args: argparse.Namespace) -> int:

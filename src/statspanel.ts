@@ -62,6 +62,24 @@ export interface IUsageSummary {
     count: number;
   }[];
   per_day: IUsageGroup[];
+  /**
+   * What each restraint level would have changed on these suggestions (`usage/preview.py`);
+   * absent from an older server.
+   */
+  restraint?: IRestraintPreview[];
+}
+
+/**
+ * One level of the restraint preview: the suggestions at the places it skips or holds.
+ */
+export interface IRestraintPreview {
+  level: string;
+  verb: 'skips' | 'holds';
+  events: number;
+  affected_shown: number;
+  affected_kept_chars: number;
+  shown_ratio: number | null;
+  kept_ratio: number | null;
 }
 
 /**
@@ -336,16 +354,41 @@ export class StatisticsPanel extends Widget {
     ] as const) {
       body.appendChild(this._table(key, title, summary[`by_${key}`]));
     }
+    const preview = summary.restraint ?? [];
+    if (preview.length && preview[0].events) {
+      const atLeast = (p: IRestraintPreview, ratio: number | null) =>
+        p.verb === 'holds' ? trans.__('at least %1', pct(ratio)) : pct(ratio);
+      const section = Private.table(
+        'restraint',
+        trans.__('Restraint, on your last %1 automatic suggestions', preview[0].events),
+        [
+          trans.__('level'),
+          trans.__('at its places'),
+          trans.__('shown'),
+          trans.__('kept chars'),
+          trans.__('left: shown'),
+          trans.__('left: kept')
+        ],
+        preview.map(p => [
+          p.level,
+          p.verb === 'holds' ? trans.__('holds') : trans.__('skips'),
+          String(p.affected_shown),
+          num(p.affected_kept_chars),
+          atLeast(p, p.shown_ratio),
+          atLeast(p, p.kept_ratio)
+        ])
+      );
+      const note = document.createElement('p');
+      note.textContent = trans.__(
+        'What each level would have changed here, the gate learned from the suggestions before each: a skipped place is not asked; a held one is asked after your usual pause, so only part of it is lost.'
+      );
+      section.appendChild(note);
+      body.appendChild(section);
+    }
   }
 
   private _table(key: string, title: string, groups: IUsageGroup[]): HTMLElement {
     const trans = this._trans;
-    const section = document.createElement('div');
-    const h = document.createElement('h3');
-    h.textContent = title;
-    const table = document.createElement('table');
-    table.className = 'jp-CodeComplete-statistics-table';
-    table.dataset.table = key;
     const heads = [
       '',
       trans.__('shown'),
@@ -357,36 +400,22 @@ export class StatisticsPanel extends Widget {
       trans.__('kept / hour'),
       trans.__('p50 time to show')
     ];
-    const row = (cells: string[], tag: 'th' | 'td') => {
-      const tr = document.createElement('tr');
-      for (const c of cells) {
-        const cell = document.createElement(tag);
-        cell.textContent = c;
-        tr.appendChild(cell);
-      }
-      return tr;
-    };
-    table.appendChild(row(heads, 'th'));
-    for (const g of groups) {
-      table.appendChild(
-        row(
-          [
-            String(g[key] ?? '?'),
-            String(g.shown),
-            `${g.accepted} (${pct(g.accept_rate)})`,
-            String(g.typed_through),
-            String(g.dismissed),
-            num(g.accepted_chars),
-            num(g.kept_chars),
-            num(g.kept_per_hour),
-            g.latency_p50_ms === null ? '–' : `${Math.round(g.latency_p50_ms)} ms`
-          ],
-          'td'
-        )
-      );
-    }
-    section.append(h, table);
-    return section;
+    return Private.table(
+      key,
+      title,
+      heads,
+      groups.map(g => [
+        String(g[key] ?? '?'),
+        String(g.shown),
+        `${g.accepted} (${pct(g.accept_rate)})`,
+        String(g.typed_through),
+        String(g.dismissed),
+        num(g.accepted_chars),
+        num(g.kept_chars),
+        num(g.kept_per_hour),
+        g.latency_p50_ms === null ? '–' : `${Math.round(g.latency_p50_ms)} ms`
+      ])
+    );
   }
 
   private _rendermime: IRenderMimeRegistry | null;
@@ -408,5 +437,39 @@ export namespace StatisticsPanel {
     rendermime: IRenderMimeRegistry | null;
     serverSettings?: ServerConnection.ISettings;
     translator?: ITranslator;
+  }
+}
+
+namespace Private {
+  /**
+   * A titled table (`data-table` is its key, for the tests).
+   */
+  export function table(
+    key: string,
+    title: string,
+    heads: string[],
+    rows: string[][]
+  ): HTMLElement {
+    const section = document.createElement('div');
+    const h = document.createElement('h3');
+    h.textContent = title;
+    const table = document.createElement('table');
+    table.className = 'jp-CodeComplete-statistics-table';
+    table.dataset.table = key;
+    const row = (cells: string[], tag: 'th' | 'td') => {
+      const tr = document.createElement('tr');
+      for (const c of cells) {
+        const cell = document.createElement(tag);
+        cell.textContent = c;
+        tr.appendChild(cell);
+      }
+      return tr;
+    };
+    table.appendChild(row(heads, 'th'));
+    for (const cells of rows) {
+      table.appendChild(row(cells, 'td'));
+    }
+    section.append(h, table);
+    return section;
   }
 }

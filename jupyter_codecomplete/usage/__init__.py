@@ -3,6 +3,7 @@
 - :mod:`.store`: the SQLite store in the Jupyter data directory (schema versions, WAL, bounds).
 - :mod:`.summary`: the aggregates the REST route, ``jupyter codecomplete stats`` and the panel show.
 - :mod:`.gate`: restraint learned from the user's own events (which automatic requests to skip).
+- :mod:`.preview`: what each restraint level would have changed on those events.
 
 Used by ``web/`` and the commands; it imports only :mod:`..protocol`.
 """

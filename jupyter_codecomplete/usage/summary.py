@@ -15,6 +15,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .preview import preview
+
 IDLE_GAP_S = 300.0
 # Upper edges of the latency histogram's bins, ms (the last bin is everything above).
 LATENCY_BINS_MS: tuple[int, ...] = (100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000)
@@ -116,4 +118,6 @@ def summarize(rows: Sequence[dict[str, Any]], *, now: float | None = None) -> di
         "by_accept_kind": [g for g in _by([r for r in rows if r["accept_kind"]], "accept_kind")],
         "latency_histogram": latency_histogram(rows),
         "per_day": per_day(rows),
+        # what each restraint level would have changed (usage/preview.py)
+        "restraint": preview(rows),
     }

@@ -120,6 +120,12 @@ test.describe('recording usage', () => {
     const model = (await (await request.get('/api/codecomplete/usage')).json()).by_model;
     expect(model.length).toBeGreaterThan(0);
     await expect(panel.locator('table[data-table="model"]')).toContainText(model[0].model);
+    // what each restraint level would change, one row per level, as the REST route says
+    const preview = (await (await request.get('/api/codecomplete/usage')).json()).restraint;
+    const rows = panel.locator('table[data-table="restraint"] tr');
+    await expect(rows).toHaveCount(1 + preview.length);
+    await expect(rows.nth(3)).toContainText('less');
+    await expect(rows.nth(3)).toContainText('skips');
   });
 });
 
