@@ -1,4 +1,4 @@
-// ESLint for the TypeScript in src/ (flat config), with the rules of JupyterLab's extension
+// ESLint for the TypeScript in src/ and the replay benchmark (flat config), with the rules of JupyterLab's extension
 // template. Formatting is Prettier's (`.prettierrc`), checked by eslint-plugin-prettier.
 import js from '@eslint/js';
 import prettierRecommended from 'eslint-plugin-prettier/recommended';
@@ -24,7 +24,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   prettierRecommended,
   {
-    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'benchmarks/replay/**/*.ts'],
     languageOptions: {
       globals: { ...globals.browser, ...globals.jest }
     },
