@@ -80,8 +80,12 @@ test.describe('fix', () => {
     await expect(cell.locator(FIX_MARKER)).toBeVisible({ timeout: 30000 });
     await cell.locator('.cm-content').click();
     await expect(cell.locator(REMOVED)).toHaveText(['prcie']);
-    await page
-      .locator('.jp-NotebookPanel')
-      .screenshot({ path: '../docs/screenshots/lab-fix-shown.png' });
+    // the notebook down to the traceback's first lines (its frames name this machine's paths)
+    const panel = (await page.locator('.jp-NotebookPanel').boundingBox())!;
+    const output = (await cell.locator('.jp-OutputArea-output').boundingBox())!;
+    await page.screenshot({
+      path: '../docs/screenshots/lab-fix-shown.png',
+      clip: { x: panel.x, y: panel.y, width: panel.width, height: output.y - panel.y + 76 }
+    });
   });
 });
