@@ -260,20 +260,20 @@ export class KernelCompleter {
   }
 
   /**
-   * Warm the kernel's completer, once in the kernel's life (again after a restart): one
+   * Prime the kernel's completer, once in the kernel's life (again after a restart): one
    * `complete_request` for empty code, its answer dropped. IPython's first completion in a
    * kernel takes far longer than the time budget (0.7 s here for empty code, 6 s for `df[` with
    * pandas loaded) and later ones ~20–90 ms, so without this the first `df[` a user types
    * carries no candidates. Called when a notebook's kernel is idle; skipped for a kernel that
    * is busy, disconnected, of another language or in its cooldown.
    */
-  warm(kernel: IKernelLike | null | undefined, language: string | null): void {
+  prime(kernel: IKernelLike | null | undefined, language: string | null): void {
     if (!kernel || !language || !TRIGGERS[language]) {
       return;
     }
     const state = this._state(kernel);
     if (
-      state.warmed ||
+      state.primed ||
       this._now() < state.quietUntil ||
       (state.language !== null && state.language !== language) ||
       kernel.status !== 'idle' ||
@@ -281,7 +281,7 @@ export class KernelCompleter {
     ) {
       return;
     }
-    state.warmed = true;
+    state.primed = true;
     // one question at a time: a question meanwhile would queue behind this one in the kernel
     state.quietUntil = this._now() + this._cooldownMs;
     void (async () => {
@@ -346,7 +346,7 @@ export class KernelCompleter {
         quietUntil: 0,
         language: null,
         cache: new Map(),
-        warmed: false
+        primed: false
       };
       // what the kernel knows changes when it runs code: forget its answers then; a restarted
       // kernel is a new one (its completer cold again)
@@ -358,7 +358,7 @@ export class KernelCompleter {
           (msg.content as { execution_state?: string } | undefined)?.execution_state === 'starting'
         ) {
           fresh.cache.clear();
-          fresh.warmed = false;
+          fresh.primed = false;
         }
       });
       this._states.set(kernel, fresh);
@@ -394,8 +394,8 @@ namespace Private {
     quietUntil: number;
     language: string | null;
     cache: Map<string, IKernelCandidate[]>;
-    /** Whether the kernel's completer was warmed since the kernel started. */
-    warmed: boolean;
+    /** Whether the kernel's completer was primed since the kernel started. */
+    primed: boolean;
   }
 
   /**

@@ -317,25 +317,25 @@ describe('the provider and the kernel', () => {
   });
 });
 
-describe('KernelCompleter.warm (issue 23: the first df[ after running a cell)', () => {
+describe('KernelCompleter.prime (issue 23: the first df[ after running a cell)', () => {
   const flush = () => new Promise(resolve => setTimeout(resolve, 0));
   /**
    * Warm the kernel's completer for Python and let the kernel answer.
    */
-  const warmed = async (kc: KernelCompleter, kernel: FakeKernel) => {
-    kc.warm(kernel, 'python');
+  const primed = async (kc: KernelCompleter, kernel: FakeKernel) => {
+    kc.prime(kernel, 'python');
     await flush();
   };
 
   it('asks an idle kernel once for empty code, and again only after a restart', async () => {
     const kernel = new FakeKernel();
     const kc = completer();
-    await warmed(kc, kernel);
+    await primed(kc, kernel);
     expect(kernel.asked).toEqual([{ code: '', cursor_pos: 0 }]);
-    await warmed(kc, kernel);
+    await primed(kc, kernel);
     expect(kernel.asked).toHaveLength(1);
     kernel.restarted();
-    await warmed(kc, kernel);
+    await primed(kc, kernel);
     expect(kernel.asked).toHaveLength(2);
   });
 
@@ -343,25 +343,25 @@ describe('KernelCompleter.warm (issue 23: the first df[ after running a cell)', 
     const busy = new FakeKernel();
     busy.status = 'busy';
     const kc = completer();
-    kc.warm(busy, 'python');
+    kc.prime(busy, 'python');
     const r = new FakeKernel();
     r.language = 'R';
-    kc.warm(r, 'python');
-    kc.warm(new FakeKernel(), 'markdown');
-    kc.warm(null, 'python');
+    kc.prime(r, 'python');
+    kc.prime(new FakeKernel(), 'markdown');
+    kc.prime(null, 'python');
     await flush();
     expect(busy.asked).toHaveLength(0);
     expect(r.asked).toHaveLength(0);
   });
 
-  it('a question while the warm-up is out is not sent behind it (it would miss the budget)', async () => {
+  it('a question while the priming question is out is not sent behind it (it would miss the budget)', async () => {
     const kernel = new FakeKernel();
     kernel.answer = 'manual';
     const kc = completer();
-    await warmed(kc, kernel);
+    await primed(kc, kernel);
     expect(kc.candidates(kernel, 'df[', 'python')).toBeNull();
     expect(kernel.asked).toHaveLength(1);
-    // the warm-up answered: the next question goes out
+    // the priming question answered: the next question goes out
     kernel.pending.forEach(resolve => resolve({ content: { status: 'ok', matches: [] } }));
     kernel.answer = 'now';
     await flush();

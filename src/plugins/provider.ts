@@ -70,13 +70,14 @@ export const providerPlugin: JupyterFrontEndPlugin<ICodeCompleteProvider> = {
         )
     });
     manager.registerInlineProvider(provider);
-    // The kernel's completer is warmed while the notebook's kernel is idle, so that the first
-    // `df[` the user types already carries the kernel's candidates (kernel.ts, `warm`).
+    // The kernel's completer is primed while the notebook's kernel is idle, so that the first
+    // `df[` the user types already carries the kernel's candidates (kernel.ts, `prime`; not the
+    // model server's warm-up, warm.ts).
     notebooks?.widgetAdded.connect((_, panel) => {
       const session = panel.sessionContext;
-      const warm = () => {
+      const prime = () => {
         if (settings.current.enabled && settings.current.kernelCandidates) {
-          kernelCompleter.warm(
+          kernelCompleter.prime(
             session.session?.kernel,
             resolveLanguage(panel.content.codeMimetype)
           );
@@ -84,7 +85,7 @@ export const providerPlugin: JupyterFrontEndPlugin<ICodeCompleteProvider> = {
       };
       session.statusChanged.connect((_, status) => {
         if (status === 'idle') {
-          warm();
+          prime();
         }
       });
     });
