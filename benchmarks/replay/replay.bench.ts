@@ -190,7 +190,13 @@ async function replay(
   const { debounce, gate } = restraint;
   let lastKey = 0;
   tracker.rhythm = () => debounce.rhythm;
-  tracker.onAccept = kind => restraint.accepted(kind, loop.now - lastKey);
+  tracker.held = () => restraint.held;
+  tracker.pause = () => loop.now - lastKey;
+  tracker.onAccept = (kind, pauseMs) => {
+    if (pauseMs !== null) {
+      restraint.accepted(kind, pauseMs);
+    }
+  };
   gate.model = mode.startsWith('gated') ? gateModel : null;
   let pending: any = null;
   let generation = 0;

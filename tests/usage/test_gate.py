@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from jupyter_codecomplete.protocol import UsageEvent
 from jupyter_codecomplete.usage import gate
 from jupyter_codecomplete.usage.gate import fit, learn, rhythm
 
@@ -179,3 +180,10 @@ def test_the_client_uses_the_same_pause_rule() -> None:
         "MAX_MS": gate.PAUSE_MAX_MS,
     }
     assert gate.PAUSE_MIN_MS <= ts["DEFAULT_MS"] <= gate.PAUSE_MAX_MS
+
+
+def test_the_client_bounds_the_pause_as_the_server_does() -> None:
+    # the tracker leaves out a pause the server's UsageEvent would refuse (the whole message)
+    (ms,) = re.findall(r"export const MAX_PAUSE_MS = ([\d_]+);", (ROOT / "src" / "usage.ts").read_text())
+    field = UsageEvent.model_json_schema()["properties"]["accept_pause_ms"]["anyOf"][0]
+    assert float(ms) == field["maximum"] and field["minimum"] == 0
