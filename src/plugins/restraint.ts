@@ -50,7 +50,7 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
       // each usage event carries the typing rhythm its request came after (the gate learns it)
       tracker.rhythm = () => debounce.rhythm;
       // and whether restraint held it (its pause before an accept is then not the user's own)
-      tracker.held = () => restraint.held;
+      tracker.held = () => settings.current.restraint !== 'off' && restraint.held;
       // how long the user pauses before taking a suggestion (held places wait that long): the
       // event carries it for the server to learn, and this page learns it at once
       tracker.pause = () => (lastKey ? Date.now() - lastKey : Number.NaN);
