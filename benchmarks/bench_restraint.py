@@ -22,10 +22,14 @@ Per 1,000 characters of the session: model calls, suggestions shown, characters 
 (still there 5 minutes later), and the ratios to the fixed debounce.
 
     python benchmarks/bench_restraint.py [--chars 6000] [--seeds 3] [--before-gate OLD_GATE.py]
+        [--learned-pauses]
 
 ``--training shlex``: a shorter history (one module). ``--before-gate``: also replay with the
 gate an older ``gate.py`` learns from the same history
 (``git show REV:jupyter_codecomplete/usage/gate.py > /tmp/gate_before.py``), rows ``* before``.
+``--learned-pauses``: also the default level holding for the pauses before an accept that the
+gate learned from the history's events (``pauses``; what a reload starts from), row
+``gated_pauses``; the other gated rows start with no pauses (2 s until the session has five).
 
 Not a test; needs ``jlpm install``. Measured numbers are in docs/performance.md.
 """
@@ -245,6 +249,11 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--before-gate", help="an older gate.py to compare with (rows '* before')")
     parser.add_argument(
+        "--learned-pauses",
+        action="store_true",
+        help="also hold for the pauses learned from the history (row 'gated_pauses')",
+    )
+    parser.add_argument(
         "--training", default=",".join(TRAINING), help="the training history: standard-library modules"
     )
     parser.add_argument(
@@ -272,6 +281,10 @@ def main() -> int:
             for mode, level in LEVELS.items():
                 gates[f"{mode}_before"] = before(rows, level)
             modes = (*MODES, *(f"{m}_before" for m in LEVELS))
+        if args.learned_pauses:
+            gates["gated_pauses"] = gates["gated"]
+            modes = (*modes, "gated_pauses")
+            print(f"  learned pauses before an accept: {gates['gated']['pauses']}")
         gate = gates["gated"]
         print(
             f"gate learned from {gate['events']} training suggestions ({gate['overall']:.1f} kept characters "

@@ -204,6 +204,9 @@ def format_stats(summary: dict[str, Any]) -> str:
         f"({_pct(total['kept_ratio'])}); {_num(total['kept_per_hour'])} kept per hour of editing "
         f"({total['editing_hours']:.1f} h)"
     )
+    if summary.get("accept_pauses"):
+        learned = ", ".join(f"{kind} {ms / 1000:.1f} s" for kind, ms in summary["accept_pauses"].items())
+        lines.append(f"Your pause before taking a suggestion (held places wait so long): {learned}")
     header = ("", "SHOWN", "ACCEPTED", "RATE", "TYPED", "DISMISSED", "ACC CHARS", "KEPT", "KEPT/H", "P50 MS")
     for key, title, groups in (
         ("model", "MODEL", summary["by_model"]),

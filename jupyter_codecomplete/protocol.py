@@ -292,6 +292,11 @@ class UsageEvent(_Strict):
     accept_kind: Literal["whole", "word", "line"] | None = None
     accepted_chars: Annotated[int, Field(ge=0, le=MAX_TEXT)] = 0
     typed_chars: Annotated[int, Field(ge=0, le=MAX_TEXT)] = 0
+    # ms from the user's last keystroke to the first accept (whole, word or line); None when not
+    # accepted (the gate learns how long the user pauses before taking a suggestion)
+    accept_pause_ms: Annotated[float, Field(ge=0, le=600_000)] | None = None
+    # the request was asked after a hold (its pause is no evidence of the user's own)
+    held: Annotated[bool, Field(strict=True)] = False
     kept_30s: Annotated[int, Field(ge=0, le=MAX_TEXT)] | None = None
     kept_5m: Annotated[int, Field(ge=0, le=MAX_TEXT)] | None = None
     # a hash of the suggestion text and the cursor's line / column: no code

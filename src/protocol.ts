@@ -395,6 +395,15 @@ export interface IUsageEvent {
   accept_kind: 'whole' | 'word' | 'line' | null;
   accepted_chars: number;
   typed_chars: number;
+  /**
+   * From the last keystroke to the first accept (ms); null when not accepted (the gate learns
+   * how long the user pauses before taking a suggestion).
+   */
+  accept_pause_ms?: number | null;
+  /**
+   * The request was asked after a hold (`Restraint.decide`): its pause is not the user's own.
+   */
+  held?: boolean;
   kept_30s: number | null;
   kept_5m: number | null;
   text_hash: string | null;

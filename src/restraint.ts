@@ -11,7 +11,9 @@
  * - `Gate`: the places (trigger × line kind × typing rhythm) where the server learned that this
  *   user's suggestions are mostly wasted and leave little (`GET api/codecomplete/usage/gate`,
  *   `jupyter_codecomplete/usage/gate.py`), and the place of the last dismissal.
- * - `AcceptPauses`: how long this user pauses before taking a suggestion, by line kind.
+ * - `AcceptPauses`: how long this user pauses before taking a suggestion, by line kind: the
+ *   page's own pauses once it has enough, else those the server learned from the stored events
+ *   (the gate model's `pauses`), so that a reload, a second tab or Notebook 7 starts from them.
  * - `Restraint`: the decision for one automatic request, from the three: skip it, or ask once
  *   the user has paused so long. At a place the gate marks, the server's `hold` says whether to
  *   skip it (level "less") or to ask only after a pause as long as the user's own pauses before
@@ -166,6 +168,12 @@ export interface IGateModel {
    * The rhythm bins: a mean interval below `below_ms` (null: no bound) is in that bin.
    */
   rhythms?: { name: string; below_ms: number | null }[];
+  /**
+   * The user's pause before taking a suggestion, by line kind (ms), learned from the stored
+   * events by the rule of `AcceptPauses` (`pauses` in `gate.py`); a kind with too few pauses
+   * is absent (absent altogether: an older server).
+   */
+  pauses?: { [lineKind: string]: number };
 }
 
 /**
@@ -281,9 +289,22 @@ namespace Private {
 
 /**
  * How long this user pauses before taking a suggestion (from the last keystroke to the accept),
- * by line kind: the last few of each.
+ * by line kind: the last few of each in this page, and those the server learned from the user's
+ * stored events (the same rule: `pauses` in `jupyter_codecomplete/usage/gate.py`, whose
+ * constants a test compares with these).
  */
 export class AcceptPauses {
+  /**
+   * The gate model the server learned (its `pauses`), or null.
+   */
+  get model(): IGateModel | null {
+    return this._model;
+  }
+
+  set model(model: IGateModel | null) {
+    this._model = model;
+  }
+
   /**
    * The user took a suggestion at a place of `lineKind` after a pause of `ms`.
    */
@@ -301,20 +322,26 @@ export class AcceptPauses {
 
   /**
    * The pause to wait for at a held place: the lower quartile of the user's pauses before
-   * taking a suggestion there (so that three in four of those are still shown), or
-   * `DEFAULT_MS` before there are `MIN_SAMPLES`; clamped to `MIN_MS`–`MAX_MS`.
+   * taking a suggestion there (so that three in four of those are still shown), clamped to
+   * `MIN_MS`–`MAX_MS`: this page's own once it has `MIN_SAMPLES` of them, else the one the
+   * server learned (the model's `pauses`), else `DEFAULT_MS`.
    */
   hold(lineKind: string): number {
     const list = this._pauses.get(lineKind) ?? [];
-    if (list.length < AcceptPauses.MIN_SAMPLES) {
-      return AcceptPauses.DEFAULT_MS;
+    if (list.length >= AcceptPauses.MIN_SAMPLES) {
+      const sorted = [...list].sort((a, b) => a - b);
+      const q = sorted[Math.floor((sorted.length - 1) * AcceptPauses.QUANTILE)];
+      return clamp(AcceptPauses.MIN_MS, AcceptPauses.MAX_MS, q);
     }
-    const sorted = [...list].sort((a, b) => a - b);
-    const q = sorted[Math.floor((sorted.length - 1) * AcceptPauses.QUANTILE)];
-    return clamp(AcceptPauses.MIN_MS, AcceptPauses.MAX_MS, q);
+    const learned = this._model?.pauses?.[lineKind];
+    if (typeof learned === 'number' && Number.isFinite(learned)) {
+      return clamp(AcceptPauses.MIN_MS, AcceptPauses.MAX_MS, learned);
+    }
+    return AcceptPauses.DEFAULT_MS;
   }
 
   private _pauses = new Map<string, number[]>();
+  private _model: IGateModel | null = null;
 }
 
 /**
@@ -370,6 +397,14 @@ export class Restraint {
       skip: null,
       after: this.debounce.delay(AdaptiveDebounce.place(request.text, request.offset))
     };
+  }
+
+  /**
+   * Whether the last automatic request decided on was held (asked only after the pause): the
+   * usage tracker marks its event `held`, so that the server does not learn from its pause.
+   */
+  get held(): boolean {
+    return this._held;
   }
 
   /**

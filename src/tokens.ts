@@ -299,10 +299,21 @@ export interface IUsageTracker {
    */
   rhythm: (() => number | null) | null;
   /**
-   * Called when the user first takes something of a suggestion, with its line kind; the
-   * restraint plugin learns from it how long the user pauses before taking one.
+   * Whether the request being sent was held by restraint (`Restraint.held`), recorded with
+   * each event (`held`); the restraint plugin sets it.
    */
-  onAccept: ((lineKind: LineKind) => void) | null;
+  held: (() => boolean) | null;
+  /**
+   * The time since the user's last keystroke (ms), read when the user first takes something of
+   * a suggestion and recorded with its event (`accept_pause_ms`); the restraint plugin sets it.
+   */
+  pause: (() => number) | null;
+  /**
+   * Called when the user first takes something of an automatic suggestion, with its line kind
+   * and that pause (null: unknown); the restraint plugin learns from it how long the user
+   * pauses before taking one.
+   */
+  onAccept: ((lineKind: LineKind, pauseMs: number | null) => void) | null;
   /**
    * An edit prediction was shown (trigger `edit`): its impression, ended with `editEnded`.
    */

@@ -33,6 +33,12 @@ export const MAX_QUEUED = 500;
 export const MAX_BATCH = 64;
 
 /**
+ * The longest pause before an accept that an event carries (the server's bound on
+ * `accept_pause_ms`); a longer one (no keystroke known yet) is left out.
+ */
+export const MAX_PAUSE_MS = 600_000;
+
+/**
  * What kind of place the cursor is at (the gate learns from it).
  *
  * `mid_line`: text after the cursor on its line (closing brackets and quotes alone do not
@@ -150,16 +156,35 @@ export class UsageTracker {
   rhythm: (() => number | null) | null = null;
 
   /**
-   * Called when the user first takes something of a suggestion, with its line kind (the
-   * restraint plugin learns from it how long the user pauses before taking one).
+   * Whether the request being sent was held by restraint (`Restraint.held`): read when a
+   * request is sent (the restraint plugin sets it). A held suggestion's pause before its accept
+   * is not the user's own (it could only be taken after the hold).
    */
-  onAccept: ((lineKind: LineKind) => void) | null = null;
+  held: (() => boolean) | null = null;
+
+  /**
+   * How long since the user's last keystroke (ms): read once, when the user first takes
+   * something of a suggestion (the restraint plugin sets it; its clock is the keystrokes').
+   */
+  pause: (() => number) | null = null;
+
+  /**
+   * Called when the user first takes something of an automatic suggestion (typing, fresh
+   * line), with its line kind and the pause before it (`pause`; null when unknown): the
+   * restraint plugin learns from it how long the user pauses before taking one, and the event
+   * carries it (`accept_pause_ms`) for the server to learn the same.
+   */
+  onAccept: ((lineKind: LineKind, pauseMs: number | null) => void) | null = null;
 
   /**
    * A request was sent (its time is the start of "time to show").
    */
   started(number: number): void {
-    this._startedAt.set(number, { at: this._now(), typingMs: this.rhythm?.() ?? null });
+    this._startedAt.set(number, {
+      at: this._now(),
+      typingMs: this.rhythm?.() ?? null,
+      held: this.held?.() ?? false
+    });
     if (this._startedAt.size > 64) {
       this._startedAt.delete(this._startedAt.keys().next().value as number);
     }
@@ -197,6 +222,9 @@ export class UsageTracker {
         shownAt: now,
         latency: started === undefined ? 0 : Math.max(0, now - started.at),
         typingMs: started?.typingMs ?? null,
+        // restraint decides on automatic requests only
+        held: trigger !== 'manual' && (started?.held ?? false),
+        acceptPause: null,
         trigger,
         language,
         model: model?.reported || model?.name || null,
@@ -229,7 +257,7 @@ export class UsageTracker {
       return;
     }
     if (current.acceptKind === null) {
-      this.onAccept?.(current.lineKind);
+      this._firstAccept(current);
     }
     current.accepted += current.rest.length;
     current.pieces.push(current.rest);
@@ -247,7 +275,7 @@ export class UsageTracker {
       return;
     }
     if (current.acceptKind === null) {
-      this.onAccept?.(current.lineKind);
+      this._firstAccept(current);
     }
     current.accepted += part.length;
     current.pieces.push(part);
@@ -371,6 +399,20 @@ export class UsageTracker {
     this.flush();
   }
 
+  /**
+   * The user takes something of this suggestion for the first time: the pause before it.
+   */
+  private _firstAccept(current: Private.IImpression): void {
+    const pause = this.pause?.() ?? null;
+    current.acceptPause =
+      pause !== null && Number.isFinite(pause) && pause >= 0 && pause <= MAX_PAUSE_MS
+        ? Math.round(pause)
+        : null;
+    if (current.trigger === 'typing' || current.trigger === 'fresh_line') {
+      this.onAccept?.(current.lineKind, current.acceptPause);
+    }
+  }
+
   private _touch(current: Private.IImpression): void {
     if (current.idle !== null) {
       this._clearTimeout(current.idle);
@@ -421,6 +463,8 @@ export class UsageTracker {
       accept_kind: current.acceptKind,
       accepted_chars: current.accepted,
       typed_chars: current.typed,
+      accept_pause_ms: current.acceptPause,
+      held: current.held,
       kept_30s: null,
       kept_5m: null,
       text_hash: hashText(s.text),
@@ -496,7 +540,7 @@ export class UsageTracker {
   private _count = 0;
   private _current: Private.IImpression | null = null;
   private _ended = new WeakSet<Suggestion>();
-  private _startedAt = new Map<number, { at: number; typingMs: number | null }>();
+  private _startedAt = new Map<number, { at: number; typingMs: number | null; held: boolean }>();
   private _queue: IUsageEvent[] = [];
   private _flushTimer: any = null;
   private _edits = new Map<string, Private.IEditImpression>();
@@ -559,6 +603,11 @@ namespace Private {
     shownAt: number;
     latency: number;
     typingMs: number | null;
+    held: boolean;
+    /**
+     * From the last keystroke to the first accept (ms), within the server's bound; null: none.
+     */
+    acceptPause: number | null;
     trigger: UsageTrigger;
     language: string | null;
     model: string | null;

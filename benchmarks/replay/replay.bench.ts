@@ -12,7 +12,8 @@
  * debounce and the model are simulated.
  *
  * Input (environment): REPLAY_IN, a JSON file {text, modes, gates: {mode: gate}, seed}; REPLAY_OUT, where the
- * results go: per mode {calls, shown, typed, events}.
+ * results go: per mode {calls, shown, typed, events}. A mode `gated*_pauses` also holds for the
+ * pauses its gate learned (`pauses`) instead of starting from none.
  */
 import { IUsageEvent } from '../../src/protocol';
 import { IGateModel, Restraint } from '../../src/restraint';
@@ -190,8 +191,18 @@ async function replay(
   const { debounce, gate } = restraint;
   let lastKey = 0;
   tracker.rhythm = () => debounce.rhythm;
-  tracker.onAccept = kind => restraint.accepted(kind, loop.now - lastKey);
+  tracker.held = () => restraint.held;
+  tracker.pause = () => loop.now - lastKey;
+  tracker.onAccept = (kind, pauseMs) => {
+    if (pauseMs !== null) {
+      restraint.accepted(kind, pauseMs);
+    }
+  };
   gate.model = mode.startsWith('gated') ? gateModel : null;
+  // the pauses the server learned from the history (`pauses`), as the restraint plugin passes
+  // them, only in the modes that ask for them: the others start with no pauses, as a page did
+  // before the pauses were stored
+  restraint.pauses.model = mode.endsWith('_pauses') ? gateModel : null;
   let pending: any = null;
   let generation = 0;
   let shown: { suggestion: Suggestion; number: number; at: number } | null = null;

@@ -24,12 +24,13 @@ A cell is skipped when *both* hold (the level's :data:`LEVELS` thresholds):
 so a place that is often wasted but pays off when it is right (a fresh line) is kept: restraint
 cuts suggestions shown, not kept characters. At the levels in :data:`HOLD_LEVELS` (the default
 among them) such a cell is not skipped outright but *held* (``hold``): the client asks there only
-after a pause as long as the user's own pauses before taking a suggestion (``AcceptPauses`` in
-``src/restraint.ts``), so a user who stops to take a comment's completion still gets it; at
-"less" it is skipped. Manual requests (Alt+\\) are never skipped. The gate
-switches itself on once :data:`MIN_EVENTS` automatic suggestions exist, and a place is judged only
-with :data:`MIN_PLACE_EVENTS` of its own; a rhythm at a place with fewer than
-:data:`MIN_CELL_EVENTS` is judged as the whole place is (its events' average prediction), so that a
+after a pause as long as the user's own pauses before taking a suggestion at that line kind
+(``pauses``, learned here from the stored events by :func:`pauses`, so that a reload, a second tab
+or Notebook 7 starts from them; ``AcceptPauses`` in ``src/restraint.ts``), so a user who stops to
+take a comment's completion still gets it; at "less" it is skipped. Manual requests (Alt+\\) are
+never skipped. The gate switches itself on once :data:`MIN_EVENTS` automatic suggestions exist,
+and a place is judged only with :data:`MIN_PLACE_EVENTS` of its own; a rhythm at a place with fewer
+than :data:`MIN_CELL_EVENTS` is judged as the whole place is (its events' average prediction), so that a
 rhythm never seen at a place is not skipped for what it did elsewhere. The client also skips a
 request at the place the user just dismissed a suggestion (same line, same text) unless the level
 is ``more`` or ``off``.
@@ -53,6 +54,15 @@ HOLD_LEVELS = ("more", "normal")
 # the typing rhythm before a request: (name, upper edge of the mean interval between keys, ms)
 RHYTHMS: tuple[tuple[str, float], ...] = (("burst", 110.0), ("steady", 220.0), ("slow", math.inf))
 UNKNOWN = "unknown"
+# the user's pauses before taking a suggestion (``pauses``): per line kind, the QUANTILE of the
+# last MAX_SAMPLES (automatic, not held, accepted), given with at least MIN_SAMPLES, clamped to
+# MIN_MS-MAX_MS. The client's ``AcceptPauses`` uses the same numbers for the page's own samples
+# (tests/usage/test_gate.py reads both).
+PAUSE_MIN_SAMPLES = 5
+PAUSE_MAX_SAMPLES = 50
+PAUSE_QUANTILE = 0.25
+PAUSE_MIN_MS = 500.0
+PAUSE_MAX_MS = 5000.0
 PRIOR = 2.0  # the L2 prior's strength, in pseudo-events (a weight's precision)
 SMOOTH = 2.0  # pseudo-suggestions at the overall figure added to a place's kept characters per useful one
 
@@ -72,6 +82,30 @@ def rhythm(typing_ms: float | None) -> str:
     if typing_ms is None:
         return UNKNOWN
     return next(name for name, edge in RHYTHMS if typing_ms < edge)
+
+
+def pauses(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """How long the user pauses before taking a suggestion, by line kind (ms): the lower quartile
+    of the last :data:`PAUSE_MAX_SAMPLES` pauses (by ``shown_at``) before an accept of an
+    automatic suggestion that was not held (one asked after a hold could only be taken after it:
+    counting it would lengthen the hold each time); only kinds with :data:`PAUSE_MIN_SAMPLES`,
+    clamped to :data:`PAUSE_MIN_MS`-:data:`PAUSE_MAX_MS`. The client holds a gated place that
+    long until the page has enough pauses of its own (``AcceptPauses`` in ``src/restraint.ts``)."""
+    by_kind: dict[str, list[tuple[float, float]]] = {}
+    for r in rows:
+        ms = r.get("accept_pause_ms")
+        if ms is None or r.get("held") or r.get("trigger") not in AUTOMATIC or r.get("outcome") != "accepted":
+            continue
+        kind = str(r.get("line_kind") or "code")
+        by_kind.setdefault(kind, []).append((float(r.get("shown_at") or 0), float(ms)))
+    out: dict[str, float] = {}
+    for kind, seen in sorted(by_kind.items()):
+        if len(seen) < PAUSE_MIN_SAMPLES:
+            continue
+        last = sorted(ms for _, ms in sorted(seen)[-PAUSE_MAX_SAMPLES:])
+        q = last[math.floor((len(last) - 1) * PAUSE_QUANTILE)]
+        out[kind] = min(PAUSE_MAX_MS, max(PAUSE_MIN_MS, q))
+    return out
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -126,8 +160,8 @@ def fit(cells: Sequence[tuple[Sequence[int], int, int]], features: int, prior: f
 
 def learn(rows: Sequence[dict[str, Any]], level: Level = "normal") -> dict[str, Any]:
     """The gate for these rows: ``{level, active, events, overall, useful_rate, thresholds,
-    rhythms, skip: [{trigger, line_kind, rhythm}], hold, after_dismissal, places, cells}``
-    (``overall`` in kept characters per suggestion)."""
+    rhythms, skip: [{trigger, line_kind, rhythm}], hold, pauses: {line_kind: ms}, after_dismissal,
+    places, cells}`` (``overall`` in kept characters per suggestion; ``pauses``: :func:`pauses`)."""
     auto = [r for r in rows if r.get("trigger") in AUTOMATIC]
     n = len(auto)
     overall = sum(value(r) for r in auto) / n if n else 0.0
@@ -216,6 +250,7 @@ def learn(rows: Sequence[dict[str, Any]], level: Level = "normal") -> dict[str, 
         "rhythms": [{"name": name, "below_ms": None if math.isinf(e) else e} for name, e in RHYTHMS],
         "skip": skip,
         "hold": level in HOLD_LEVELS,
+        "pauses": pauses(rows),
         "after_dismissal": level in ("normal", "less") and active,
         "places": out_places,
         "cells": out_cells,

@@ -62,6 +62,12 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE events ADD COLUMN typing_ms REAL;
     """,
+    # 4: how long the user paused before taking it, and whether it was asked after a hold (the
+    # gate's learned pauses)
+    """
+    ALTER TABLE events ADD COLUMN accept_pause_ms REAL;
+    ALTER TABLE events ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -80,6 +86,8 @@ COLUMNS = (
     "accept_kind",
     "accepted_chars",
     "typed_chars",
+    "accept_pause_ms",
+    "held",
     "kept_30s",
     "kept_5m",
     "text_hash",
@@ -202,13 +210,16 @@ class UsageStore:
                 args = (since_ms,)
             try:
                 cur = conn.execute(sql + " ORDER BY shown_at", args)
-                return [dict(zip(SUMMARY_COLUMNS, r, strict=True)) for r in cur.fetchall()]
+                rows = [dict(zip(SUMMARY_COLUMNS, r, strict=True)) for r in cur.fetchall()]
             except sqlite3.OperationalError as exc:
                 self._trouble(exc)
                 return []
             except sqlite3.DatabaseError as exc:
                 self._corrupt(exc)
                 return []
+            for row in rows:
+                row["held"] = bool(row["held"])  # stored as 0 / 1
+            return rows
 
     def samples_sync(self, limit: int = 1000) -> list[dict[str, Any]]:
         """Events that carry a sample (kept for ``eval`` when the user asked for it), newest first."""
@@ -410,6 +421,8 @@ def _values(e: UsageEvent) -> tuple[Any, ...]:
         e.accept_kind,
         e.accepted_chars,
         e.typed_chars,
+        e.accept_pause_ms,
+        int(e.held),
         e.kept_30s,
         e.kept_5m,
         e.text_hash,

@@ -5,6 +5,8 @@ statistics panel show.
 it was accepted, else after 30 seconds (a suggestion whose 5-minute window has not ended yet).
 *Editing time* is the time between suggestions shown, each gap counted up to :data:`IDLE_GAP_S`
 (longer gaps are breaks), plus one gap for the last; *kept per hour* divides kept characters by it.
+*Accept pauses* are the gate's learned pauses before taking a suggestion, by line kind
+(:func:`.gate.pauses`: how long the client holds a place the gate marks).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .gate import pauses
 from .preview import preview
 
 IDLE_GAP_S = 300.0
@@ -118,6 +121,7 @@ def summarize(rows: Sequence[dict[str, Any]], *, now: float | None = None) -> di
         "by_accept_kind": [g for g in _by([r for r in rows if r["accept_kind"]], "accept_kind")],
         "latency_histogram": latency_histogram(rows),
         "per_day": per_day(rows),
+        "accept_pauses": pauses(rows),
         # what each restraint level would have changed (usage/preview.py)
         "restraint": preview(rows),
     }

@@ -133,7 +133,8 @@ def openapi_document() -> dict[str, Any]:
             "/api/codecomplete/usage": {
                 "get": {
                     "summary": "What became of the suggestions shown: totals, per model, trigger, language, "
-                    "line kind and day, the latency histogram (docs/usage.md)",
+                    "line kind and day, the latency histogram, the learned pauses before an accept "
+                    "(docs/usage.md)",
                     "parameters": [_days()],
                     "responses": {
                         "200": {"description": "summary", "content": {"application/json": {"schema": obj}}},
@@ -143,7 +144,8 @@ def openapi_document() -> dict[str, Any]:
             },
             "/api/codecomplete/usage/gate": {
                 "get": {
-                    "summary": "The restraint learned from the usage events (where automatic requests skip)",
+                    "summary": "The restraint learned from the usage events (where automatic requests are "
+                    "held or skipped; the user's pauses before taking a suggestion, by line kind)",
                     "parameters": [
                         _days(),
                         {

@@ -133,6 +133,57 @@ describe('AcceptPauses', () => {
   });
 });
 
+describe('AcceptPauses and the pauses the server learned', () => {
+  const learned = (pauses?: IGateModel['pauses']): IGateModel => ({
+    level: 'normal',
+    active: true,
+    events: 300,
+    skip: [],
+    after_dismissal: true,
+    hold: true,
+    pauses
+  });
+
+  it("falls back to the model's pause for a kind, then to the default", () => {
+    const pauses = new AcceptPauses();
+    pauses.model = learned({ comment: 1300, string: 60_000, code: 10 });
+    expect(pauses.hold('comment')).toBe(1300); // a reload: the server's, not 2 s
+    expect(pauses.hold('string')).toBe(AcceptPauses.MAX_MS); // clamped, whatever it sends
+    expect(pauses.hold('code')).toBe(AcceptPauses.MIN_MS);
+    expect(pauses.hold('mid_line')).toBe(AcceptPauses.DEFAULT_MS); // not learned there
+    pauses.model = learned(); // an older server: no pauses
+    expect(pauses.hold('comment')).toBe(AcceptPauses.DEFAULT_MS);
+    pauses.model = null;
+    expect(pauses.hold('comment')).toBe(AcceptPauses.DEFAULT_MS);
+  });
+
+  it("uses the page's own pauses once it has enough of them", () => {
+    const pauses = new AcceptPauses();
+    pauses.model = learned({ comment: 1300 });
+    for (const ms of [3000, 2400, 2600, 2800]) {
+      pauses.record('comment', ms);
+    }
+    expect(pauses.hold('comment')).toBe(1300); // four of its own: the server's still
+    pauses.record('comment', 2500);
+    expect(pauses.hold('comment')).toBe(2500); // five: sorted 2400, 2500, …: its own win
+  });
+
+  it('holds a gated place for the learned pause, less the time to show', () => {
+    const r = new Restraint();
+    r.gate.model = {
+      ...learned({ comment: 1300 }),
+      skip: [{ trigger: 'typing', line_kind: 'comment' }]
+    };
+    r.pauses.model = r.gate.model;
+    r.debounce.latency(300);
+    const at = { key: 'a.py', text: '# a ', offset: 4, trigger: 'typing' as const };
+    expect(r.decide({ ...at, lineKind: 'comment' })).toEqual({ skip: null, after: 1000 });
+    expect(r.held).toBe(true);
+    expect(r.decide({ ...at, text: 'x = ', lineKind: 'code' }).skip).toBeNull();
+    expect(r.held).toBe(false);
+  });
+});
+
 describe('Restraint', () => {
   const model: IGateModel = {
     level: 'normal',

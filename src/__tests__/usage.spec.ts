@@ -1,7 +1,7 @@
 import { IUsageEvent } from '../protocol';
 import { DEFAULT_SETTINGS, ISettings } from '../settings';
 import { IEditorState, Suggestion } from '../typing';
-import { hashText, IDLE_MS, keptChars, lineKind, UsageTracker } from '../usage';
+import { hashText, IDLE_MS, keptChars, lineKind, MAX_PAUSE_MS, UsageTracker } from '../usage';
 
 /**
  * A clock and timers the test moves by hand.
@@ -166,6 +166,71 @@ describe('UsageTracker', () => {
     tracker.shown(c, c.text, 'python', 'typing');
     tracker.acceptedWhole();
     expect(kinds).toEqual(['comment', 'code']);
+    // the user's own Alt+\ is not restraint's business (the server does not learn from it either)
+    const d = suggestion(4, '# ', 'a note');
+    tracker.shown(d, d.text, 'python', 'manual');
+    tracker.acceptedWhole();
+    expect(kinds).toEqual(['comment', 'code']);
+  });
+
+  it('sends the pause before the first accept, and whether restraint held the request', () => {
+    const { clock, tracker, last } = setup();
+    let lastKey = clock.now;
+    let held = true;
+    const told: [string, number | null][] = [];
+    tracker.pause = () => clock.now - lastKey;
+    tracker.held = () => held;
+    tracker.onAccept = (kind, ms) => told.push([kind, ms]);
+    // a held request: `held` is read when it goes
+    tracker.started(1);
+    held = false;
+    clock.advance(400);
+    const a = suggestion(1, 'x = 1  # ', 'the first value');
+    tracker.shown(a, a.text, 'python', 'typing');
+    clock.advance(1100);
+    tracker.acceptedPart('word', 'the'); // 1.5 s after the last key
+    clock.advance(700);
+    tracker.acceptedWhole(); // later accepts do not change it
+    clock.advance(600); // the events go
+    expect(last('tab-1')).toMatchObject({ accept_pause_ms: 1500, held: true, accept_kind: 'word' });
+    // not held, not accepted: no pause
+    tracker.started(2);
+    const b = suggestion(2, 'y = ', 'x + 1');
+    tracker.shown(b, b.text, 'python', 'typing');
+    tracker.dismissed();
+    clock.advance(600); // the events go
+    expect(last('tab-2')).toMatchObject({ accept_pause_ms: null, held: false });
+    // a manual request is never held, whatever restraint decided last; its pause is sent
+    held = true;
+    tracker.started(3);
+    lastKey = clock.now;
+    const c = suggestion(3, 'z = ', 'None');
+    tracker.shown(c, c.text, 'python', 'manual');
+    clock.advance(250.4);
+    tracker.acceptedWhole();
+    clock.advance(600); // the events go
+    expect(last('tab-3')).toMatchObject({ accept_pause_ms: 250, held: false, trigger: 'manual' });
+    // no keystroke known (NaN), or longer than the server takes: no pause
+    held = false;
+    tracker.pause = () => Number.NaN;
+    tracker.started(4);
+    const d = suggestion(4, 'w = ', '42');
+    tracker.shown(d, d.text, 'python', 'fresh_line');
+    tracker.acceptedWhole();
+    clock.advance(600); // the events go
+    expect(last('tab-4')).toMatchObject({ accept_pause_ms: null, held: false });
+    tracker.pause = () => MAX_PAUSE_MS + 1;
+    const e = suggestion(5, 'v = ', '7');
+    tracker.shown(e, e.text, 'python', 'typing');
+    tracker.acceptedWhole();
+    clock.advance(600); // the events go
+    expect(last('tab-5')!.accept_pause_ms).toBeNull();
+    // restraint learns the same pauses, from automatic suggestions only
+    expect(told).toEqual([
+      ['comment', 1500],
+      ['code', null],
+      ['code', null]
+    ]);
   });
 
   it('counts word accepts, typing through and dismissals', () => {

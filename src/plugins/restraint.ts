@@ -1,7 +1,8 @@
 /**
  * The restraint plugin: an adaptive debounce and a gate for automatic requests (src/restraint.ts),
- * set on the provider. The gate's model is learned on the server from this user's own events
- * (`GET api/codecomplete/usage/gate`) and asked for again every few minutes.
+ * set on the provider. The gate's model (with the user's pauses before taking a suggestion) is
+ * learned on the server from this user's own events (`GET api/codecomplete/usage/gate`) and
+ * asked for again every few minutes.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { URLExt } from '@jupyterlab/coreutils';
@@ -43,13 +44,21 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
     tracker: IUsageTracker | null
   ): void => {
     const restraint = new Restraint();
-    const { debounce, gate } = restraint;
+    const { debounce, gate, pauses } = restraint;
     let lastKey = 0;
     if (tracker) {
       // each usage event carries the typing rhythm its request came after (the gate learns it)
       tracker.rhythm = () => debounce.rhythm;
-      // how long the user pauses before taking a suggestion (held places wait that long)
-      tracker.onAccept = kind => restraint.accepted(kind, Date.now() - lastKey);
+      // and whether restraint held it (its pause before an accept is then not the user's own)
+      tracker.held = () => settings.current.restraint !== 'off' && restraint.held;
+      // how long the user pauses before taking a suggestion (held places wait that long): the
+      // event carries it for the server to learn, and this page learns it at once
+      tracker.pause = () => (lastKey ? Date.now() - lastKey : Number.NaN);
+      tracker.onAccept = (kind, pauseMs) => {
+        if (pauseMs !== null) {
+          restraint.accepted(kind, pauseMs);
+        }
+      };
     }
     document.addEventListener(
       'keydown',
@@ -98,6 +107,7 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
       asked = mode;
       if (mode === 'off' || !settings.current.recordUsage) {
         gate.model = null;
+        pauses.model = null;
         return;
       }
       const url = `${URLExt.join(serverSettings.baseUrl, GATE_PATH)}?level=${LEVELS[mode]}`;
@@ -107,6 +117,8 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
       } catch {
         gate.model = null; // an older server: no gate
       }
+      // the pauses the server learned from the stored events (until this page has its own)
+      pauses.model = gate.model;
     };
     void learn();
     window.setInterval(() => void learn(), GATE_REFRESH_MS);

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from jupyter_codecomplete.protocol import UsageEvent
 from jupyter_codecomplete.usage import gate
 from jupyter_codecomplete.usage.gate import fit, learn, rhythm
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def rows(
@@ -105,3 +110,80 @@ def test_learning_is_fast_on_many_rows() -> None:
     learned = learn(events)
     assert time.perf_counter() - start < 2.0  # generous on a loaded machine; ~0.1 s here
     assert {(t, k) for t, k, _ in skipped(learned)} == {("typing", "comment"), ("typing", "string")}
+
+
+def accepts(
+    pauses_ms: list[float | None], *, line_kind: str = "comment", t0: float = 0.0, **fields: Any
+) -> list[dict[str, Any]]:
+    """Accepted automatic suggestions at one line kind, one per pause, shown one second apart."""
+    return [
+        {"trigger": "typing", "line_kind": line_kind, "outcome": "accepted", "accept_kind": "whole",
+         "accepted_chars": 5, "kept_5m": 5, "shown_at": t0 + 1000 * i, "accept_pause_ms": ms,
+         "held": False} | fields
+        for i, ms in enumerate(pauses_ms)
+    ]  # fmt: skip
+
+
+FIVE = [3000.0, 1200.0, 2400.0, 1800.0, 2000.0]  # sorted 1200, 1800, 2000, 2400, 3000: Q1 is 1800
+FOUR = FIVE[:4]  # one short of enough
+
+# (case, rows, the learned pauses)
+PAUSE_CASES: list[tuple[str, list[dict[str, Any]], dict[str, float]]] = [
+    ("no events", [], {}),
+    ("fewer than five: absent", accepts(FOUR), {}),
+    ("five: the lower quartile", accepts(FIVE), {"comment": 1800.0}),
+    ("each line kind its own",
+     accepts(FIVE) + accepts([900.0] * 5, line_kind="code") + accepts(FOUR, line_kind="string"),
+     {"code": 900.0, "comment": 1800.0}),
+    ("held ones ignored", accepts(FOUR) + accepts([600.0] * 10, held=True), {}),
+    ("held ones do not move the quartile",
+     accepts(FIVE) + accepts([4500.0] * 20, held=True), {"comment": 1800.0}),
+    ("manual triggers ignored", accepts(FOUR) + accepts([700.0] * 10, trigger="manual"), {}),
+    ("edit predictions ignored", accepts(FOUR) + accepts([700.0] * 10, trigger="edit"), {}),
+    ("a fresh line counts", accepts(FOUR) + accepts([1000.0], trigger="fresh_line"), {"comment": 1200.0}),
+    ("not accepted ignored",
+     accepts(FOUR) + accepts([700.0] * 10, outcome="ignored", accept_kind=None), {}),
+    ("no pause recorded (older rows) ignored", accepts(FOUR) + accepts([None] * 10), {}),
+    ("clamped up to 0.5 s", accepts([50.0] * 5), {"comment": gate.PAUSE_MIN_MS}),
+    ("clamped down to 5 s", accepts([60_000.0] * 5), {"comment": gate.PAUSE_MAX_MS}),
+    # the 50 newest by shown_at (listed newest first): 50 pauses of 3 s; 50 older ones of 0.6 s drop out
+    ("the last 50 by shown_at",
+     accepts([3000.0] * 50, t0=1e6) + accepts([600.0] * 50), {"comment": 3000.0}),
+    ("a mix of the last 50",
+     accepts([600.0] * 50) + accepts([1000.0] * 13 + [2000.0] * 37, t0=1e6), {"comment": 1000.0}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rows_", "expected"), [c[1:] for c in PAUSE_CASES], ids=[c[0] for c in PAUSE_CASES])
+def test_learned_pauses(rows_: list[dict[str, Any]], expected: dict[str, float]) -> None:
+    assert gate.pauses(rows_) == expected
+    assert learn(rows_)["pauses"] == expected  # the gate's answer carries them, at any level
+    assert learn(rows_, "less")["pauses"] == expected
+
+
+def _ts_namespace_constants(path: Path, namespace: str) -> dict[str, float]:
+    """``export const NAME = <number>;`` inside ``export namespace <namespace> { ... }`` of a TS file."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index(f"export namespace {namespace} {{")
+    body = text[start : text.index("\n}\n", start)]
+    return {m[1]: float(m[2]) for m in re.finditer(r"export const (\w+) = ([\d_.]+);", body)}
+
+
+def test_the_client_uses_the_same_pause_rule() -> None:
+    # the page's own samples (AcceptPauses) and the server's learned pauses: one rule
+    ts = _ts_namespace_constants(ROOT / "src" / "restraint.ts", "AcceptPauses")
+    assert {k: v for k, v in ts.items() if k != "DEFAULT_MS"} == {
+        "MIN_SAMPLES": gate.PAUSE_MIN_SAMPLES,
+        "MAX_SAMPLES": gate.PAUSE_MAX_SAMPLES,
+        "QUANTILE": gate.PAUSE_QUANTILE,
+        "MIN_MS": gate.PAUSE_MIN_MS,
+        "MAX_MS": gate.PAUSE_MAX_MS,
+    }
+    assert gate.PAUSE_MIN_MS <= ts["DEFAULT_MS"] <= gate.PAUSE_MAX_MS
+
+
+def test_the_client_bounds_the_pause_as_the_server_does() -> None:
+    # the tracker leaves out a pause the server's UsageEvent would refuse (the whole message)
+    (ms,) = re.findall(r"export const MAX_PAUSE_MS = ([\d_]+);", (ROOT / "src" / "usage.ts").read_text())
+    field = UsageEvent.model_json_schema()["properties"]["accept_pause_ms"]["anyOf"][0]
+    assert float(ms) == field["maximum"] and field["minimum"] == 0

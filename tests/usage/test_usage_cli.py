@@ -56,9 +56,11 @@ def test_table_and_json(tmp_path: Path) -> None:
     day = time.strftime("%Y-%m-%d", time.localtime(time.time() - 30))
     assert any(line.startswith("DAY, MODEL") for line in lines)
     assert any(line.split()[:4] == [day, "qwen", "2", "1"] for line in lines)
+    assert "Your pause" not in out.stdout  # no pauses learned from these two
     out = run_stats(tmp_path, "--json")
     summary = json.loads(out.stdout)
     assert summary["total"]["kept_chars"] == 15
+    assert summary["accept_pauses"] == {}
     assert summary["path"] == str(tmp_path / "data" / "codecomplete" / "usage.sqlite3")
 
 
@@ -69,3 +71,22 @@ def test_configured_path_and_empty_store(tmp_path: Path) -> None:
     assert "2 suggestions shown" in out.stdout
     out = run_stats(tmp_path / "fresh")
     assert out.returncode == 0 and "No suggestions recorded yet." in out.stdout
+
+
+def test_learned_pauses_in_the_table_and_json(tmp_path: Path) -> None:
+    now = time.time() * 1000
+    store = UsageStore(str(tmp_path / "data" / "codecomplete" / "usage.sqlite3"))
+    store.record_sync(
+        [
+            UsageEvent(id=f"p{i}", shown_at=now - 1000 * (10 - i), model="qwen", language="python",
+                       line_kind="comment", latency_ms=200, length=20, outcome="accepted",
+                       accept_kind="whole", accepted_chars=20, accept_pause_ms=ms)
+            for i, ms in enumerate([3000.0, 1200.0, 2400.0, 1800.0, 2000.0])
+        ]
+    )  # fmt: skip
+    store.close()
+    out = run_stats(tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Your pause before taking a suggestion (held places wait so long): comment 1.8 s" in out.stdout
+    summary = json.loads(run_stats(tmp_path, "--json").stdout)
+    assert summary["accept_pauses"] == {"comment": 1800.0}

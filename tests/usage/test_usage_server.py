@@ -133,6 +133,36 @@ async def test_gate_route(jp_ws_fetch: Any, jp_fetch: Any) -> None:
     assert code == 400 and "level" in body["error"]["message"]
 
 
+async def test_accept_pauses_are_stored_and_learned(jp_ws_fetch: Any, jp_fetch: Any) -> None:
+    socket = await open_socket(jp_ws_fetch)
+    t0 = time.time() * 1000
+    # comments: five pauses of the user's own before taking one (lower quartile 1.8 s), and ten
+    # taken after a hold (4.5 s each: not the user's pause); strings: only four; code: manual
+    events = [
+        ev(i, shown_at=t0 + i, line_kind="comment", accept_pause_ms=ms)
+        for i, ms in enumerate([3000.0, 1200.0, 2400.0, 1800.0, 2000.0])
+    ]
+    events += [ev(10 + i, shown_at=t0 + 10 + i, line_kind="comment", accept_pause_ms=4500.0, held=True)
+               for i in range(10)]  # fmt: skip
+    events += [ev(30 + i, shown_at=t0 + 30 + i, line_kind="string", accept_pause_ms=900.0) for i in range(4)]
+    events += [ev(40 + i, shown_at=t0 + 40 + i, trigger="manual", accept_pause_ms=700.0) for i in range(6)]
+    await socket.send({"type": "usage", "events": events})
+    body = await wait_shown(jp_fetch, len(events))
+    assert body["accept_pauses"] == {"comment": 1800.0}
+    code, gate = await usage(jp_fetch, "gate")
+    assert code == 200 and gate["pauses"] == {"comment": 1800.0}
+    assert gate["active"] is False  # 25 events: the gate is not on yet, the pauses are known anyway
+    # bad values are a clear error naming the field; nothing of that message is stored
+    for bad in ({"accept_pause_ms": -1}, {"accept_pause_ms": 700_000}, {"held": "yes"}, {"held": 1}):
+        await socket.send({"type": "usage", "events": [ev(99, **bad)]})
+        msg = await socket.recv(5)
+        field = next(iter(bad))
+        assert error_type(msg) == "bad_request" and field in msg["error"]["message"], (bad, msg)
+    assert suggestion(await socket.complete(7, "def add(a, b):")) == "\n    return a + b"
+    _, body = await usage(jp_fetch)
+    assert body["total"]["shown"] == len(events)
+
+
 class TestOff:
     @pytest.fixture
     def codecomplete_config(self, model_config: dict[str, Any]) -> dict[str, Any]:

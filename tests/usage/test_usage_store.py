@@ -163,10 +163,57 @@ def test_schema_upgrade_from_version_1(tmp_path: Path) -> None:
     [row] = s.rows_sync()
     assert row["id"] == "v1" and row["line_kind"] == "code" and row["model"] == "old-model"
     assert row["typing_ms"] is None  # version 3's rhythm: unknown for older rows
-    assert s.schema_version() == SCHEMA_VERSION == 3
+    assert s.schema_version() == SCHEMA_VERSION == 4
     assert s.record_sync([event(2, line_kind="comment", typing_ms=95.0)]) == 1
     assert [r["typing_ms"] for r in s.rows_sync()] == [None, 95.0]
     assert summarize(s.rows_sync())["total"]["shown"] == 2
+
+
+def test_schema_upgrade_from_version_3(tmp_path: Path) -> None:
+    # a file as version 3 made it: its DDL, its columns, one row with a rhythm
+    path = tmp_path / "usage.sqlite3"
+    conn = sqlite3.connect(path)
+    for step in MIGRATIONS[:3]:
+        conn.executescript(step)
+    conn.execute(
+        "INSERT INTO events (id, shown_at, model, trigger, line_kind, typing_ms, latency_ms, length, "
+        "outcome, accept_kind, accepted_chars, kept_5m, updated_at) "
+        "VALUES ('v3', ?, 'old-model', 'typing', 'comment', 140, 90, 5, 'accepted', 'whole', 5, 5, 0)",
+        (time.time() * 1000,),
+    )
+    conn.execute("PRAGMA user_version = 3")
+    conn.commit()
+    conn.close()
+    s = UsageStore(str(path))
+    [row] = s.rows_sync()
+    assert (row["id"], row["line_kind"], row["typing_ms"], row["kept_5m"]) == ("v3", "comment", 140.0, 5)
+    # version 4's fields: unknown pause, not held, for older rows
+    assert row["accept_pause_ms"] is None and row["held"] is False
+    assert s.schema_version() == SCHEMA_VERSION == 4
+    assert s.record_sync([event(2, line_kind="comment", accept_pause_ms=1800.0, held=True)]) == 1
+    assert [(r["accept_pause_ms"], r["held"]) for r in s.rows_sync()] == [(None, False), (1800.0, True)]
+    s.close()
+    # another server opening it later finds it upgraded and migrates nothing twice
+    again = UsageStore(str(path))
+    assert again.schema_version() == 4 and len(again.rows_sync()) == 2
+    again.close()
+
+
+def test_version_4_fields_round_trip(tmp_path: Path) -> None:
+    s = store(tmp_path)
+    s.record_sync(
+        [
+            event(1, accept_pause_ms=2350.5, held=False),
+            event(2, accept_pause_ms=0.0, held=True, accept_kind="word"),
+            event(3, outcome="ignored", accept_kind=None, accepted_chars=0),  # defaults: none, not held
+        ]
+    )
+    # a later report of the same suggestion (its kept figure) carries them again
+    s.record_sync([event(1, accept_pause_ms=2350.5, kept_30s=10)])
+    got = {r["id"]: (r["accept_pause_ms"], r["held"]) for r in s.rows_sync()}
+    assert got == {"t-1": (2350.5, False), "t-2": (0.0, True), "t-3": (None, False)}
+    assert all(type(r["held"]) is bool for r in s.rows_sync())
+    s.close()
 
 
 def test_newer_schema_is_read_not_written(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
