@@ -238,7 +238,8 @@ def format_stats(summary: dict[str, Any]) -> str:
         lines.append("")
         lines.append(
             f"Restraint on your last {restraint[0]['events']} automatic suggestions (the gate learned from "
-            "the ones before each): a skipped place is not asked; a held one is asked after your usual pause."
+            "the ones before each): a skipped place is not asked; a held one is asked after your usual pause "
+            "(what it costs: the suggestions you took sooner)."
         )
         preview_rows = [("LEVEL", "AT ITS PLACES", "SHOWN", "KEPT CHARS", "LEFT: SHOWN", "KEPT")]
         for p in restraint:
@@ -249,7 +250,7 @@ def format_stats(summary: dict[str, Any]) -> str:
                     str(p["affected_shown"]),
                     f"{p['affected_kept_chars']:,}",
                     _pct(p["shown_ratio"]) if p["verb"] == "skips" else "at least " + _pct(p["shown_ratio"]),
-                    _pct(p["kept_ratio"]) if p["verb"] == "skips" else "at least " + _pct(p["kept_ratio"]),
+                    _pct(p["kept_ratio"]) if p["verb"] == "skips" else "about " + _pct(p["kept_ratio"]),
                 )
             )
         lines.append("")

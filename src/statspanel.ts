@@ -356,8 +356,11 @@ export class StatisticsPanel extends Widget {
     }
     const preview = summary.restraint ?? [];
     if (preview.length && preview[0].events) {
-      const atLeast = (p: IRestraintPreview, ratio: number | null) =>
-        p.verb === 'holds' ? trans.__('at least %1', pct(ratio)) : pct(ratio);
+      // a hold: at most its places' suggestions go, and its cost is an estimate
+      const shown = (p: IRestraintPreview) =>
+        p.verb === 'holds' ? trans.__('at least %1', pct(p.shown_ratio)) : pct(p.shown_ratio);
+      const kept = (p: IRestraintPreview) =>
+        p.verb === 'holds' ? trans.__('about %1', pct(p.kept_ratio)) : pct(p.kept_ratio);
       const section = Private.table(
         'restraint',
         trans.__('Restraint, on your last %1 automatic suggestions', preview[0].events),
@@ -374,13 +377,13 @@ export class StatisticsPanel extends Widget {
           p.verb === 'holds' ? trans.__('holds') : trans.__('skips'),
           String(p.affected_shown),
           num(p.affected_kept_chars),
-          atLeast(p, p.shown_ratio),
-          atLeast(p, p.kept_ratio)
+          shown(p),
+          kept(p)
         ])
       );
       const note = document.createElement('p');
       note.textContent = trans.__(
-        'What each level would have changed here, the gate learned from the suggestions before each: a skipped place is not asked; a held one is asked after your usual pause, so only part of it is lost.'
+        'What each level would have changed here, the gate learned from the suggestions before each: a skipped place is not asked; a held one is asked after your usual pause, so what it costs is the suggestions you took sooner.'
       );
       section.appendChild(note);
       body.appendChild(section);

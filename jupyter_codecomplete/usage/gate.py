@@ -58,6 +58,8 @@ UNKNOWN = "unknown"
 # last MAX_SAMPLES (automatic, not held, accepted), given with at least MIN_SAMPLES, clamped to
 # MIN_MS-MAX_MS. The client's ``AcceptPauses`` uses the same numbers for the page's own samples
 # (tests/usage/test_gate.py reads both).
+# the pause a held place waits for before the user's own are known (AcceptPauses.DEFAULT_MS)
+PAUSE_DEFAULT_MS = 2000.0
 PAUSE_MIN_SAMPLES = 5
 PAUSE_MAX_SAMPLES = 50
 PAUSE_QUANTILE = 0.25

@@ -72,6 +72,30 @@ def test_a_history_is_learned_from_and_not_counted() -> None:
     assert less["affected_shown"] == 50
 
 
+def test_a_hold_costs_what_was_taken_sooner_than_the_pause() -> None:
+    history = session(300)
+    rows = session(100, start=1e6)
+    # the comments that kept something (one in ten): taken after 0.5 s or 3 s, in turn
+    taken = [r for r in rows if r["line_kind"] == "comment" and r["kept_5m"]]
+    assert len(taken) == 5
+    for i, r in enumerate(taken):
+        r["accept_pause_ms"] = 500.0 if i % 2 == 0 else 3000.0
+    levels = by_level(preview(rows, history=history))
+    normal, less = levels["normal"], levels["less"]
+    assert normal["affected_kept_chars"] == less["affected_kept_chars"] == 5 * 4
+    # held for the 2 s default (the history has no pauses): the three taken after 0.5 s are lost
+    assert normal["lost_kept_chars"] == 3 * 4
+    assert less["lost_kept_chars"] == 5 * 4
+    total = sum(r["kept_5m"] for r in rows)
+    assert normal["kept_ratio"] == pytest.approx((total - 12) / total)
+    # with the user's own pause learned (0.5 s: the lower quartile of theirs), none are lost
+    quick = [
+        dict(r, line_kind="comment", outcome="accepted", accept_pause_ms=500.0, shown_at=9e5 + i)
+        for i, r in enumerate(history[:5])
+    ]
+    assert by_level(preview(rows, history=history + quick))["normal"]["lost_kept_chars"] == 0
+
+
 def test_manual_requests_are_neither_counted_nor_learned_from() -> None:
     rows = session(200) + [dict(r, trigger="manual") for r in session(200, start=1e6)]
     assert by_level(preview(rows))["less"]["events"] == 200
