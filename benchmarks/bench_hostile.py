@@ -105,7 +105,7 @@ class Server:
         model = {"backend": "openai", "base_url": up, "model": "bench", "style": "raw", "timeout": 60.0}
         (self.tmp / "jupyter_config_dir" / "jupyter_server_config.py").write_text(
             f"c.CodeCompleteApp.completion_model = {model!r}\n"
-            f"c.CodeCompleteApp.models = {{'nostream': {({**model, 'streaming': False})!r}}}\n"
+            f"c.CodeCompleteApp.models = {{'nostream': { ({**model, 'streaming': False})!r}}}\n"
             "c.CodeCompleteApp.routes = {'text/x-nostream': 'nostream'}\n"
             "c.CodeCompleteApp.monitor_event_loop = True\n"
             "c.CodeCompleteApp.discover_local_servers = False\n" + self.extra_config + "\n"

@@ -70,9 +70,7 @@ def edit_overrides() -> dict[str, Any]:
 
 
 @pytest.fixture
-def codecomplete_config(
-    upstream: OpenAIUpstream, fmt: str, edit_overrides: dict[str, Any]
-) -> dict[str, Any]:
+def codecomplete_config(upstream: OpenAIUpstream, fmt: str, edit_overrides: dict[str, Any]) -> dict[str, Any]:
     backend, answer = ANSWERS[fmt]
     upstream.set_rules([{"contains": PROMPT_MARK[fmt], "completion": answer}])
     return {

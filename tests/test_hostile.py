@@ -241,9 +241,7 @@ async def test_rest_disconnect_closes_the_model_request(
 ) -> None:
     body = json.dumps({"prompt": "HANG", "stream": stream})
     with pytest.raises(HTTPClientError):
-        await jp_fetch(
-            "api", "codecomplete", "completions", method="POST", body=body, request_timeout=0.5
-        )
+        await jp_fetch("api", "codecomplete", "completions", method="POST", body=body, request_timeout=0.5)
     record = upstream.last()
     assert await closed(record)  # long before the model timeout (5 s)
 

@@ -270,9 +270,7 @@ async def model_edits(
     return list(cleaned.edits)
 
 
-async def handle_edit_request(
-    handler: EditEngine, request: EditPredictionRequest
-) -> EditPredictionReply:
+async def handle_edit_request(handler: EditEngine, request: EditPredictionRequest) -> EditPredictionReply:
     """Serve one edit prediction (see the module docstring)."""
     notes: list[str] = []
     start = time.perf_counter()

@@ -261,7 +261,15 @@ def cross_cell_tasks(
                 cursor = renamed.index(new_name) + len(new_name)
                 tasks.append(
                     _changed_cell_task(
-                        "cross_cell", rel, name, (src, renamed, cursor), cid, cells, i, later, counts,
+                        "cross_cell",
+                        rel,
+                        name,
+                        (src, renamed, cursor),
+                        cid,
+                        cells,
+                        i,
+                        later,
+                        counts,
                         expected,
                     )
                 )
@@ -415,7 +423,15 @@ def signature_tasks(
                         break
                     tasks.append(
                         _changed_cell_task(
-                            "signature", rel, what, (src, changed, cursor), cid, cells, i, later, counts,
+                            "signature",
+                            rel,
+                            what,
+                            (src, changed, cursor),
+                            cid,
+                            cells,
+                            i,
+                            later,
+                            counts,
                             expected,
                         )
                     )

@@ -142,9 +142,13 @@ def _minimal(old: str, new: str) -> tuple[int, int, str]:
 
     while p > 0 and _word(old[p - 1]) and cuts_in(p, s):
         p -= 1
-    while s > 0 and _word(old[len(old) - s]) and (
-        (len(old) - s - 1 >= p and _word(old[len(old) - s - 1]))
-        or (len(new) - s - 1 >= p and _word(new[len(new) - s - 1]))
+    while (
+        s > 0
+        and _word(old[len(old) - s])
+        and (
+            (len(old) - s - 1 >= p and _word(old[len(old) - s - 1]))
+            or (len(new) - s - 1 >= p and _word(new[len(new) - s - 1]))
+        )
     ):
         s -= 1
     return p, len(old) - s, new[p : len(new) - s]

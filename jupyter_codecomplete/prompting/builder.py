@@ -421,9 +421,7 @@ def _notebook_context(
     prefix = request.prefix
     candidates = request.kernel_candidates
     if spec.candidates and candidates is not None:
-        label = spec.candidates_label.format(
-            **fields, expression=candidate_expression(candidates.expression)
-        )
+        label = spec.candidates_label.format(**fields, expression=candidate_expression(candidates.expression))
         block = render_candidates(candidates, label, marker, cursor_indent(prefix))
         prefix = insert_candidates(prefix, block)
     labels = (

@@ -52,8 +52,14 @@ _MODULES = {
     "fake_hub": ("FakeHub", "demo_entry"),
     "openai_upstream": ("OpenAIUpstream",),
     "processes": ("LlamaCppServer", "ServerStartError", "free_port", "llama_cpp_server"),
-    "providers": ("FIM_TEMPLATE", "LlamaCppUpstream", "MistralUpstream", "OllamaUpstream", "served_kinds",
-                  "upstream_for"),
+    "providers": (
+        "FIM_TEMPLATE",
+        "LlamaCppUpstream",
+        "MistralUpstream",
+        "OllamaUpstream",
+        "served_kinds",
+        "upstream_for",
+    ),
     "scripted": ("RequestRecord", "ScriptedServer", "UpstreamConfig", "split_tokens"),
     "server": ("LocalServer", "Route"),
     "wsclient": (

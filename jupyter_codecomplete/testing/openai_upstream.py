@@ -117,7 +117,10 @@ class OpenAIUpstream(ScriptedServer):
     native_root = False
 
     handlers: ClassVar[Handlers] = (
-        OpenAIModelsHandler, OpenAICompletionsHandler, OpenAIChatCompletionsHandler, RecordsHandler,
+        OpenAIModelsHandler,
+        OpenAICompletionsHandler,
+        OpenAIChatCompletionsHandler,
+        RecordsHandler,
     )
 
     @property

@@ -205,7 +205,6 @@ class OllamaUpstream(OpenAIUpstream):
         return list(self.models)
 
 
-
 # --------------------------------------------------------------------------------------- llama.cpp
 
 
@@ -310,7 +309,11 @@ class LlamaCppUpstream(OpenAIUpstream):
     handlers += (LlamaCppCompletionHandler, LlamaCppTokenizeHandler, LlamaCppHealthHandler)
 
     def __init__(
-        self, config: UpstreamConfig | None = None, *, fim: bool = True, vocabulary: tuple[str, ...] = (),
+        self,
+        config: UpstreamConfig | None = None,
+        *,
+        fim: bool = True,
+        vocabulary: tuple[str, ...] = (),
         **listen: Unpack[Listen],
     ) -> None:
         super().__init__(config, **listen)

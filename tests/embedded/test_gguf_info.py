@@ -41,17 +41,20 @@ TOKENS = ["<|endoftext|>", "<fim_prefix>", "<fim_middle>", "<fim_suffix>", "a", 
 
 
 def test_current_fim_keys(tmp_path: Path) -> None:
-    path = write_gguf(tmp_path / "Qwen2.5-Coder-1.5B.Q4_K_M.gguf", [
-        ("general.architecture", STRING, "qwen2"),
-        ("general.name", STRING, "Qwen2.5 Coder 1.5B"),
-        ("qwen2.context_length", U32, 32768),
-        ("tokenizer.ggml.scores", ARRAY, (F32, [0.0] * len(TOKENS))),
-        ("tokenizer.ggml.tokens", ARRAY, (STRING, TOKENS)),
-        ("tokenizer.ggml.eos_token_id", U32, 0),
-        ("tokenizer.ggml.fim_pre_token_id", U32, 1),
-        ("tokenizer.ggml.fim_suf_token_id", U32, 3),
-        ("tokenizer.ggml.fim_mid_token_id", U32, 2),
-    ])
+    path = write_gguf(
+        tmp_path / "Qwen2.5-Coder-1.5B.Q4_K_M.gguf",
+        [
+            ("general.architecture", STRING, "qwen2"),
+            ("general.name", STRING, "Qwen2.5 Coder 1.5B"),
+            ("qwen2.context_length", U32, 32768),
+            ("tokenizer.ggml.scores", ARRAY, (F32, [0.0] * len(TOKENS))),
+            ("tokenizer.ggml.tokens", ARRAY, (STRING, TOKENS)),
+            ("tokenizer.ggml.eos_token_id", U32, 0),
+            ("tokenizer.ggml.fim_pre_token_id", U32, 1),
+            ("tokenizer.ggml.fim_suf_token_id", U32, 3),
+            ("tokenizer.ggml.fim_mid_token_id", U32, 2),
+        ],
+    )
     info = read_gguf_info(path)
     assert info == {
         "name": "Qwen2.5 Coder 1.5B",
@@ -65,14 +68,17 @@ def test_current_fim_keys(tmp_path: Path) -> None:
 
 
 def test_older_fim_keys_and_out_of_range_ids(tmp_path: Path) -> None:
-    path = write_gguf(tmp_path / "m.gguf", [
-        ("general.architecture", STRING, "starcoder2"),
-        ("tokenizer.ggml.tokens", ARRAY, (STRING, TOKENS)),
-        ("tokenizer.ggml.prefix_token_id", U32, 1),
-        ("tokenizer.ggml.suffix_token_id", U32, 3),
-        ("tokenizer.ggml.middle_token_id", U32, 2),
-        ("tokenizer.ggml.fim_pad_token_id", U32, 99),
-    ])
+    path = write_gguf(
+        tmp_path / "m.gguf",
+        [
+            ("general.architecture", STRING, "starcoder2"),
+            ("tokenizer.ggml.tokens", ARRAY, (STRING, TOKENS)),
+            ("tokenizer.ggml.prefix_token_id", U32, 1),
+            ("tokenizer.ggml.suffix_token_id", U32, 3),
+            ("tokenizer.ggml.middle_token_id", U32, 2),
+            ("tokenizer.ggml.fim_pad_token_id", U32, 99),
+        ],
+    )
     info = read_gguf_info(path)
     assert info["name"] is None
     assert info["context_length"] is None

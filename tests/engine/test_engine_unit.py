@@ -108,8 +108,13 @@ def test_routing(handler: DefaultInlineCompletionHandler) -> None:
 
 @pytest.mark.parametrize(
     ("route_key", "language"),
-    [("ipython", "python"), ("python", "ipython"), ("objectivec", "objective-c"), ("objective-c", "objc"),
-     ("Python3", "python")],
+    [
+        ("ipython", "python"),
+        ("python", "ipython"),
+        ("objectivec", "objective-c"),
+        ("objective-c", "objc"),
+        ("Python3", "python"),
+    ],
 )
 def test_a_route_serves_every_name_of_its_language(route_key: str, language: str) -> None:
     h = make_default_engine(

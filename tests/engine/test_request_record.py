@@ -73,9 +73,7 @@ async def test_each_fact_of_a_streamed_request_is_made_once(
             pass
         monkeypatch.setattr(h, "_route", counted("route", h._route))
         monkeypatch.setattr(h, "style_for", counted("style", h.style_for))
-        monkeypatch.setattr(
-            default_module, "native_suffix", counted("native_suffix", backends.native_suffix)
-        )
+        monkeypatch.setattr(default_module, "native_suffix", counted("native_suffix", backends.native_suffix))
         names = CountingNames(languages._BY_NAME, "python")
         monkeypatch.setattr(languages, "_BY_NAME", names)
 

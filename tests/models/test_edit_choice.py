@@ -172,9 +172,7 @@ async def test_the_edit_choice_applies_at_the_next_start(
     assert configs["edit"].base_url == sweep.base_url and configs["edit"].model == "sweep-next-edit-1.5b"
     assert configs["completion"].base_url != sweep.base_url
     # locked meanwhile: not used, and the listing says why
-    locked = CodeCompleteApp(
-        config=Config({"ModelService": {**service_config, "allow_user_choice": False}})
-    )
+    locked = CodeCompleteApp(config=Config({"ModelService": {**service_config, "allow_user_choice": False}}))
     assert "edit" not in locked.model_configs()
     warnings = (await locked.model_service.list_entries(detect=False))["warnings"]
     assert any("choice for edits" in w for w in warnings)

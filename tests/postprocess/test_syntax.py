@@ -39,9 +39,7 @@ def raw_output(case) -> str:  # type: ignore[no-untyped-def]
 
 # the golden cases in a language with a grammar whose raw output leaves the document parsing
 GOLDEN = [
-    (n, c)
-    for n, c in load_cases()
-    if c.language and parses(c.language, c.prefix + raw_output(c) + c.suffix)
+    (n, c) for n, c in load_cases() if c.language and parses(c.language, c.prefix + raw_output(c) + c.suffix)
 ]
 
 

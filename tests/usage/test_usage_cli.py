@@ -34,10 +34,28 @@ def fill(path: Path) -> None:
     store = UsageStore(str(path))
     store.record_sync(
         [
-            UsageEvent(id="a", shown_at=now - 60_000, model="qwen", language="python", latency_ms=200,
-                       length=20, outcome="accepted", accept_kind="whole", accepted_chars=20, kept_5m=15),
-            UsageEvent(id="b", shown_at=now, model="qwen", language="python", latency_ms=300,
-                       length=8, outcome="dismissed", trigger="fresh_line"),
+            UsageEvent(
+                id="a",
+                shown_at=now - 60_000,
+                model="qwen",
+                language="python",
+                latency_ms=200,
+                length=20,
+                outcome="accepted",
+                accept_kind="whole",
+                accepted_chars=20,
+                kept_5m=15,
+            ),
+            UsageEvent(
+                id="b",
+                shown_at=now,
+                model="qwen",
+                language="python",
+                latency_ms=300,
+                length=8,
+                outcome="dismissed",
+                trigger="fresh_line",
+            ),
         ]
     )
     store.close()

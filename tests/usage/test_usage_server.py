@@ -115,8 +115,14 @@ async def test_gate_route(jp_ws_fetch: Any, jp_fetch: Any) -> None:
     t0 = time.time() * 1000
     events = [ev(i, shown_at=t0 + i, line_kind="code", accepted_chars=5, kept_30s=5) for i in range(40)]
     events += [
-        ev(100 + i, shown_at=t0 + 100 + i, line_kind="comment", outcome="ignored", accept_kind=None,
-           accepted_chars=0)
+        ev(
+            100 + i,
+            shown_at=t0 + 100 + i,
+            line_kind="comment",
+            outcome="ignored",
+            accept_kind=None,
+            accepted_chars=0,
+        )
         for i in range(30)
     ]
     for start in range(0, len(events), 64):
