@@ -410,10 +410,11 @@ export class Restraint {
   /**
    * The user took a suggestion at a place of `lineKind`, `pauseMs` after the last keystroke.
    * A suggestion asked for after a hold is not counted: it could only be taken after the hold,
-   * and counting it would lengthen the hold each time.
+   * and counting it would lengthen the hold each time. `held`: whether that suggestion's own
+   * request was held (the usage tracker records it per request); without it, the last decision.
    */
-  accepted(lineKind: string, pauseMs: number): void {
-    if (!this._held) {
+  accepted(lineKind: string, pauseMs: number, held: boolean = this._held): void {
+    if (!held) {
       this.pauses.record(lineKind, pauseMs);
     }
   }

@@ -309,11 +309,11 @@ export interface IUsageTracker {
    */
   pause: (() => number) | null;
   /**
-   * Called when the user first takes something of an automatic suggestion, with its line kind
-   * and that pause (null: unknown); the restraint plugin learns from it how long the user
-   * pauses before taking one.
+   * Called when the user first takes something of an automatic suggestion, with its line kind,
+   * that pause (null: unknown) and whether its request was held (as recorded when it was sent);
+   * the restraint plugin learns from it how long the user pauses before taking one.
    */
-  onAccept: ((lineKind: LineKind, pauseMs: number | null) => void) | null;
+  onAccept: ((lineKind: LineKind, pauseMs: number | null, held: boolean) => void) | null;
   /**
    * An edit prediction was shown (trigger `edit`): its impression, ended with `editEnded`.
    */

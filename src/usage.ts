@@ -174,7 +174,7 @@ export class UsageTracker {
    * restraint plugin learns from it how long the user pauses before taking one, and the event
    * carries it (`accept_pause_ms`) for the server to learn the same.
    */
-  onAccept: ((lineKind: LineKind, pauseMs: number | null) => void) | null = null;
+  onAccept: ((lineKind: LineKind, pauseMs: number | null, held: boolean) => void) | null = null;
 
   /**
    * A request was sent (its time is the start of "time to show").
@@ -409,7 +409,7 @@ export class UsageTracker {
         ? Math.round(pause)
         : null;
     if (current.trigger === 'typing' || current.trigger === 'fresh_line') {
-      this.onAccept?.(current.lineKind, current.acceptPause);
+      this.onAccept?.(current.lineKind, current.acceptPause, current.held);
     }
   }
 

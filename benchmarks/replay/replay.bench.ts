@@ -193,9 +193,9 @@ async function replay(
   tracker.rhythm = () => debounce.rhythm;
   tracker.held = () => restraint.held;
   tracker.pause = () => loop.now - lastKey;
-  tracker.onAccept = (kind, pauseMs) => {
+  tracker.onAccept = (kind, pauseMs, held) => {
     if (pauseMs !== null) {
-      restraint.accepted(kind, pauseMs);
+      restraint.accepted(kind, pauseMs, held);
     }
   };
   gate.model = mode.startsWith('gated') ? gateModel : null;

@@ -246,4 +246,22 @@ describe('Restraint', () => {
     r.accepted('code', 900);
     expect(r.pauses.hold('comment')).toBe(1600);
   });
+
+  it("goes by the accepted suggestion's own request, not the last decision", () => {
+    const r = new Restraint();
+    r.gate.model = model;
+    // a held request's suggestion is taken after another, not held, decision was made
+    r.decide(at('# a ', 'comment'));
+    r.decide(at('x = ', 'code'));
+    for (let i = 0; i < 5; i++) {
+      r.accepted('comment', 600, true);
+    }
+    expect(r.pauses.hold('comment')).toBe(AcceptPauses.DEFAULT_MS);
+    // and one not held is learned even when the last decision held
+    r.decide(at('# a ', 'comment'));
+    for (let i = 0; i < 5; i++) {
+      r.accepted('comment', 900, false);
+    }
+    expect(r.pauses.hold('comment')).toBe(900);
+  });
 });

@@ -177,10 +177,10 @@ describe('UsageTracker', () => {
     const { clock, tracker, last } = setup();
     let lastKey = clock.now;
     let held = true;
-    const told: [string, number | null][] = [];
+    const told: [string, number | null, boolean][] = [];
     tracker.pause = () => clock.now - lastKey;
     tracker.held = () => held;
-    tracker.onAccept = (kind, ms) => told.push([kind, ms]);
+    tracker.onAccept = (kind, ms, wasHeld) => told.push([kind, ms, wasHeld]);
     // a held request: `held` is read when it goes
     tracker.started(1);
     held = false;
@@ -225,11 +225,12 @@ describe('UsageTracker', () => {
     tracker.acceptedWhole();
     clock.advance(600); // the events go
     expect(last('tab-5')!.accept_pause_ms).toBeNull();
-    // restraint learns the same pauses, from automatic suggestions only
+    // restraint learns the same pauses, from automatic suggestions only, each with its own
+    // request's `held` (not the last decision's)
     expect(told).toEqual([
-      ['comment', 1500],
-      ['code', null],
-      ['code', null]
+      ['comment', 1500, true],
+      ['code', null, false],
+      ['code', null, false]
     ]);
   });
 

@@ -54,9 +54,9 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
       // how long the user pauses before taking a suggestion (held places wait that long): the
       // event carries it for the server to learn, and this page learns it at once
       tracker.pause = () => (lastKey ? Date.now() - lastKey : Number.NaN);
-      tracker.onAccept = (kind, pauseMs) => {
+      tracker.onAccept = (kind, pauseMs, held) => {
         if (pauseMs !== null) {
-          restraint.accepted(kind, pauseMs);
+          restraint.accepted(kind, pauseMs, held);
         }
       };
     }
