@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from pathlib import Path
@@ -188,3 +189,16 @@ def test_the_client_bounds_the_pause_as_the_server_does() -> None:
     (ms,) = re.findall(r"export const MAX_PAUSE_MS = ([\d_]+);", (ROOT / "src" / "usage.ts").read_text())
     field = UsageEvent.model_json_schema()["properties"]["accept_pause_ms"]["anyOf"][0]
     assert float(ms) == field["maximum"] and field["minimum"] == 0
+
+
+def test_the_client_bins_rhythms_as_the_server_does() -> None:
+    # the page bins the typing rhythm with DEFAULT_RHYTHMS until the gate's answer brings its own
+    text = (ROOT / "src" / "restraint.ts").read_text(encoding="utf-8")
+    start = text.index("export const DEFAULT_RHYTHMS")
+    body = text[start : text.index("];", start)]
+    ts = [(m[1], m[2]) for m in re.finditer(r"\{ name: '(\w+)', below_ms: ([\d.]+|null) \}", body)]
+    assert ts == [(name, "null" if math.isinf(edge) else f"{edge:g}") for name, edge in gate.RHYTHMS]
+    # and the gate's answer says the same
+    assert learn([])["rhythms"] == [
+        {"name": name, "below_ms": None if b == "null" else float(b)} for name, b in ts
+    ]
