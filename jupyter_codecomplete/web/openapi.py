@@ -133,8 +133,8 @@ def openapi_document() -> dict[str, Any]:
             "/api/codecomplete/usage": {
                 "get": {
                     "summary": "What became of the suggestions shown: totals, per model, trigger, language, "
-                    "line kind and day, the latency histogram, the learned pauses before an accept "
-                    "(docs/usage.md)",
+                    "line kind and day, the latency histogram, the learned pauses before an accept, "
+                    "and what each restraint level would have changed on them (docs/usage.md)",
                     "parameters": [_days()],
                     "responses": {
                         "200": {"description": "summary", "content": {"application/json": {"schema": obj}}},
