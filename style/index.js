@@ -1,2 +1,3 @@
 import './base.css';
 import './models.css';
+import './statistics.css';
