@@ -234,7 +234,13 @@ def format_stats(summary: dict[str, Any]) -> str:
         lines.append("")
         lines.extend(_table(rows))
     restraint = summary.get("restraint") or []
-    if restraint and restraint[0]["events"]:
+    if restraint and 0 < restraint[0]["events"] < restraint[0]["min_events"]:
+        lines.append("")
+        lines.append(
+            f"Restraint learns from your automatic suggestions once there are {restraint[0]['min_events']} "
+            f"({restraint[0]['events']} so far)."
+        )
+    elif restraint and restraint[0]["events"]:
         lines.append("")
         lines.append(
             f"Restraint on your last {restraint[0]['events']} automatic suggestions (the gate learned from "

@@ -76,6 +76,10 @@ export interface IRestraintPreview {
   level: string;
   verb: 'skips' | 'holds';
   events: number;
+  /**
+   * The gate learns once there are this many automatic suggestions.
+   */
+  min_events: number;
   affected_shown: number;
   affected_kept_chars: number;
   shown_ratio: number | null;
@@ -355,7 +359,17 @@ export class StatisticsPanel extends Widget {
       body.appendChild(this._table(key, title, summary[`by_${key}`]));
     }
     const preview = summary.restraint ?? [];
-    if (preview.length && preview[0].events) {
+    if (preview.length && preview[0].events && preview[0].events < preview[0].min_events) {
+      const note = document.createElement('p');
+      note.className = 'jp-CodeComplete-statistics-note';
+      note.dataset.note = 'restraint';
+      note.textContent = trans.__(
+        'Restraint learns from your automatic suggestions once there are %1 (%2 so far).',
+        preview[0].min_events,
+        preview[0].events
+      );
+      body.appendChild(note);
+    } else if (preview.length && preview[0].events) {
       // a hold: at most its places' suggestions go, and its cost is an estimate
       const shown = (p: IRestraintPreview) =>
         p.verb === 'holds' ? trans.__('at least %1', pct(p.shown_ratio)) : pct(p.shown_ratio);
@@ -382,6 +396,7 @@ export class StatisticsPanel extends Widget {
         ])
       );
       const note = document.createElement('p');
+      note.className = 'jp-CodeComplete-statistics-note';
       note.textContent = trans.__(
         'What each level would have changed here, the gate learned from the suggestions before each: a skipped place is not asked; a held one is asked after your usual pause, so what it costs is the suggestions you took sooner.'
       );

@@ -49,7 +49,7 @@ def preview(
     *,
     history: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
-    """Per level: ``{level, verb, events, shown, kept_chars, affected_shown, affected_kept_chars,
+    """Per level: ``{level, verb, events, min_events, shown, kept_chars, affected_shown, affected_kept_chars,
     lost_kept_chars, shown_ratio, kept_ratio}`` over the automatic suggestions of ``rows``
     (``verb``: ``skips`` or ``holds``; ``affected_*``: at the places it skips or holds;
     ``lost_kept_chars``: what it would cost; the ratios: what would be left, 1.0 when nothing is
@@ -90,6 +90,7 @@ def preview(
                 "level": level,
                 "verb": "holds" if holds else "skips",
                 "events": n,
+                "min_events": MIN_EVENTS,
                 "shown": n,
                 "kept_chars": total_kept,
                 "affected_shown": affected,

@@ -136,3 +136,21 @@ def test_stats_shows_the_preview(tmp_path: Path) -> None:
     summary = json.loads(run_stats(tmp_path, "--json").stdout)
     less = by_level(summary["restraint"])["less"]
     assert less["affected_shown"] > 0 and less["kept_ratio"] < 1
+
+
+def test_stats_says_when_the_gate_has_too_few_events(tmp_path: Path) -> None:
+    now = time.time() * 1000
+    path = tmp_path / "data" / "codecomplete" / "usage.sqlite3"
+    store = UsageStore(str(path))
+    store.record_sync(
+        [
+            UsageEvent(id=f"e{i}", shown_at=now - 1000 + i, latency_ms=100, length=5, outcome="ignored")
+            for i in range(7)
+        ]
+    )
+    store.close()
+    out = run_stats(tmp_path)
+    assert f"Restraint learns from your automatic suggestions once there are {MIN_EVENTS} (7 so far)." in (
+        out.stdout
+    )
+    assert "LEVEL" not in out.stdout
