@@ -103,12 +103,10 @@ def test_manual_requests_are_neither_counted_nor_learned_from() -> None:
 
 def test_bounded_to_the_last_events() -> None:
     rows = session(MAX_EVENTS + 500)
-    started = time.perf_counter()
     result = preview(rows)
     assert all(p["events"] == MAX_EVENTS for p in result)
     # the earlier ones are learned from: the comments of the first block are already skipped
     assert by_level(result)["less"]["affected_shown"] == MAX_EVENTS // 2
-    assert time.perf_counter() - started < 30  # a bound against runaway cost, not a timing
 
 
 def test_stats_shows_the_preview(tmp_path: Path) -> None:
