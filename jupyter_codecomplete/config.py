@@ -22,7 +22,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from traitlets import Bool, Dict, Enum, Float, Instance, Int, Type, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, Instance, Int, List, Type, Unicode, default
 from traitlets.config import Config, LoggingConfigurable
 from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader
 
@@ -35,6 +35,7 @@ from .completion import (
     load_handler_class,
     make_engine,
 )
+from .privacy import CHANNELS, DEFAULT_EXCLUDE
 from .prompting import StyleRegistry
 
 if TYPE_CHECKING:  # imported when first used (they pull in the model catalogue, SQLite)
@@ -169,6 +170,34 @@ class CodeCompleteConfig(LoggingConfigurable):
         "notebook opened, a cell focused, a pause): one prompt evaluated, one token, at most one at a "
         "time and never while a suggestion streams. auto: for a model on this machine or a private "
         "network and the embedded model, never for a paid API; on: always; off: never.",
+    )
+
+    exclude = List(
+        Unicode(),
+        [],
+        config=True,
+        help="Paths no model is ever sent, in gitignore syntax relative to the server's root (e.g. "
+        "['data/private/', '*.sqlite']): such a document gets no suggestions and is never context. "
+        "A user's .codecompleteignore cannot undo them (docs/privacy.md).",
+    )
+    default_exclude = List(
+        Unicode(),
+        list(DEFAULT_EXCLUDE),
+        config=True,
+        help="Paths excluded unless a .codecompleteignore brings them back with '!pattern' "
+        "(gitignore syntax).",
+    )
+    exclude_gitignored = Bool(
+        True,
+        config=True,
+        help="Files that a .gitignore excludes are not sent as context beside another document (they "
+        "still get suggestions of their own).",
+    )
+    forbid_context = List(
+        Enum(list(CHANNELS)),
+        [],
+        config=True,
+        help=f"Context channels no model is sent, whatever its own settings: any of {', '.join(CHANNELS)}.",
     )
 
     monitor_event_loop = Bool(
@@ -353,7 +382,17 @@ class CodeCompleteConfig(LoggingConfigurable):
             max_suggestion_chars=self.max_suggestion_chars,
             max_suggestion_lines=self.max_suggestion_lines,
             warm_up=self.warm_up,
+            root_dir=os.path.abspath(self.root_dir()),
+            exclude=tuple(self.exclude),
+            default_exclude=tuple(self.default_exclude),
+            exclude_gitignored=self.exclude_gitignored,
+            forbid_context=tuple(self.forbid_context),
+            known_secrets=self._stored_secrets,
         )
+
+    def _stored_secrets(self) -> list[str]:
+        """The keys in the user's model store (read again only when the file changes)."""
+        return list(self.model_service.secrets())
 
     def handler_class(self) -> type[BaseInlineCompletionHandler]:
         """The configured completion handler class (an entry point's name wins over the class)."""

@@ -48,6 +48,7 @@ TITLES: dict[str, str] = {
     "bad_config": "The model is not configured correctly",
     "unknown_backend": "Unknown backend",
     "no_model": "No model configured",
+    "excluded": "Excluded from code suggestions",
     "internal_error": "Completion failed",
 }
 
@@ -56,6 +57,8 @@ TITLES: dict[str, str] = {
 HTTP_STATUS: dict[str, int] = {
     # requests
     "bad_request": 400,
+    # the document is excluded (.codecompleteignore, the administrator's or the default exclusions)
+    "excluded": 403,
     "bad_url": 400,
     "not_gguf": 400,
     "unknown_style": 400,

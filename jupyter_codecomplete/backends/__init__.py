@@ -11,9 +11,11 @@ Provider quirks live next to the provider they belong to; errors come from
 
 from .base import (
     ENTRY_POINT_GROUP,
+    LOCAL,
     Backend,
     BackendError,
     Description,
+    Locality,
     LocalServer,
     ModelConfig,
     ProviderKey,
@@ -22,14 +24,17 @@ from .base import (
     make_backend,
     native_suffix,
     register_backend,
+    url_locality,
 )
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "LOCAL",
     "Backend",
     "BackendError",
     "Description",
     "LocalServer",
+    "Locality",
     "ModelConfig",
     "ProviderKey",
     "backend_kinds",
@@ -37,4 +42,5 @@ __all__ = [
     "make_backend",
     "native_suffix",
     "register_backend",
+    "url_locality",
 ]

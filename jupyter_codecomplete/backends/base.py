@@ -9,10 +9,11 @@ field is decided once, by :func:`native_suffix`.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseLanguageModel
@@ -39,6 +40,38 @@ class ProviderKey(NamedTuple):
 
     env: str
     hosts: tuple[str, ...]
+
+
+# Where a model runs, as its backend states it: in this process, on this machine (a loopback
+# address), on a private network (a private address or a local name), or anywhere else.
+Locality = Literal["process", "machine", "network", "remote"]
+LOCAL: frozenset[str] = frozenset({"process", "machine"})
+# Host names that only resolve inside a private network
+_PRIVATE_SUFFIXES = (".local", ".internal", ".lan", ".home.arpa", ".intranet", ".corp")
+
+
+def url_locality(url: str | None) -> Locality:
+    """Where the server at ``url`` is: ``machine`` for a loopback address or ``localhost``,
+    ``network`` for a private or link-local address, a one-label name (``http://vllm:8000``) or a
+    private suffix (``.internal``, ``.local``), else ``remote`` (None: remote)."""
+    if not url:
+        return "remote"
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if not host:
+        return "remote"
+    if host == "localhost" or host.endswith(".localhost"):
+        return "machine"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        if "." not in host or host.endswith(_PRIVATE_SUFFIXES):
+            return "network"
+        return "remote"
+    if address.is_loopback:
+        return "machine"
+    if address.is_private or address.is_link_local:
+        return "network"
+    return "remote"
 
 
 class LocalServer(NamedTuple):
@@ -147,6 +180,22 @@ class ModelConfig(BaseModel):
     model_path: str | None = None
     # backend-specific extras (e.g. the import path and kwargs of a LangChain class)
     options: dict[str, Any] = Field(default_factory=dict)
+    # What of the user's context this model may be sent (docs/privacy.md): channel → allowed
+    # (``outputs``, ``tracebacks``, ``kernel``, ``edit_history``, ``files``; unnamed: allowed).
+    context: dict[str, bool] = Field(
+        default_factory=dict,
+        description=(
+            "Context channels this model may be sent: `outputs`, `tracebacks`, `kernel`, "
+            "`edit_history`, `files` → `true`/`false` (unnamed ones are sent)."
+        ),
+    )
+    redact: bool | None = Field(
+        None,
+        description=(
+            "`false` turns secret redaction off for this model, honoured only for a model on this "
+            "machine (in-process, or a server on a loopback address)."
+        ),
+    )
 
     def resolved_api_key(self) -> str | None:
         if self.api_key is not None:
@@ -208,6 +257,8 @@ class Backend:
       (:mod:`.discovery`, through :meth:`probe`).
     ``wire``: the name of the HTTP protocol the kind speaks (the scripted fake the tests serve it
       with, ``jupyter_codecomplete.testing``); None: no HTTP server (in-process, any LangChain class).
+    ``default_url``: the URL the kind calls when the config names none (the provider's own API,
+      or the local server's default port); its host decides :attr:`locality` then.
 
     What is true of one built backend is a field:
 
@@ -238,6 +289,7 @@ class Backend:
     provider_key: ClassVar[ProviderKey | None] = None
     local_servers: ClassVar[tuple[LocalServer, ...]] = ()
     wire: ClassVar[str | None] = None
+    default_url: ClassVar[str | None] = None
 
     config: ModelConfig
     llm: BaseLanguageModel[Any]
@@ -265,6 +317,17 @@ class Backend:
     def native_suffix(self) -> bool:
         """:func:`native_suffix` before any style or description is known."""
         return native_suffix(self)
+
+    @property
+    def locality(self) -> Locality:
+        """Where the model runs (a fact the kind states; warm-ups, prefetch and redaction read
+        it): by default, from the host of the URL the backend calls (:func:`url_locality`)."""
+        return url_locality(self.config.base_url or self.default_url)
+
+    @property
+    def local(self) -> bool:
+        """The model runs on this machine (in-process or a loopback server)."""
+        return self.locality in LOCAL
 
     async def describe(self) -> Description:
         """What the server says about itself (:class:`Description`); it returns a record and

@@ -12,6 +12,8 @@ The class must be a ``BaseLLM`` or a ``BaseChatModel`` subclass (chat models get
 prompt style). ``options.native_suffix`` says the class takes ``suffix`` as a call argument. The
 model config's key (``api_key``/``api_key_env``) is passed as ``api_key`` when the class has that field
 and the kwargs do not set it; nothing else is injected, since parameter names differ between classes.
+Such a model counts as remote (no warm-up, no prefetch) unless its URL is local or
+``options.local`` is true.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, ClassVar
 from langchain_core.language_models import BaseChatModel, BaseLanguageModel
 
 from .. import errors
-from .base import Backend, BackendError, Description, ModelConfig, pick_model
+from .base import Backend, BackendError, Description, Locality, ModelConfig, pick_model, url_locality
 from .http import fetch_models, make_client
 
 
@@ -87,6 +89,18 @@ class LangChainBackend(Backend):
     @classmethod
     def create(cls, config: ModelConfig) -> Backend:
         return langchain_backend(config)
+
+    @property
+    def locality(self) -> Locality:
+        """Nothing tells where a LangChain class sends its prompts (a class with no ``base_url``
+        is most often a paid API): ``remote`` unless the config says otherwise, by ``base_url``
+        (or the class's own ``kwargs.base_url``), or by ``options.local: true`` (the class runs
+        the model on this machine, e.g. a local pipeline)."""
+        if self.config.options.get("local") is True:
+            return "machine"
+        kwargs = self.config.options.get("kwargs")
+        url = self.config.base_url or (kwargs.get("base_url") if isinstance(kwargs, dict) else None)
+        return url_locality(url if isinstance(url, str) else None)
 
     async def list_models(self) -> list[str]:
         """An OpenAI-style ``/models`` at the configured ``base_url``, when there is one (quietly

@@ -92,6 +92,7 @@ class LlamaCppBackend(HttpBackend):
     styles it renders right), and renders other files itself (``input_extra``)."""
 
     kind: ClassVar[str] = "llamacpp"
+    default_url: ClassVar[str | None] = DEFAULT_URL
     local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("llamacpp", 8080, 1),)
     wire: ClassVar[str | None] = "llamacpp"
     models_path: ClassVar[str] = "/v1/models"

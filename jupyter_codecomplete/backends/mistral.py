@@ -61,6 +61,7 @@ class MistralBackend(HttpBackend):
     """Codestral FIM: the suffix goes natively; the ``codestral`` style is its hint."""
 
     kind: ClassVar[str] = "mistral"
+    default_url: ClassVar[str | None] = DEFAULT_URL
     provider_key: ClassVar[ProviderKey | None] = ProviderKey(
         "MISTRAL_API_KEY", ("api.mistral.ai", "codestral.mistral.ai")
     )

@@ -87,6 +87,7 @@ class OllamaBackend(HttpBackend):
     asked: ``suffix_default`` None)."""
 
     kind: ClassVar[str] = "ollama"
+    default_url: ClassVar[str | None] = DEFAULT_URL
     quirk_defaults: ClassVar[Mapping[str, Any]] = {"literal_newlines": "auto"}
     local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("ollama", 11434, 0),)
     wire: ClassVar[str | None] = "ollama"

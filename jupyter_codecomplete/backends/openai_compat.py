@@ -128,6 +128,7 @@ class OpenAICompletionsBackend(HttpBackend):
     """``/v1/completions``: the suffix goes natively only when ``options.native_suffix`` says so."""
 
     kind: ClassVar[str] = "openai"
+    default_url: ClassVar[str | None] = DEFAULT_URL
     provider_key: ClassVar[ProviderKey | None] = ProviderKey("OPENAI_API_KEY", ("api.openai.com",))
     # LM Studio serves the OpenAI routes only (discovery names it as a server of this kind)
     local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("lmstudio", 1234, 2),)
@@ -150,6 +151,7 @@ class OpenAIChatBackend(HttpBackend):
     """``/v1/chat/completions``: a chat model (the ``chat`` prompt style, no suffix)."""
 
     kind: ClassVar[str] = "openai-chat"
+    default_url: ClassVar[str | None] = DEFAULT_URL
     provider_key: ClassVar[ProviderKey | None] = ProviderKey("OPENAI_API_KEY", ("api.openai.com",))
     wire: ClassVar[str | None] = "openai"
 

@@ -170,6 +170,10 @@ async def with_deadlines(
             await aclose()
 
 
+# Refusals that follow the user's or the administrator's own settings: no warning in the log.
+SETTING_REFUSALS = frozenset({"excluded"})
+
+
 class BaseInlineCompletionHandler:
     """Interface, error envelope, cancellation and timing for inline completion handlers.
 
@@ -277,9 +281,11 @@ class BaseInlineCompletionHandler:
         return error_info_from(exc, self.secrets())
 
     def failed(self, number: int, exc: BaseException, what: str = "") -> ErrorInfo:
-        """The error envelope of a failed request ``number``, logged (scrubbed) as a warning."""
+        """The error envelope of a failed request ``number``, logged (scrubbed) as a warning; a
+        refusal that is the user's own setting (an excluded document) only at debug level."""
         error = self.error_info(exc)
-        self.log.warning("codecomplete %s#%s failed: %s", what, number, error.message)
+        level = logging.DEBUG if error.type in SETTING_REFUSALS else logging.WARNING
+        self.log.log(level, "codecomplete %s#%s failed: %s", what, number, error.message)
         return error
 
     def _log_done(self, request: InlineCompletionRequest, start: float, first: float | None, n: int) -> None:

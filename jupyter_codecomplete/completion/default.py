@@ -19,14 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import ipaddress
 import os
 import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from langchain_core.callbacks import AsyncCallbackManager
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -43,6 +41,15 @@ from ..backends import Backend, Description, ModelConfig, make_backend, native_s
 from ..backends.http import HttpStreamingChat, HttpStreamingLLM
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
+from ..privacy import (
+    DEFAULT_EXCLUDE,
+    PLACEHOLDER_START,
+    ChannelPolicy,
+    Exclusions,
+    Gate,
+    channel_policy,
+    environment_secrets,
+)
 from ..prompting import Budget, PromptRequest, PromptStyle, StyleRegistry, build_prompt
 from ..protocol import (
     ContextCell,
@@ -53,7 +60,7 @@ from ..protocol import (
     ServingModel,
 )
 from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
-from .edits import handle_edit_request
+from .edits import edit_model_key, handle_edit_request
 from .facts import RequestFacts, resolve_language
 from .notebook_edits import handle_notebook_edit_request
 from .prepared import Prepared
@@ -142,6 +149,19 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._tasks: set[asyncio.Task[Any]] = set()
         self.recent = RecentCompletions(engine.recent_completions)
         self.warm_up = engine.warm_up
+        # what must not leave the machine: the one gate every request's context passes
+        self._known_secrets = engine.known_secrets
+        self._environment_secrets = environment_secrets(os.environ)
+        self.gate = Gate(
+            Exclusions(
+                engine.root_dir,
+                engine.exclude,
+                DEFAULT_EXCLUDE if engine.default_exclude is None else engine.default_exclude,
+                engine.exclude_gitignored,
+            ),
+            engine.forbid_context,
+            known=self.known_secrets,
+        )
         # route key -> (the config it was made from, the fingerprint of its settings)
         self._fingerprints: dict[str, tuple[ModelConfig, str]] = {}
         # the records of the latest requests (request id -> (request, its facts, the model that
@@ -262,27 +282,45 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             out.extend(cfg.secrets())
         return out
 
+    def known_secrets(self) -> list[str]:
+        """Every secret the server knows, redacted wherever a request's context carries it: the
+        models' keys, the user's stored keys, the server's own secret environment variables."""
+        extra = self._known_secrets() if self._known_secrets is not None else ()
+        return [*self.secrets(), *extra, *self._environment_secrets]
+
+    def policy(self, backend: Backend) -> ChannelPolicy:
+        """What ``backend``'s model may be sent (its config's ``context`` and ``redact``, the
+        administrator's ``forbid_context``, and whether the backend says it is local)."""
+        cfg = backend.config
+        return channel_policy(cfg.context, cfg.redact, backend.local, self.gate.forbidden)
+
     def warms(self, request: InlineCompletionRequest | None = None) -> bool:
-        """Whether a warm-up for ``request`` (None: the default model) reaches its model
-        (``warm_up``: ``auto`` warms a model on this machine or a private network, and the
-        embedded one, never a paid API)."""
+        """Whether a warm-up (or a prefetch) for ``request`` (None: the default model) may reach
+        the model that serves its route (``warm_up``: ``auto`` warms a model in this process, on
+        this machine or a private network, as its backend states; never a paid API); never for
+        an excluded document."""
+        if request is not None and self.gate.document(request.path) is not None:
+            return False
         if self.warm_up in ("on", "off"):
             return self.warm_up == "on"
         try:
             backend = self.backend(self.route(request))
         except Exception:
             return False
-        base_url = backend.config.base_url
-        if not base_url:
-            return not isinstance(backend.llm, (HttpStreamingLLM, HttpStreamingChat))  # in-process
-        host = urlsplit(base_url).hostname or ""
-        if host == "localhost" or host.endswith(".localhost"):
-            return True
-        try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            return False
-        return address.is_loopback or address.is_private
+        return backend.locality != "remote"
+
+    def warm_routes(self) -> dict[str, bool]:
+        """For each configured route (language or MIME type), whether its model may be warmed
+        (the hello's ``warm_routes``; the default model is the hello's ``warm``)."""
+        out: dict[str, bool] = {}
+        for key, name in self.routes.items():
+            if name in self.models:
+                mime = key if "/" in key else None
+                language = None if mime else languages.normalize(key)
+                out[key] = self.warms(
+                    InlineCompletionRequest(number=0, prefix="", mime=mime, language=language)
+                )
+        return out
 
     async def warm(self, request: InlineCompletionRequest) -> None:
         """Have the model evaluate the prompt ``request`` would make, for its prompt cache: the
@@ -440,6 +478,11 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         single = not cursor.multiline
         max_tokens = over.max_tokens or (cfg.max_tokens_single_line if single else cfg.max_tokens)
         preq = prompt_request or self.prompt_request(request)
+        # exclusion, the model's channels, redaction: before anything of the prompt is built
+        excluded = self.gate.document(preq.file_path if preq.file_path is not None else request.path)
+        if excluded is not None:
+            raise CompletionError("excluded", excluded.reason, title="Excluded from code suggestions")
+        preq, gate = self.gate.prompt_request(preq, self.policy(backend))
         updates: dict[str, Any] = {}
         if over.mode is not None:
             updates["mode"] = over.mode
@@ -464,7 +507,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             self.token_counter(backend),
             facts.rules,
         )
-        stop = list(dict.fromkeys([*built.stop, *cfg.stop, *over.stop]))
+        # a placeholder the model repeats ends the suggestion there (it is not the user's text)
+        redacted = [PLACEHOLDER_START] if gate.redacted else []
+        stop = list(dict.fromkeys([*built.stop, *cfg.stop, *over.stop, *redacted]))
         total = cfg.timeout_single_line if single and cfg.timeout_single_line else cfg.timeout
         first = total
         if key not in self._warm:
@@ -503,6 +548,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             single_line=single,
             native_suffix=native,
             facts=facts,
+            gate=gate,
         )
 
     def pipeline(self, prepared: Prepared) -> Pipeline:
@@ -700,6 +746,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         prepared, pipeline = await self.prepare_async(request)
         self._record_served(request, prepared)
         notes.extend(prepared.built.notes)
+        if prepared.gate is not None:
+            notes.extend(prepared.gate.notes())
         recent = self.recent_key(request, prepared) if self.recent.size else None
         if recent is not None:
             cached = self.recent.get(recent)
@@ -734,9 +782,34 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     features = ("edit_prediction", "notebook_edits", "error_fix", "edit_history")
 
     async def handle_edit_request(self, request: EditPredictionRequest) -> EditPredictionReply:
+        """An edit prediction or the fix after an error, through the privacy gate: the model sees
+        the request as the gate lets it (its offsets moved with the redacted text), and the
+        reply's edits are mapped back to the user's text."""
+        excluded = self.gate.document(request.path)
+        if excluded is not None:
+            return EditPredictionReply(
+                reply_to=request.number,
+                version=request.version,
+                error=self.error_info(
+                    CompletionError("excluded", excluded.reason, title="Excluded from code suggestions")
+                ),
+            )
+        try:
+            backend = self.backend(edit_model_key(self))
+        except Exception as exc:
+            return EditPredictionReply(
+                reply_to=request.number,
+                version=request.version,
+                error=self.failed(request.number, exc, "edit"),
+            )
+        guarded = self.gate.edit_request(request, self.policy(backend))
         if request.scope == "notebook" or request.trigger == "error":
-            return await handle_notebook_edit_request(self, request)  # completion/notebook_edits.py
-        return await handle_edit_request(self, request)
+            reply = await handle_notebook_edit_request(self, guarded.request)  # completion/notebook_edits.py
+        else:
+            reply = await handle_edit_request(self, guarded.request)
+        reply = guarded.restore(reply)
+        notes = guarded.report.notes()
+        return reply.model_copy(update={"notes": [*notes, *reply.notes]}) if notes else reply
 
     # -- Runnable ---------------------------------------------------------------------------------
     # The async methods are the engine's own path (prepare → drive, deadlines, bounds). The sync

@@ -13,6 +13,7 @@ from typing import Any
 from ..backends import Backend
 from ..postprocess import PostprocessContext
 from ..postprocess.cursor import Cursor
+from ..privacy import GateReport
 from ..prompting import BuiltPrompt, PromptStyle
 from .facts import RequestFacts
 
@@ -39,3 +40,5 @@ class Prepared:
     native_suffix: bool = False
     # the request's record (route, model, style, language), made once for it
     facts: RequestFacts | None = None
+    # what the privacy gate did to the request's context (redacted, left out, held back)
+    gate: GateReport | None = None

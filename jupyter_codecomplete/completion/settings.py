@@ -11,7 +11,7 @@ serve a request the same way. A REST request's or a command's own ``max_tokens``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -35,6 +35,12 @@ class EngineSettings:
     ``max_suggestion_chars`` / ``max_suggestion_lines``: the bounds of one suggestion;
     ``warm_up``: whether ``warm`` messages reach the model (``auto``: for a model on this machine
     or a private network, and the embedded one; never a paid API unless ``on``).
+    ``root_dir``, ``exclude``, ``default_exclude``, ``exclude_gitignored``, ``forbid_context``,
+    ``known_secrets``: what must not leave the machine (``privacy/``, docs/privacy.md): the
+    server's root (where ``.codecompleteignore`` files are looked up to), the administrator's
+    exclusions, the default ones, whether ``.gitignore`` keeps files out of other documents'
+    context, the context channels no model is sent, and the secrets the server knows besides
+    its models' keys (the user's stored keys).
     """
 
     models: dict[str, ModelConfig] = field(default_factory=dict)
@@ -45,6 +51,12 @@ class EngineSettings:
     max_suggestion_chars: int = DEFAULT_MAX_SUGGESTION_CHARS
     max_suggestion_lines: int = DEFAULT_MAX_SUGGESTION_LINES
     warm_up: str = "auto"
+    root_dir: str | None = None
+    exclude: tuple[str, ...] = ()
+    default_exclude: tuple[str, ...] | None = None
+    exclude_gitignored: bool = True
+    forbid_context: tuple[str, ...] = ()
+    known_secrets: Callable[[], Sequence[str]] | None = None
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any] | None) -> EngineSettings:
@@ -67,6 +79,12 @@ class EngineSettings:
             max_suggestion_chars=int(data.get("max_suggestion_chars") or DEFAULT_MAX_SUGGESTION_CHARS),
             max_suggestion_lines=int(data.get("max_suggestion_lines") or DEFAULT_MAX_SUGGESTION_LINES),
             warm_up=str(data.get("warm_up") or "auto"),
+            root_dir=data.get("root_dir"),
+            exclude=tuple(data.get("exclude") or ()),
+            default_exclude=None if data.get("default_exclude") is None else tuple(data["default_exclude"]),
+            exclude_gitignored=bool(data.get("exclude_gitignored", True)),
+            forbid_context=tuple(data.get("forbid_context") or ()),
+            known_secrets=data.get("known_secrets"),
         )
 
     def as_mapping(self) -> dict[str, Any]:
@@ -80,6 +98,12 @@ class EngineSettings:
             "max_suggestion_chars": self.max_suggestion_chars,
             "max_suggestion_lines": self.max_suggestion_lines,
             "warm_up": self.warm_up,
+            "root_dir": self.root_dir,
+            "exclude": self.exclude,
+            "default_exclude": self.default_exclude,
+            "exclude_gitignored": self.exclude_gitignored,
+            "forbid_context": self.forbid_context,
+            "known_secrets": self.known_secrets,
         }
 
 

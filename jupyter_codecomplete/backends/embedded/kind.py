@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from ...prompting import FimSpec, PromptStyle, RepoSpec, StyleRegistry
 from ...prompting.tokens import TokenCounter, make_counter
-from ..base import Backend, BackendError, Description, ModelConfig
+from ..base import Backend, BackendError, Description, Locality, ModelConfig
 from .gguf import default_model_path, is_available, read_gguf_info
 from .llm import EmbeddedLlamaLLM
 
@@ -55,6 +55,10 @@ class EmbeddedBackend(Backend):
     """A GGUF model in this process: it describes itself from the file's metadata."""
 
     kind: ClassVar[str] = "embedded"
+
+    @property
+    def locality(self) -> Locality:
+        return "process"
 
     @classmethod
     def create(cls, config: ModelConfig) -> EmbeddedBackend:
