@@ -34,6 +34,16 @@ def format_report(r: dict[str, Any]) -> str:
     def row(label: str, value: Any) -> None:
         lines.append(f"  {label + ':':<15} {value}")
 
+    if "locality" in r:
+        where = {
+            "process": "in this process",
+            "machine": "on this machine",
+            "network": "on a private network",
+            "remote": "remote (a paid or shared API)",
+        }.get(r["locality"], r["locality"])
+        row("runs", where)
+        row("privacy", r["privacy"])
+        row("warm-ups", "yes, and prefetch" if r["warm"] else "no (nor prefetch)")
     if "reachable" in r:
         row("reachable", "yes" if r["reachable"] else f"no ({r.get('error', 'unknown error')})")
     if r.get("error") and r.get("reachable", True):

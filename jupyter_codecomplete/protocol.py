@@ -166,6 +166,10 @@ class InlineCompletionRequest(_Strict):
     recent_edits: Annotated[list[RecentEdit], Field(max_length=MAX_RECENT_EDITS)] = Field(
         default_factory=list
     )
+    # asked ahead, before the user wants it (the completion that would follow accepting the shown
+    # one; hello feature ``prefetch``): the server answers it only where it may warm the model
+    # that serves this request's route, never for a paid API
+    prefetch: bool = False
 
 
 # The traceback text an error-fix request may carry (the client keeps the end of a longer one).
@@ -466,6 +470,9 @@ class HelloMessage(BaseModel):
     features: list[str] = Field(default_factory=list)
     # protocol 3: whether the server warms the default model's cache (``warm`` messages)
     warm: bool = False
+    # the same for each configured route (language or MIME type → may its model be warmed and
+    # prefetched for); a route not listed follows ``warm``
+    warm_routes: dict[str, bool] = Field(default_factory=dict)
     # whether this server records usage events (c.CodeCompleteApp.record_usage): the client sends
     # :class:`UsageMessage` only when it does
     usage: bool = False

@@ -15,6 +15,7 @@ import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { IDisposable } from '@lumino/disposable';
 
 import { editorState } from './editorstate';
+import type { IHelloMessage } from './protocol';
 import { ISettings } from './settings';
 import { IEditorState, Suggestion } from './typing';
 
@@ -30,6 +31,27 @@ export const ACCEPT_COMMAND = 'inline-completer:accept';
 export function acceptedState(suggestion: Suggestion): IEditorState {
   const before = suggestion.before + suggestion.text;
   return { key: suggestion.key, text: before + suggestion.after, offset: before.length };
+}
+
+/**
+ * Whether the server may be asked ahead for a request of this MIME type and language: the model
+ * that serves its route is one the server warms (on this machine, a private network, in-process;
+ * never a paid API), as the hello says per route (`warm_routes`) and for the default (`warm`).
+ */
+export function mayPrefetch(
+  hello: Pick<IHelloMessage, 'warm' | 'warm_routes'> | null | undefined,
+  mimeType: string | null | undefined,
+  language: string | null | undefined
+): boolean {
+  const routes = hello?.warm_routes ?? {};
+  const keys = Object.keys(routes);
+  for (const wanted of [mimeType, language]) {
+    const key = wanted ? keys.find(k => k.toLowerCase() === wanted.toLowerCase()) : undefined;
+    if (key !== undefined) {
+      return routes[key] === true;
+    }
+  }
+  return hello?.warm === true;
 }
 
 /**

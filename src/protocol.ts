@@ -120,6 +120,11 @@ export interface IInlineCompletionRequest {
    * The user's recent edits here, oldest first (only when the hello lists `edit_history`).
    */
   recent_edits?: IRecentEdit[];
+  /**
+   * Asked ahead of the user (a prefetch; only when the hello lists `prefetch`): the server
+   * answers it only where the route's model may be warmed.
+   */
+  prefetch?: boolean;
 }
 
 /**
@@ -254,6 +259,7 @@ export interface IWarmRequest {
   files: IContextFile[];
   kernel_candidates?: IKernelCandidates;
   recent_edits?: IRecentEdit[];
+  prefetch?: boolean;
 }
 
 /**
@@ -345,6 +351,10 @@ export interface IHelloMessage {
    * Protocol 3: whether the server warms the default model's prompt cache (`warm` messages).
    */
   warm?: boolean;
+  /**
+   * The same for each configured route (language or MIME type); a route not listed follows `warm`.
+   */
+  warm_routes?: Record<string, boolean>;
   /**
    * Whether the server records usage events (absent from older servers: no).
    */

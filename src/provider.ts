@@ -25,10 +25,11 @@ import {
   languageFromMime
 } from './context';
 import { codeCompleteIcon } from './icon';
-import { Prefetcher, shouldPrefetch } from './prefetch';
+import { mayPrefetch, Prefetcher, shouldPrefetch } from './prefetch';
 import {
   IContextFile,
   IErrorInfo,
+  IHelloMessage,
   IInlineCompletionReply,
   IKernelCandidates,
   IRecentEdit,
@@ -60,7 +61,10 @@ export const DEFAULT_DEBOUNCE_MS = 150;
 export interface ICompletionClient {
   request(body: IRequestBody): CompletionSocket.IPendingRequest;
   cancel(number: number): void;
-  readonly hello: { max_message_bytes: number; warm?: boolean } | null;
+  readonly hello: Pick<
+    IHelloMessage,
+    'max_message_bytes' | 'warm' | 'warm_routes' | 'features'
+  > | null;
   /**
    * Send a request's context ahead for the model server's cache (protocol 3); whether sent.
    */
@@ -70,6 +74,12 @@ export interface ICompletionClient {
 /**
  * The provider.
  */
+/**
+ * How long the server's "this document is excluded" is trusted before it is asked again (an
+ * edited .codecompleteignore takes effect within this time).
+ */
+const EXCLUDED_RECHECK_MS = 60_000;
+
 export class CodeCompleteProvider implements ICodeCompleteProvider {
   readonly identifier = PROVIDER_ID;
   readonly icon: LabIcon.ILabIcon = codeCompleteIcon;
@@ -264,6 +274,12 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       this._emit({ kind: 'skipped', number: -1, language, reason: off, manual });
       return { items: [] };
     }
+    const excluded = this._excludedReason(Private.pathOf(context));
+    if (excluded !== null) {
+      // the server said this document is excluded: no request until that is a minute old
+      this._emit({ kind: 'skipped', number: -1, language, reason: 'excluded', detail: excluded });
+      return { items: [] };
+    }
     if (settings !== this._settingsSeen) {
       // New settings (or a new model): what was suggested before may no longer apply.
       this._settingsSeen = settings;
@@ -317,6 +333,12 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
     const pending = this._client.request(body);
     const number = pending.number;
     this._latest = number;
+    if (body.path) {
+      this._paths.set(number, body.path);
+      if (this._paths.size > 64) {
+        this._paths.delete(this._paths.keys().next().value as number);
+      }
+    }
     this._triggers.set(number, manual ? 'manual' : freshLine ? 'fresh_line' : 'typing');
     if (this._triggers.size > 64) {
       this._triggers.delete(this._triggers.keys().next().value as number);
@@ -442,7 +464,7 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
     // A prefetch is a model request the user may never use: only where the server says requests
     // cost nothing but time (it warms this model: one on this machine or a private network, the
     // embedded one; never a paid API), as for warm-ups.
-    if (this._client.hello?.warm !== true) {
+    if (!mayPrefetch(this._client.hello, request.mimeType, language)) {
       return;
     }
     this._prefetchFor = { mimeType: request.mimeType, context, language };
@@ -468,6 +490,9 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       this.buildRequest(request, from.context, { language: from.language, stream, manual: false }),
       this._client.hello?.max_message_bytes ?? null
     );
+    if (this._client.hello?.features?.includes('prefetch')) {
+      body.prefetch = true; // the server answers it only where the route's model is warmed
+    }
     const pending = this._client.request(body);
     const suggestion = new Suggestion({
       key: state.key,
@@ -576,6 +601,15 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       this._emit({ kind: 'cancelled', number, language });
       return [];
     }
+    if (info.type === 'excluded') {
+      // the user's or the administrator's setting, not a failure: said in the status item
+      const path = this._paths.get(number);
+      if (path) {
+        this._excluded.set(path, { reason: info.message, until: Date.now() + EXCLUDED_RECHECK_MS });
+      }
+      this._emit({ kind: 'skipped', number, language, reason: 'excluded', detail: info.message });
+      return [];
+    }
     this._emit({ kind: 'failed', number, language, error: info });
     return [
       {
@@ -589,12 +623,30 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
     this._activity.emit(activity);
   }
 
+  /**
+   * Why the server excluded the document at `path` (within the last minute), or null.
+   */
+  private _excludedReason(path: string | null): string | null {
+    const found = path ? this._excluded.get(path) : undefined;
+    if (!found) {
+      return null;
+    }
+    if (Date.now() > found.until) {
+      this._excluded.delete(path!);
+      return null;
+    }
+    return found.reason;
+  }
+
   private _noteShown(suggestion: Suggestion, rest: string, language: string | null): void {
     const trigger = this._triggers.get(suggestion.number) ?? 'typing';
     this._shown.emit({ suggestion, rest, language, trigger });
   }
 
   private _client: ICompletionClient;
+  // the documents the server excluded, and until when that answer is trusted; each request's path
+  private _excluded = new Map<string, { reason: string; until: number }>();
+  private _paths = new Map<number, string>();
   private _getSettings: () => ISettings;
   private _resolveLanguage: (
     mime: string | null,
@@ -751,7 +803,11 @@ export namespace CodeCompleteProvider {
      * Why a request was skipped by the settings: completions off everywhere, off for the
      * language, or automatic requests off (only when requested); or held back by restraint.
      */
-    reason?: 'disabled' | 'language-off' | 'manual-only' | 'restrained';
+    reason?: 'disabled' | 'language-off' | 'manual-only' | 'restrained' | 'excluded';
+    /**
+     * For `excluded`: the server's reason ("excluded by .codecompleteignore").
+     */
+    detail?: string;
     /**
      * Whether the user asked for this one explicitly.
      */

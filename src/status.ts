@@ -16,7 +16,8 @@ import type { ICodeCompleteStatus } from './tokens';
 /**
  * What the status item shows.
  */
-export type StatusState = 'idle' | 'working' | 'disabled' | 'language-off' | 'error' | 'offline';
+export type StatusState =
+  'idle' | 'working' | 'disabled' | 'language-off' | 'excluded' | 'error' | 'offline';
 
 /**
  * The status of completions, fed by the settings, the socket and the provider.
@@ -39,6 +40,9 @@ export class StatusModel implements ICodeCompleteStatus {
     }
     if (this._fromSettings.languageOff) {
       return 'language-off';
+    }
+    if (this._excluded !== null) {
+      return 'excluded';
     }
     if (this._connection === 'disconnected') {
       return 'offline';
@@ -74,6 +78,9 @@ export class StatusModel implements ICodeCompleteStatus {
         break;
       case 'disabled':
         parts.push(this._trans.__('· off'));
+        break;
+      case 'excluded':
+        parts.push(this._trans.__('· excluded'));
         break;
       default:
         if (this._slowShown) {
@@ -132,6 +139,12 @@ export class StatusModel implements ICodeCompleteStatus {
         return this._trans.__(
           'Code completions are off for %1. Click for the menu, then "Enable Code Completions for %1".\n%2',
           this._fromSettings.languageOff!,
+          model
+        );
+      case 'excluded':
+        return this._trans.__(
+          'No code suggestions for this document: %1. Nothing of it is sent to any model (see Privacy in the documentation).\n%2',
+          this._excluded!,
           model
         );
       case 'offline':
@@ -256,11 +269,20 @@ export class StatusModel implements ICodeCompleteStatus {
   }
 
   /**
-   * A request was not sent (completions off for this trigger or language).
+   * A request was not sent (completions off for this trigger or language); `excluded`: the
+   * server's reason when the document is excluded ("excluded by .codecompleteignore").
    */
-  skipped(): void {
+  skipped(excluded: string | null = null): void {
     this._skipped += 1;
+    this._excluded = excluded;
     this._changed.emit();
+  }
+
+  /**
+   * Why the current document is excluded from suggestions, or null.
+   */
+  get excluded(): string | null {
+    return this._excluded;
   }
 
   /**
@@ -276,6 +298,7 @@ export class StatusModel implements ICodeCompleteStatus {
   succeeded(number: number): void {
     this._active.delete(number);
     this._lastError = null;
+    this._excluded = null;
     this._changed.emit();
   }
 
@@ -294,6 +317,7 @@ export class StatusModel implements ICodeCompleteStatus {
   private _fromSettings: Private.IFromSettings = { enabled: true, languageOff: null };
   private _model: IServingModel | null = null;
   private _lastError: IErrorInfo | null = null;
+  private _excluded: string | null = null;
   private _connection: CompletionSocket.State = 'connecting';
   private _offlineDetail = '';
   private _active = new Set<number>();

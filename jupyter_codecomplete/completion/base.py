@@ -252,6 +252,10 @@ class BaseInlineCompletionHandler:
         """Whether :meth:`warm` reaches the model for ``request`` (None: the default model)."""
         return False
 
+    def warm_routes(self) -> dict[str, bool]:
+        """For each configured route, whether its model may be warmed (the hello's ``warm_routes``)."""
+        return {}
+
     async def warm(self, request: InlineCompletionRequest) -> None:
         """Have the model evaluate ``request``'s prompt ahead, for its prompt cache (only called
         when :meth:`warms` says so; cancelled when a completion request comes)."""

@@ -59,6 +59,10 @@ async def check_model(
     except Exception as exc:
         report["error"] = error_info_from(exc, secrets).message
         return report
+    # what this model is sent: where it runs, its context channels, redaction, warm-ups
+    report["locality"] = backend.locality
+    report["privacy"] = handler.policy(backend).describe()
+    report["warm"] = handler.warms_backend(backend)
     reported = None
     described: Description | None = None
     if backend.describe is not None:

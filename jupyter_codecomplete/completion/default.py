@@ -301,12 +301,16 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         an excluded document."""
         if request is not None and self.gate.document(request.path) is not None:
             return False
-        if self.warm_up in ("on", "off"):
-            return self.warm_up == "on"
         try:
             backend = self.backend(self.route(request))
         except Exception:
             return False
+        return self.warms_backend(backend)
+
+    def warms_backend(self, backend: Backend) -> bool:
+        """Whether ``backend``'s model may be warmed and prefetched for (``warm_up``)."""
+        if self.warm_up in ("on", "off"):
+            return self.warm_up == "on"
         return backend.locality != "remote"
 
     def warm_routes(self) -> dict[str, bool]:
@@ -741,6 +745,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     async def suggest(
         self, request: InlineCompletionRequest, notes: list[str], config: RunnableConfig | None = None
     ) -> AsyncIterator[str]:
+        if request.prefetch and not self.warms(request):
+            # asked ahead of the user: only where a model request costs nothing but time
+            notes.append("prefetch not sent: the model for this route is not one that is warmed")
+            return
         # before the first model request (the answer also informs its prompt), not during it
         await self.learn_reported(self.facts(request).key)
         prepared, pipeline = await self.prepare_async(request)
@@ -778,8 +786,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     # -- edit predictions (completion/edits.py) ---------------------------------------------------
     supports_edits = True
     # notebook_edits / error_fix: completion/notebook_edits.py; edit_history: inline completion
-    # requests may carry recent_edits (accepted; the fill-in-the-middle prompt leaves them out)
-    features = ("edit_prediction", "notebook_edits", "error_fix", "edit_history")
+    # requests may carry recent_edits (accepted; the fill-in-the-middle prompt leaves them out);
+    # prefetch: requests marked so are answered only where the route's model may be warmed
+    features = ("edit_prediction", "notebook_edits", "error_fix", "edit_history", "prefetch")
 
     async def handle_edit_request(self, request: EditPredictionRequest) -> EditPredictionReply:
         """An edit prediction or the fix after an error, through the privacy gate: the model sees

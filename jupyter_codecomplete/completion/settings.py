@@ -56,7 +56,8 @@ class EngineSettings:
     default_exclude: tuple[str, ...] | None = None
     exclude_gitignored: bool = True
     forbid_context: tuple[str, ...] = ()
-    known_secrets: Callable[[], Sequence[str]] | None = None
+    # a source, not a value: two settings with the same values are equal whoever asks it
+    known_secrets: Callable[[], Sequence[str]] | None = field(default=None, compare=False)
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any] | None) -> EngineSettings:

@@ -101,7 +101,10 @@ class PromptHandler(EngineHandler):
                 "style": prepared.style.name,
                 "mode": built.mode,
                 "heal": built.heal,
-                "notes": built.notes,
+                "notes": [*built.notes, *(prepared.gate.notes() if prepared.gate else [])],
+                # what the privacy gate did: secrets redacted (by kind), context left out, channels
+                # held back (the prompt shows each secret's placeholder where it was)
+                "privacy": prepared.gate.as_dict() if prepared.gate else None,
                 "prompt_tokens": built.prompt_tokens,
                 "max_tokens": prepared.max_tokens,
                 "model": {
@@ -155,7 +158,7 @@ class CompletionsHandler(EngineHandler):
             self.set_header("Content-Type", "text/event-stream")
             self.set_header("Cache-Control", "no-cache")
         parts: list[str] = []
-        notes: list[str] = list(prepared.built.notes)
+        notes: list[str] = [*prepared.built.notes, *(prepared.gate.notes() if prepared.gate else [])]
         _, limit = engine.bounds()
         # the engine's own driver: the websocket's deadlines, bounds and cleaning
         deltas = engine.bound(engine.drive(prepared, pipeline, notes), notes, limit)

@@ -161,6 +161,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             max_message_bytes=self.max_message_bytes,
             features=(list(handler.features) or ["edit_prediction"]) if handler.supports_edits else [],
             warm=handler.warms(None),
+            warm_routes=handler.warm_routes(),
             usage=self.usage_store is not None,
         )
         self.send(hello)

@@ -91,7 +91,12 @@ export async function flush(): Promise<void> {
  */
 export class FakeClient implements ICompletionClient {
   constructor(
-    public hello: { max_message_bytes: number; warm?: boolean } | null = {
+    public hello: {
+      max_message_bytes: number;
+      warm?: boolean;
+      warm_routes?: Record<string, boolean>;
+      features?: string[];
+    } | null = {
       max_message_bytes: 1000000
     }
   ) {}

@@ -1,6 +1,12 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import { acceptedState, isAcceptedState, Prefetcher, shouldPrefetch } from '../prefetch';
+import {
+  acceptedState,
+  isAcceptedState,
+  mayPrefetch,
+  Prefetcher,
+  shouldPrefetch
+} from '../prefetch';
 import { CodeCompleteProvider } from '../provider';
 import { IInlineCompletionReply } from '../protocol';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
@@ -179,6 +185,33 @@ describe('the suggestion after an accept', () => {
     client.hello = { max_message_bytes: 1000000, warm: false };
     await shown(client, provider, 'y = ', 'load(path)');
     expect(client.requests).toHaveLength(1);
+  });
+
+  it("follows the model of the request's route: a paid chat model for Markdown gets none", () => {
+    const hello = { warm: true, warm_routes: { Markdown: false, 'text/x-sql': true } };
+    expect(mayPrefetch(hello, 'text/x-ipython', 'python')).toBe(true); // the default model
+    expect(mayPrefetch(hello, 'text/x-ipythongfm', 'markdown')).toBe(false); // by language
+    expect(mayPrefetch({ ...hello, warm: false }, 'text/x-sql', 'sql')).toBe(true); // by MIME type
+    expect(mayPrefetch({ warm: false }, 'text/x-ipython', 'python')).toBe(false);
+    expect(mayPrefetch(null, 'text/x-ipython', 'python')).toBe(false);
+  });
+
+  it('marks a prefetch as one when the server can tell, and none for a route it does not warm', async () => {
+    const { client, provider } = setup();
+    client.hello = { max_message_bytes: 1000000, warm: true, features: ['prefetch'] };
+    await shown(client, provider, 'y = ', 'load(path)');
+    expect(client.requests).toHaveLength(2);
+    expect(client.requests[0].prefetch).toBeUndefined();
+    expect(client.requests[1].prefetch).toBe(true);
+    const paid = setup();
+    paid.client.hello = {
+      max_message_bytes: 1000000,
+      warm: true,
+      warm_routes: { python: false },
+      features: ['prefetch']
+    };
+    await shown(paid.client, paid.provider, 'y = ', 'load(path)');
+    expect(paid.client.requests).toHaveLength(1);
   });
 
   it('waits for the user to pause on the suggestion; typing on sends no prefetch', async () => {

@@ -220,6 +220,40 @@ describe('CodeCompleteProvider', () => {
     expect(client.requests[0].path).toBe('work/demo.ipynb');
   });
 
+  it('an excluded document: no error item, the reason said, no request again for a minute', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const { client, provider } = setup({ streaming: 'never' });
+      const details: (string | undefined)[] = [];
+      provider.activity.connect((_, a) => details.push(a.reason === 'excluded' ? a.detail : ''));
+      const env = {
+        widget: { context: { path: 'app/.env' } } as any,
+        triggerKind: InlineCompletionTriggerKind.Automatic
+      };
+      const result = provider.fetch(request('API_'), env);
+      await flush();
+      client.replies[0].reject(
+        new CompletionError(
+          { type: 'excluded', title: 'Excluded', message: 'excluded by default (.env*)' },
+          0
+        )
+      );
+      expect((await result).items).toEqual([]); // nothing shown, not an error
+      expect(details).toContain('excluded by default (.env*)');
+      expect((await provider.fetch(request('API_K'), env)).items).toEqual([]);
+      expect(client.requests).toHaveLength(1); // not asked again
+      void provider.fetch(request('x'), auto); // another document is asked as before
+      await flush();
+      expect(client.requests).toHaveLength(2);
+      jest.advanceTimersByTime(61_000);
+      void provider.fetch(request('API_KE'), env); // the answer is a minute old: asked again
+      await flush();
+      expect(client.requests).toHaveLength(3);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('shrinks a request to the server message limit', async () => {
     const { client, provider } = setup({ maxPrefixChars: 100000 });
     client.hello = { max_message_bytes: 2000 };

@@ -50,6 +50,22 @@ describe('ErrorNotifier', () => {
 });
 
 describe('StatusModel', () => {
+  it('says why a document gets no suggestions while it is excluded, until a request succeeds', () => {
+    const model = connectedStatus({ name: 'qwen', backend: 'ollama', demo: false });
+    model.skipped('excluded by .codecompleteignore');
+    expect(model.state).toBe('excluded');
+    expect(model.label).toBe('qwen · excluded');
+    expect(model.message).toContain('excluded by .codecompleteignore');
+    expect(model.message).toContain('Nothing of it is sent to any model');
+    expect(model.lastError).toBeNull(); // a setting, not an error
+    model.skipped(); // another reason (another document, restraint)
+    expect(model.state).toBe('idle');
+    model.skipped('excluded by default (.env*; see .codecompleteignore)');
+    model.started(3);
+    model.succeeded(3);
+    expect(model.state).toBe('idle');
+  });
+
   it('says when completions are off for the current language, and clears it', () => {
     const model = connectedStatus({ name: 'qwen', backend: 'ollama', demo: false });
     expect(model.state).toBe('idle');

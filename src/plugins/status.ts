@@ -99,7 +99,7 @@ export const statusPlugin: JupyterFrontEndPlugin<ICodeCompleteStatus> = {
           status.failed(activity.number, null);
           break;
         case 'skipped':
-          status.skipped();
+          status.skipped(activity.reason === 'excluded' ? (activity.detail ?? '') : null);
           break;
         case 'failed':
           status.failed(activity.number, activity.error ?? null);
