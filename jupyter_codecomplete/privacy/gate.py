@@ -206,7 +206,9 @@ class GuardedEdit:
             m = self.maps.get(e.cell_id, OffsetMap())
             start, end = m.to_original(e.start), m.to_original(e.end)
             text = self.redaction.restore(e.text)
-            if start is None or end is None or text is None:
+            # an edit over a secret keeps it: its new text holds that secret's placeholder
+            kept = all(s.placeholder in e.text for s in m.touched(e.start, e.end))
+            if start is None or end is None or text is None or not kept:
                 dropped += 1
                 continue
             edits.append(e.model_copy(update={"start": start, "end": end, "text": text}))

@@ -33,12 +33,13 @@ CACHE_MAX_ENTRIES = 4096
 
 @dataclass(frozen=True)
 class Span:
-    """``original[start:end]`` became ``redacted[new_start:new_end]``."""
+    """``original[start:end]`` became ``redacted[new_start:new_end]``, the ``placeholder``."""
 
     start: int
     end: int
     new_start: int
     new_end: int
+    placeholder: str = ""
 
 
 @dataclass
@@ -59,6 +60,11 @@ class OffsetMap:
         if offset == s.start:
             return s.new_start
         return s.new_end if after else s.new_start
+
+    def touched(self, start: int, end: int) -> list[Span]:
+        """The placeholders that ``[start, end)`` of the redacted text overlaps (an insertion at
+        a placeholder's edge overlaps none)."""
+        return [s for s in self.spans if s.new_start < end and start < s.new_end]
 
     def to_original(self, offset: int) -> int | None:
         """Where ``offset`` of the redacted text lies in the original; None inside a placeholder."""
@@ -148,7 +154,7 @@ class Redaction:
             ph = self.placeholder(value, f.kind)
             self.counts[f.kind] += 1
             parts.append(ph)
-            spans.append(Span(f.start, f.end, length, length + len(ph)))
+            spans.append(Span(f.start, f.end, length, length + len(ph), ph))
             length += len(ph)
             at = f.end
         parts.append(text[at:])

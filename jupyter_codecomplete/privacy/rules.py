@@ -196,6 +196,9 @@ def find_key_blocks(text: str) -> list[Finding]:
     if "PRIVATE KEY" in text:
         for m in _KEY_BLOCK.finditer(text):
             start, end = m.span("body")
+            body = m.group("body")
+            start += len(body) - len(body.lstrip())  # the lines around it stay as they were
+            end -= len(body) - len(body.rstrip())
             if end > start:
                 out.append(Finding(start, end, "private-key"))
     if "PuTTY-User-Key-File" in text:
@@ -242,6 +245,8 @@ _ASSIGNED = re.compile(
     r"|=(?P<bare>[^\s\"'`$({\[#;][^\s\"'`]{0,511})"
     r")"
 )
+# A URL query parameter holds a secret under a shorter name than a variable does (``?key=``)
+_QUERY_SECRETS = frozenset({"key", "token", "sig", "signature", "auth", "code", "secret", "apikey"})
 _LINE_START = re.compile(r"[ \t]*(?:export[ \t]+)?\Z")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -310,16 +315,22 @@ def find_assignments(text: str, lowered: str) -> list[Finding]:
             continue
         seen = m.end()
         name = m.group("name")
+        query = start > 0 and text[start - 1] in "?&"
         if m.group("bare") is not None:
-            # unquoted: only ``.env`` / shell lines (``NAME=value`` first on its line)
+            # unquoted: a URL's query (``?key=…&token=…``), or a ``.env`` / shell line
+            # (``NAME=value`` first on its line)
             line = text.rfind("\n", 0, start) + 1
-            if not _LINE_START.match(text, line, start):
+            if not query and not _LINE_START.match(text, line, start):
                 continue
             span = m.span("bare")
+            if query:  # the value ends where the next parameter starts
+                amp = text.find("&", span[0], span[1])
+                span = (span[0], amp) if amp >= 0 else span
         else:
             span = m.span("value")
         value = text[span[0] : span[1]]
-        if secret_name(name) and _secret_value(value, name):
+        named = secret_name(name) or (query and name.lower() in _QUERY_SECRETS)
+        if named and _secret_value(value, name):
             out.append(Finding(span[0], span[1], _assignment_kind(name)))
     return out
 
