@@ -27,6 +27,8 @@ PEM = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY---
 DB_PASSWORD = "Tr0ub4dor3horse"
 DB_URL = f"postgresql://app:{DB_PASSWORD}@db.internal:5432/prod"
 ENV_API_KEY = "9f8e7d6c5b4a39281706"
+# a random key in a string, under no telling name (found by its entropy)
+RANDOM_KEY = "hB3xK9qLz7TmW2vN5pRcY8sJ4dF6gA1eU0iOoQ"
 # the server's own configured key (c.CodeCompleteApp.completion_model api_key)
 SERVER_KEY = "srv-3a9Kq2Lm7Np4Rs8Tu1Vw6Xy0Zb5Cd"
 
@@ -42,6 +44,7 @@ VALUES: dict[str, str] = {
     "pem line 2": PEM_BODY.split("\n")[1],
     "db password": DB_PASSWORD,
     "env api key": ENV_API_KEY,
+    "random key": RANDOM_KEY,
     "server key": SERVER_KEY,
 }
 
@@ -56,6 +59,7 @@ slack = WebClient(token="{SLACK_TOKEN}")
 engine = create_engine("{DB_URL}")
 TOKEN = "{JWT}"
 PRIVATE_KEY = """{PEM}"""
+signature = hmac_sign(payload, "{RANDOM_KEY}")
 '''
 # What `print(os.environ)` shows in a cell's output: the server's own key among the user's.
 ENVIRON_OUTPUT = (

@@ -173,3 +173,25 @@ def test_every_page_is_in_the_toctree() -> None:
     pages = [p for p in pages if not p.startswith(("_build", "_generated")) and p != "index"]
     missing = [p for p in pages if f"\n{p}\n" not in index]
     assert not missing, missing
+
+
+def test_the_privacy_page_names_what_the_code_does() -> None:
+    """docs/privacy.md lists the default exclusions, the channels and the secret formats in force."""
+    from jupyter_codecomplete.privacy import CHANNELS, DEFAULT_EXCLUDE
+    from jupyter_codecomplete.privacy.rules import plugin_patterns
+
+    text = (DOCS / "privacy.md").read_text()
+    for pattern in DEFAULT_EXCLUDE:
+        assert f"`{pattern}`" in text, pattern
+    for channel in CHANNELS:
+        assert f"`{channel}`" in text, channel
+    named = {
+        "aws": "AWS", "azure": "Azure", "github": "GitHub", "gitlab": "GitLab", "slack": "Slack",
+        "stripe": "Stripe", "openai": "OpenAI", "sendgrid": "SendGrid", "twilio": "Twilio",
+        "mailchimp": "Mailchimp", "npm": "npm", "pypi": "PyPI", "discord": "Discord",
+        "telegram": "Telegram", "square": "Square", "artifactory": "Artifactory",
+        "json-web-token": "JSON web tokens", "basic-auth": "passwords in URLs",
+    }  # fmt: skip
+    for pattern in plugin_patterns():
+        word = next((w for k, w in named.items() if pattern.kind.startswith(k)), None)
+        assert word is not None and word in text, pattern.kind

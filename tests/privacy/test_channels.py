@@ -129,6 +129,7 @@ async def test_a_completion_with_a_secret_in_every_channel_sends_none(
     assert 'OpenAI(api_key="<redacted: openai-token>")' in prompt
     assert "-----BEGIN RSA PRIVATE KEY-----\n<redacted: private-key>\n-----END RSA PRIVATE KEY-----" in prompt
     assert "postgresql://app:<redacted: basic-auth-credentials>@db.internal" in prompt
+    assert 'hmac_sign(payload, "<redacted: high-entropy-string>")' in prompt
     assert "# Out:" in prompt and "'CODECOMPLETE_API_KEY': '<redacted: server-key>'" in prompt
     assert "# The kernel completes os.environ[ with:" in prompt
     # one placeholder for one value, wherever it appears in the request

@@ -46,6 +46,10 @@ FAKE_PAID = {"class": "langchain_core.language_models.fake.FakeListLLM", "kwargs
 def test_each_kind_states_where_its_model_runs(config: dict[str, Any], locality: str) -> None:
     backend = make_backend(ModelConfig.model_validate(config))
     assert backend.locality == locality
+    # warm-ups and prefetch follow it (warm_up "auto"): never for a remote model
+    engine = make_engine(EngineSettings(models={"completion": backend.config}))
+    assert isinstance(engine, DefaultInlineCompletionHandler)
+    assert engine.warms(None) is (locality != "remote")
     assert backend.local is (locality in ("process", "machine"))
 
 
