@@ -40,7 +40,8 @@ def sources() -> str:
 
 def dataframe_output(rows: int = 60) -> str:
     lines = ["      region  year     price  quantity      total"]
-    lines += [f"{i:4d}  north   {2020 + i % 5}  {i * 1.25:8.2f}  {i % 7:8d}  {i * 8.75:9.2f}" for i in range(rows)]
+    for i in range(rows):
+        lines.append(f"{i:4d}  north   {2020 + i % 5}  {i * 1.25:8.2f}  {i % 7:8d}  {i * 8.75:9.2f}")
     return "\n".join(lines)
 
 
@@ -96,7 +97,7 @@ def main() -> None:
     request = notebook_request(40)
     size = len(request.prefix) + sum(len(c.source) + len(c.outputs[0].text) for c in request.cells_above)
     colds, typing = [], []
-    for i in range(max(5, args.runs // 3)):
+    for _ in range(max(5, args.runs // 3)):
         gate = Gate(Exclusions(str(ROOT)))
         t0 = time.perf_counter()
         gate.prompt_request(request, policy)
