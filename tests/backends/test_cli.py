@@ -56,6 +56,9 @@ c.CodeCompleteApp.chat_model = {{"base_url": "{openai_up.base_url}", "model": "t
     assert comp["tokens"] >= 1 and comp["first_token_s"] is not None
     assert chat["backend"] == "openai-chat" and chat["style"] == "chat" and chat["serves"] == "test-coder"
     assert "sk-cli-secret-77" not in proc.stdout
+    # what each model is sent (docs/privacy.md): where it runs, its channels, redaction, warm-ups
+    assert comp["locality"] == "machine" and comp["warm"] is True
+    assert comp["privacy"] == "context sent: outputs, tracebacks, kernel, edit_history, files; secrets redacted"
     # the sample completion went through /api/generate and carried the text after the cursor
     gen = [r for r in ollama_up.records if r.path == "/api/generate"]
     assert gen and "print(fibonacci(10))" in gen[-1].body["prompt"] + gen[-1].body.get("suffix", "")
@@ -75,6 +78,7 @@ c.CodeCompleteApp.models = {{"down": {{"backend": "llamacpp", "base_url": "http:
     assert "tokens/s" in out or "tokens)" in out
     assert "down: llamacpp" in out and "reachable:      no (Cannot reach" in out
     assert out.count("result:         OK") == 1 and "result:         FAILED" in out
+    assert "runs:           on this machine" in out and "privacy:        context sent:" in out
 
 
 def test_check_with_nothing_configured_uses_a_default(tmp_path: Path) -> None:
