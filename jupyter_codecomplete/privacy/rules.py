@@ -129,7 +129,7 @@ def _widen(text: str, start: int, end: int) -> int:
 
 # A token that may be a key: long, and with a digit or both cases (detect-secrets' plugins are line
 # rules: only the lines that hold such a token, or a URL's ``://``, are scanned by them).
-_CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/=]{10,}|://")
+_CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/=]{10,}")
 _DIGIT = re.compile(r"[0-9]")
 
 
@@ -140,14 +140,20 @@ def _candidate_lines(text: str) -> tuple[str, list[tuple[int, int]]]:
     starts: list[tuple[int, int]] = []
     joined = 0
     last_line = -1
+    at: list[int] = []
     for m in _CANDIDATE.finditer(text):
         tok = m.group(0)
-        if tok != "://" and _DIGIT.search(tok) is None and (len(tok) < 20 or tok.islower() or tok.isupper()):
-            continue
-        line = text.rfind("\n", 0, m.start()) + 1
+        if _DIGIT.search(tok) is not None or (len(tok) >= 20 and not tok.islower() and not tok.isupper()):
+            at.append(m.start())
+    i = text.find("://")
+    while i >= 0:  # a URL may hold a password however short
+        at.append(i)
+        i = text.find("://", i + 3)
+    for position in sorted(at):
+        line = text.rfind("\n", 0, position) + 1
         if line == last_line:
             continue
-        end = text.find("\n", m.end())
+        end = text.find("\n", position)
         end = len(text) if end < 0 else end
         parts.append(text[line:end])
         parts.append("\n")
