@@ -27,10 +27,17 @@ from __future__ import annotations
 
 import bisect
 import functools
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+try:  # the regular expression parser (Python 3.11+; sre_parse before)
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse
 
 # The characters a token is made of: a match is widened over them (a rule's pattern may stop early,
 # e.g. the JWT plugin's lazy signature part), so no tail of a secret is left behind.
@@ -76,17 +83,31 @@ def _kind_of(secret_type: str) -> str:
 class _Pattern:
     kind: str
     regex: re.Pattern[str]
-    # a literal that every match contains (lower-cased), to skip the regex when it is absent
+    # a literal that every match contains (lower-cased for a case-insensitive pattern), to skip
+    # the regex when it is absent; None: no such literal of two characters or more
     keyword: str | None
     # the plugin's own check of a candidate (the JWT plugin's formal validity), if it has one
     valid: Any = None
 
+    @property
+    def ignore_case(self) -> bool:
+        return bool(self.regex.flags & re.IGNORECASE)
+
 
 def _keyword(regex: re.Pattern[str]) -> str | None:
-    """The longest literal run at the start of a pattern (``ghp`` of ``(ghp|gho)_``... none), for
-    the prefilter; None when the pattern starts with anything else."""
-    m = re.match(r"[A-Za-z0-9_-]{3,}", regex.pattern)
-    return m.group(0).lower() if m else None
+    """The longest run of literal characters at the top level of a pattern (``T3BlbkFJ`` of
+    OpenAI's, ``AKC`` of ``(?:\\s|=)AKC[a-zA-Z0-9]{10,}``): every match contains it. Read from
+    the pattern's parse, as the regular expression engine itself sees it."""
+    best = run = ""
+    for op, arg in _sre_parse.parse(regex.pattern, regex.flags):
+        if op is _sre_parse.LITERAL:
+            run += chr(arg)
+            continue
+        best, run = max(best, run, key=len), ""
+    best = max(best, run, key=len)
+    if len(best) < 2:
+        return None
+    return best.lower() if regex.flags & re.IGNORECASE else best
 
 
 @functools.lru_cache(maxsize=1)
@@ -163,14 +184,15 @@ def _candidate_lines(text: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(parts), starts
 
 
-def find_plugins(text: str, lowered: str) -> list[Finding]:
+def find_plugins(text: str) -> list[Finding]:
     lines, starts = _candidate_lines(text)
     if not lines:
         return []
+    lowered = lines.lower()
     keys = [s[0] for s in starts]
     out: list[Finding] = []
     for p in plugin_patterns():
-        if p.keyword is not None and p.keyword not in lowered:
+        if p.keyword is not None and p.keyword not in (lowered if p.ignore_case else lines):
             continue
         for m in p.regex.finditer(lines):
             start, end = _secret_span(m)
@@ -363,27 +385,41 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 @functools.lru_cache(maxsize=1)
-def _entropy_plugins() -> Any:
+def entropy_limit() -> float:
+    """detect-secrets' default limit for base64 strings (bits per character)."""
     from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
 
-    return Base64HighEntropyString()
+    return float(Base64HighEntropyString().entropy_limit)
+
+
+def shannon_entropy(token: str) -> float:
+    """Bits per character over the characters the token uses: detect-secrets' measure (the
+    plugin sums over its whole alphabet in Python; the characters that occur give the same sum)."""
+    n = len(token)
+    return -sum(k / n * math.log2(k / n) for k in Counter(token).values()) if n else 0.0
 
 
 def _looks_random(token: str) -> bool:
-    """detect-secrets' Shannon entropy over the token's alphabet, against its default limits."""
-    b64 = _entropy_plugins()
     if _HEX.fullmatch(token):
         return False  # a hash or an id: hex keys are found by their name (``SECRET_KEY = "…"``)
-    if not any(c.isdigit() for c in token) or not any(c.isupper() for c in token):
+    if _DIGIT.search(token) is None or token.islower():
         return False  # words and snake_case names: never random enough to be a key
-    return bool(b64.calculate_shannon_entropy(token) > b64.entropy_limit)
+    return shannon_entropy(token) > entropy_limit()
 
 
-def find_high_entropy(text: str) -> list[Finding]:
+def find_high_entropy(text: str, taken: Sequence[Finding] = ()) -> list[Finding]:
+    """Quoted random-looking tokens, less those another rule found already (``taken``, sorted)."""
+    starts = [f.start for f in taken]
     out: list[Finding] = []
     for m in _QUOTED_TOKEN.finditer(text):
+        start, end = m.span(2)
+        i = bisect.bisect_right(starts, start) - 1
+        if i >= 0 and taken[i].end > start:
+            continue
+        if i + 1 < len(taken) and taken[i + 1].start < end:
+            continue
         if _looks_random(m.group(2)):
-            out.append(Finding(m.start(2), m.end(2), "high-entropy-string"))
+            out.append(Finding(start, end, "high-entropy-string"))
     return out
 
 
@@ -413,10 +449,11 @@ def find_all(text: str, known: Sequence[str] = ()) -> list[Finding]:
     found = [
         *find_known(text, known),
         *find_key_blocks(text),
-        *find_plugins(text, lowered),
+        *find_plugins(text),
         *find_assignments(text, lowered),
-        *find_high_entropy(text),
     ]
+    found.sort(key=lambda f: f.start)
+    found.extend(find_high_entropy(text, found))
     if not found:
         return []
     # the server's keys first (the label says whose), then the longest span

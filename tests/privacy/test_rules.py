@@ -198,3 +198,26 @@ def test_a_fuzz_of_ordinary_lines_is_left_as_written(name: str, number: int, wor
     ]
     text = "\n".join(lines)
     assert find_all(text) == [], text
+
+
+@given(st.text(string.ascii_letters + string.digits + "+/=_-", min_size=1, max_size=80))
+def test_the_entropy_is_detect_secrets_own_measure(token: str) -> None:
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+
+    from jupyter_codecomplete.privacy.rules import entropy_limit, shannon_entropy
+
+    plugin = Base64HighEntropyString()
+    assert abs(shannon_entropy(token) - plugin.calculate_shannon_entropy(token)) < 1e-9
+    assert entropy_limit() == plugin.entropy_limit
+
+
+def test_a_plugin_is_skipped_where_its_literal_is_absent() -> None:
+    by_kind = {p.kind: p for p in plugin_patterns() if p.keyword}
+    assert by_kind["openai-token"].keyword == "T3BlbkFJ"
+    assert by_kind["stripe-access-key"].keyword == "k_live_"
+    # every plugin's own literal is in each of its matches (the prefilter never hides one)
+    for text, _, _ in FOUND:
+        for p in plugin_patterns():
+            for m in p.regex.finditer(text):
+                haystack = m.group(0).lower() if p.ignore_case else m.group(0)
+                assert p.keyword is None or p.keyword in haystack
