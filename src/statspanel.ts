@@ -177,7 +177,9 @@ export function usageCharts(summary: IUsageSummary, trans: TranslationBundle): I
       x: {
         field: 'bin',
         type: 'ordinal',
-        sort: { field: 'order' },
+        // by the bin's start: Vega-Lite sorts a stacked bar's field by its sum over the bin's
+        // rows (one per model) unless told otherwise, which put 750–1000 before 300–500
+        sort: { field: 'order', op: 'min' },
         title: trans.__('Time to show')
       },
       xOffset: { field: 'model' },

@@ -80,7 +80,8 @@ def latency_histogram(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         index = next((i for i, edge in enumerate(LATENCY_BINS_MS) if ms < edge), len(LATENCY_BINS_MS))
         counts[(r["model"] or "?", index)] += 1
     out = []
-    for (model, index), count in sorted(counts.items()):
+    # in the bins' order (then by model): a chart that keeps the data's order shows them rising
+    for (model, index), count in sorted(counts.items(), key=lambda item: (item[0][1], item[0][0])):
         low = 0 if index == 0 else LATENCY_BINS_MS[index - 1]
         high = LATENCY_BINS_MS[index] if index < len(LATENCY_BINS_MS) else None
         label = f"{low}-{high} ms" if high is not None else f">= {low} ms"

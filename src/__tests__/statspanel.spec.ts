@@ -48,4 +48,33 @@ describe('usageCharts', () => {
       expect(spec.mark).toBeTruthy();
     }
   });
+
+  it('orders the time-to-show bins by their start, whatever the models in each', () => {
+    // two models in the 300–500 bin, one in 750–1000: summed, 3 + 3 > 5 put 300–500 last
+    const histogram = [
+      { model: 'a', bin: '200-300 ms', order: 2, low_ms: 200, high_ms: 300, count: 4 },
+      { model: 'a', bin: '300-500 ms', order: 3, low_ms: 300, high_ms: 500, count: 2 },
+      { model: 'b', bin: '300-500 ms', order: 3, low_ms: 300, high_ms: 500, count: 1 },
+      { model: 'b', bin: '750-1000 ms', order: 5, low_ms: 750, high_ms: 1000, count: 1 }
+    ];
+    const summary = {
+      per_day: [],
+      by_model: [],
+      by_trigger: [],
+      by_language: [],
+      latency_histogram: histogram
+    } as unknown as IUsageSummary;
+    const spec = usageCharts(summary, nullTranslator.load('jupyter_codecomplete')).find(
+      c => c.id === 'latency'
+    )!.spec as any;
+    const sort = spec.encoding.x.sort;
+    expect(sort).toEqual({ field: 'order', op: 'min' });
+    // the order the sort gives: each bin by the min of its rows' `order`
+    const key = new Map<string, number>();
+    for (const row of spec.data.values as typeof histogram) {
+      key.set(row.bin, Math.min(key.get(row.bin) ?? Infinity, row[sort.field as 'order']));
+    }
+    const bins = [...key.keys()].sort((x, y) => key.get(x)! - key.get(y)!);
+    expect(bins).toEqual(['200-300 ms', '300-500 ms', '750-1000 ms']);
+  });
 });

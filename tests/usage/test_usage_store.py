@@ -15,6 +15,7 @@ import pytest
 from jupyter_codecomplete.protocol import UsageEvent
 from jupyter_codecomplete.usage import SCHEMA_VERSION, UsageStore, summarize
 from jupyter_codecomplete.usage.store import MIGRATIONS
+from jupyter_codecomplete.usage.summary import latency_histogram
 
 
 def event(i: int | str, **fields: Any) -> UsageEvent:
@@ -251,3 +252,13 @@ def test_summary_figures(tmp_path: Path) -> None:
     assert {m["model"]: m["shown"] for m in out["by_model"]} == {"m": 2, "other": 1}
     bins = {(h["model"], h["bin"]): h["count"] for h in out["latency_histogram"]}
     assert bins[("m", "100-200 ms")] == 2 and bins[("other", "2000-3000 ms")] == 1
+
+
+def test_the_latency_histogram_comes_in_the_bins_order() -> None:
+    """Whatever the models' names: a chart that keeps the data's order shows the bins rising."""
+    rows = [dict(event(i, latency_ms=ms, model=model)) for i, (ms, model) in enumerate(
+        [(5000.0, "aaa"), (150.0, "m"), (2500.0, "other"), (400.0, "aaa")]
+    )]  # fmt: skip
+    out = latency_histogram(rows)
+    assert [h["order"] for h in out] == sorted(h["order"] for h in out)
+    assert [h["bin"] for h in out] == ["100-200 ms", "300-500 ms", "2000-3000 ms", ">= 5000 ms"]
