@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from jupyter_codecomplete.postprocess.edits import apply_edits, clean_edits
 from jupyter_codecomplete.prompting import (
     BUILTIN_STYLES,
     EditPromptRequest,
@@ -50,8 +51,12 @@ def test_golden_edit_answer(path: Path) -> None:
     case = _load(path)
     edit = BUILTIN_STYLES[case["style"]].edit
     assert edit is not None
-    parsed = parse_edit_answer(case["answer"], edit)
+    parsed = parse_edit_answer(case["answer"], edit, case.get("tail", ""))
     assert (parsed.kind, parsed.text) == (case["kind"], case["text"])
+    if "applied" in case:  # the document once the answer's edits are applied
+        start, end = case["region"]
+        cleaned = clean_edits(case["document"], start, end, parsed.text)
+        assert apply_edits(case["document"], cleaned.edits) == case["applied"]
 
 
 @pytest.mark.parametrize("name", EDIT_STYLES)
@@ -102,7 +107,7 @@ def test_a_user_record_adds_a_next_edit_format() -> None:
 
 def test_an_unknown_template_field_is_refused_when_the_record_loads() -> None:
     with pytest.raises(PromptError, match="unknown fields"):
-        StyleRegistry({"bad": {"edit": {"template": "{prefix}", "excerpt": "{region}"}}})
+        StyleRegistry({"bad": {"edit": {"template": "{suffix}", "excerpt": "{region}"}}})
 
 
 @pytest.mark.parametrize(("region", "cursor"), [((5, 2), 3), ((0, 99), 1), ((2, 4), 0)])
