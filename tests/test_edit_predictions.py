@@ -76,7 +76,7 @@ def codecomplete_config(upstream: OpenAIUpstream, fmt: str, edit_overrides: dict
     return {
         "completion_model": upstream.model_config(),
         "edit_model": upstream.model_config(
-            backend=backend, style=fmt, model=f"{fmt}-model", **edit_overrides
+            **{"backend": backend, "style": fmt, "model": f"{fmt}-model", **edit_overrides}
         ),
     }
 
@@ -106,6 +106,42 @@ async def test_completions_still_work_beside_edits(jp_ws_fetch: Any, upstream: O
     await socket.send(request(1, "import num"))
     [reply] = await socket.until_done(1)
     assert reply["list"]["items"][0]["insertText"] == "py as np"
+
+
+@pytest.mark.parametrize("edit_overrides", [{"backend": "openai"}])
+@pytest.mark.parametrize(("fmt", "system"), [("instinct", False), ("edit-chat", True)])
+async def test_a_chat_format_on_a_completions_endpoint_goes_in_the_chat_template(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, fmt: str, system: bool
+) -> None:
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(edit_request(1))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    assert applied(reply) == RENAMED
+    body = upstream.last().body
+    prompt = body["prompt"]
+    # ChatML (the Qwen-based models' template), never the messages joined by blank lines
+    head = "<|im_start|>system\n" if system else "<|im_start|>user\n"
+    assert prompt.startswith(head)
+    assert prompt.endswith("<|im_end|>\n<|im_start|>assistant\n")
+    assert ("<|im_start|>user\n" in prompt) and prompt.count("<|im_start|>") == (3 if system else 2)
+    assert "<|im_end|>" in body["stop"]
+
+
+@pytest.mark.parametrize("fmt", ["sweep-next-edit"])
+async def test_an_answer_cut_off_at_the_token_limit_gives_no_edit(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
+) -> None:
+    # Sweep's end marker is a stop sequence: the answer never shows it, so a cut-off rewrite is
+    # known by the token limit it reached
+    cut = RENAMED + "".join(f"extra_{i} = {i}\n" for i in range(2000))
+    upstream.set_rules([{"contains": "<|file_sep|>current/", "completion": cut, "piece_chars": 4}])
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(edit_request(1))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    assert reply["edits"] == []
+    assert any("cut off at its token limit" in n for n in reply["notes"]), reply["notes"]
 
 
 # the region: the loop's line only, the cursor in it

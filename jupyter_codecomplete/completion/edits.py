@@ -37,6 +37,7 @@ from ..prompting import (
     RecentEditText,
     StyleRegistry,
     build_edit_prompt,
+    completion_prompt,
     parse_edit_answer,
 )
 from ..prompting.context import CELL_SEPARATOR, display_path
@@ -133,6 +134,7 @@ def _prompt_request(request: EditPredictionRequest) -> EditPromptRequest:
         language=request.language,
         recent_edits=[RecentEditText(path=e.path, diff=e.diff) for e in request.recent_edits],
         files=files,
+        cell=request.cell_id is not None,
     )
 
 
@@ -161,9 +163,12 @@ def prepare_edits(
     max_tokens = max(MIN_EDIT_TOKENS, min(MAX_EDIT_TOKENS, region_chars // 2 + MIN_EDIT_TOKENS))
     messages = built.messages
     prompt = built.prompt
+    stop = list(built.stop)
     if messages and not backend.chat:
-        # a chat format on a plain completion endpoint: the system text first, then the message
-        prompt = "\n\n".join(m["content"] for m in messages)
+        # a chat format on a plain completion endpoint: the messages in the model's chat template
+        assert style.edit is not None
+        prompt = completion_prompt(built, style.edit)
+        stop += [s for s in style.edit.completion_stop if s not in stop]
         messages = None
     total = cfg.timeout
     first = total
@@ -176,13 +181,13 @@ def prepare_edits(
         BuiltPrompt(
             prompt=prompt,
             messages=messages,
-            stop=built.stop,
+            stop=stop,
             style=style.name,
             mode="chat" if messages else "completion",
         ),
         PostprocessContext(language=request.language, prefix="", suffix=""),
         max_tokens,
-        list(built.stop),
+        stop,
         first,
         total,
     )
@@ -200,6 +205,7 @@ async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -
     parts: list[str] = []
     tail = ""
     seen = 0
+    pieces = 0
     stopped = False
     source = with_deadlines(
         handler.raw_stream(ep.prepared),
@@ -212,6 +218,7 @@ async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -
         async for piece in source:
             handler._warm.add(ep.key)
             parts.append(piece)
+            pieces += 1
             seen += len(piece)
             if seen > ep.read_chars:
                 stopped = True
@@ -229,6 +236,11 @@ async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -
         stopped = True
     if stopped:
         notes.append(f"The model did not stop within {ep.read_chars} characters; no edit.")
+    elif pieces >= ep.prepared.max_tokens and not any(m in text for m in ends):
+        # as many pieces as its token limit allows and no end marker: cut off there, the rewrite
+        # is not whole (a format whose end marker is a stop sequence never shows it)
+        stopped = True
+        notes.append("The model's answer was cut off at its token limit; no edit.")
     return text, stopped
 
 
@@ -250,7 +262,7 @@ async def model_edits(
     raw = scrubber.feed(raw) + scrubber.finish()
     spec = ep.style.edit
     assert spec is not None
-    parsed = parse_edit_answer(raw, spec)
+    parsed = parse_edit_answer(raw, spec, ep.built.answer_tail)
     if parsed.kind != "rewrite":
         if parsed.note:
             notes.append(parsed.note)
