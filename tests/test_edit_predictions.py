@@ -24,6 +24,7 @@ RENAME_DIFF = "@@ -1,2 +1,2 @@\n-def total(items):\n+def total(prices):\n     s 
 ANSWERS: dict[str, tuple[str, str]] = {
     "zeta1": ("openai", "```cell.py\n<|editable_region_start|>\n" + RENAMED + "<|editable_region_end|>\n```"),
     "zeta2": ("openai", RENAMED + ">>>>>>> UPDATED\n"),
+    "zeta2.1": ("openai", "<|marker_1|>\n" + RENAMED + "<|marker_2|>"),
     "instinct": ("openai-chat", RENAMED),
     "sweep-next-edit": ("openai", RENAMED + "<|file_sep|>"),
     "edit-chat": ("openai-chat", "<REWRITE>\n" + RENAMED + "</REWRITE>"),
@@ -32,6 +33,7 @@ ANSWERS: dict[str, tuple[str, str]] = {
 PROMPT_MARK = {
     "zeta1": "### User Excerpt:",
     "zeta2": "<<<<<<< CURRENT",
+    "zeta2.1": "<|marker_1|>",
     "instinct": "### User Excerpt:",
     "sweep-next-edit": "<|file_sep|>current/",
     "edit-chat": "<|editable_region_start|>",

@@ -262,7 +262,7 @@ async def model_edits(
     raw = scrubber.feed(raw) + scrubber.finish()
     spec = ep.style.edit
     assert spec is not None
-    parsed = parse_edit_answer(raw, spec, ep.built.answer_tail)
+    parsed = parse_edit_answer(raw, spec, ep.built.answer_tail, ep.built.answer_base)
     if parsed.kind != "rewrite":
         if parsed.note:
             notes.append(parsed.note)

@@ -483,7 +483,7 @@ BUILTIN_RECORDS["zeta2"] = {
     "test_seed_coder_*: the stored version id 4725512672, the index gives no commit; write_event as at "
     "commit ef3ed54d11abac36149ddfff39af7b5a5fa8669c); zed.dev/blog/how-we-developed-zeta2. Not the "
     "newest zed format: the multi-region formats (<|marker_N|>, V0306 on) came after it",
-    "patterns": ["*zeta-2*", "*zeta2*", "*zeta_2*"],
+    "patterns": ["*zeta-2*", "*zeta2*", "*zeta_2*", "*zeta 2*"],
     "edit": {
         # the suffix from the region's last line break: it starts with "\n" (zed's region ends at
         # the end of its last line)
@@ -506,6 +506,33 @@ BUILTIN_RECORDS["zeta2"] = {
             "no_edits": "NO_EDITS",
             "strip": ["<|user_cursor|>"],
         },
+    },
+}
+BUILTIN_RECORDS["zeta2.1"] = {
+    "description": "Zed's Zeta 2.1 (Seed-Coder-8B fine-tune): suffix first, the region in numbered "
+    "blocks (<|marker_N|>), the answer rewrites a span of them.",
+    "source": "huggingface.co/zed-industries/zeta-2.1 README.md @dfccd40 (model version "
+    "0323-multi-region-filtered-r3; its minimal example prompt and output are the goldens); "
+    "zed-industries/zed crates/zeta_prompt/src/multi_region.rs @17c39e85357a92f5ec3c679ac80aacf05f1ee203 "
+    "(ZetaFormat::V0318SeedMultiRegions: blocks of 6 to 16 lines, write_editable_with_markers_v0318, "
+    "extract_marker_span / apply_marker_span; the same marker twice: no edits)",
+    "patterns": ["*zeta-2.1*", "*zeta2.1*", "*zeta_2.1*", "*zeta-2-1*", "*zeta 2.1*"],
+    "edit": {
+        "template": "<[fim-suffix]>{after_line_nl}<[fim-prefix]>{files}{history}{excerpt}\n<[fim-middle]>",
+        "file_item": "<filename>{path}\n{content}",
+        "files_block": "{items}\n",
+        "history_item": "--- a/{path}\n+++ b/{path}\n{diff_lines}",
+        "history_block": "<filename>edit_history\n{items}\n",
+        "excerpt": "<filename>{path}\n{before}{region_blocks}",
+        "cursor": "<|user_cursor|>",
+        "blocks": {"marker": "<|marker_{n}|>", "min_lines": 6, "max_lines": 16},
+        # ours: zed sizes the region in tokens (350) with 150 tokens of context
+        "context_lines_before": 20,
+        "context_lines_after": 20,
+        "region_lines_above": 8,
+        "region_lines_below": 24,
+        "stop": ["<[end\u2581of\u2581sentence]>", "<[fim-prefix]>", "<[fim-suffix]>", "<[fim-middle]>"],
+        "answer": {"marker_span": True, "strip": ["<|user_cursor|>"]},
     },
 }
 BUILTIN_RECORDS["instinct"] = {
@@ -563,7 +590,7 @@ BUILTIN_RECORDS["sweep-next-edit"] = {
     "the goldens' full texts follow its code. sweepai/vscode-nes src/local/completions.ts "
     "@9bce2d776b4070ceff548e4b10b381f3cc701053; the sweep-next-edit-1.5B model card's run_model.py "
     "(no expected output there: not a golden); blog.sweep.dev/posts/oss-next-edit",
-    "patterns": ["*sweep-next-edit*", "*sweep_next_edit*", "*sweep-nes*"],
+    "patterns": ["*sweep-next-edit*", "*sweep_next_edit*", "*sweep-nes*", "*sweep next edit*"],
     "edit": {
         "template": "{files}{history}<|file_sep|>original/{path}\n{original}<|file_sep|>current/{path}\n"
         "{excerpt}<|file_sep|>updated/{path}\n",

@@ -17,6 +17,7 @@ newest first, and the other files, nearest first, while they fit :data:`DEFAULT_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -24,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from .context import display_path, language_tag
 from .errors import PromptError
-from .styles import EditAnswerSpec, EditSpec, PromptStyle
+from .styles import BlockSpec, EditAnswerSpec, EditSpec, PromptStyle
 
 # Characters of recent edits and other files a prompt may carry besides the excerpt.
 DEFAULT_CONTEXT_CHARS = 12_000
@@ -76,6 +77,9 @@ class BuiltEditPrompt(BaseModel):
     # what a line-end answer (``answer.end_break``) gets back at its end: the region's final line
     # break, where the region does not end the text
     answer_tail: str = ""
+    # the region as the prompt cut it into blocks (line-end form, no cursor marker): what a
+    # marker-span answer (``answer.marker_span``) is spliced into
+    answer_base: str = ""
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -232,6 +236,77 @@ def _block(items: list[str], sep: str, block: str, empty: str) -> str:
     return _fmt(block, items=sep.join(items))
 
 
+_CLOSING_TAILS = ("break", "continue", "return", "throw", "end")
+
+
+def _good_block_start(line: str) -> bool:
+    t = line.strip()
+    return bool(t) and not t.startswith(("}", "]", ")")) and t.rstrip(";") not in _CLOSING_TAILS
+
+
+def block_offsets(text: str, spec: BlockSpec) -> list[int]:
+    """Where ``text`` is cut into blocks (offsets of line starts; the first is 0, the last
+    ``len(text)``): see :class:`~.styles.BlockSpec`."""
+    if not text:
+        return [0, 0]
+    rows = text.split("\n")
+    if text.endswith("\n") and len(rows) > 1:
+        rows.pop()  # no row after the final line break
+    starts = [0]
+    for row in rows[:-1]:
+        starts.append(starts[-1] + len(row) + 1)
+    blank = [not r.strip() for r in rows]
+    good = [_good_block_start(r) for r in rows]
+
+    def nudged(i: int) -> int:
+        return next((j for j in range(i, min(len(rows), i + spec.nudge_lines)) if good[j]), i)
+
+    cuts = [0]
+    last = 0
+    i = 0
+    while i < len(rows):
+        size = i - last
+        if size >= spec.min_lines and i > 0 and blank[i - 1] and not blank[i]:
+            at = i if good[i] else nudged(i)
+            if len(rows) - at >= spec.min_lines and starts[at] > cuts[-1]:
+                cuts.append(starts[at])
+                last, i = at, at + 1
+                continue
+        if size >= spec.max_lines:
+            at = nudged(i)
+            if starts[at] > cuts[-1]:
+                cuts.append(starts[at])
+                last, i = at, at + 1
+                continue
+        i += 1
+    if cuts[-1] != len(text):
+        cuts.append(len(text))
+    return cuts
+
+
+def _marker(spec: BlockSpec, n: int) -> str:
+    return spec.marker.replace("{n}", str(n))
+
+
+def write_blocks(text: str, cursor: int, cursor_marker: str, spec: BlockSpec) -> str:
+    """``text`` cut into blocks, each after its marker on a line of its own, the last marker after
+    them; ``cursor_marker`` at ``cursor`` (an offset in ``text``)."""
+    cuts = block_offsets(text, spec)
+    out = ""
+    placed = False
+    for k, at in enumerate(cuts):
+        if out and not out.endswith("\n"):
+            out += "\n"
+        out += _marker(spec, k + 1)
+        if k + 1 < len(cuts):
+            block = text[at : cuts[k + 1]]
+            if not placed and at <= cursor <= cuts[k + 1]:
+                placed = True
+                block = block[: cursor - at] + cursor_marker + block[cursor - at :]
+            out += "\n" + block
+    return out
+
+
 def _history_items(request: EditPromptRequest, spec: EditSpec, path: str) -> list[str]:
     """The recent edits' history items, newest first: one per edit, or with ``history_per_change``
     one per block of changed lines (only those lines, as Sweep's client writes them)."""
@@ -297,6 +372,8 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
     after_line_nl = _with_nl(after_line)
     if ctx_end < len(text):
         after_line = after_line.removesuffix("\n")
+    base = text[start:tail]
+    region_blocks = write_blocks(base, cursor - start, spec.cursor, spec.blocks) if spec.blocks else ""
     budget = request.context_chars
 
     history: list[str] = []
@@ -334,6 +411,7 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
         "before": before,
         "region": region,
         "region_line": region_line,
+        "region_blocks": region_blocks,
         "after": after,
         "after_nl": _with_nl(after),
         "after_lines": "\n" + after.removesuffix("\n") if after else "",
@@ -367,7 +445,8 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
         after=after,
         notes=notes,
         sections={"files": files_text, "history": history_text, "excerpt": excerpt},
-        answer_tail="\n" if spec.answer.end_break and tail < end else "",
+        answer_tail="\n" if (spec.answer.end_break or spec.answer.marker_span) and tail < end else "",
+        answer_base=base if spec.blocks else "",
     )
 
 
@@ -432,13 +511,45 @@ def _strip_marker(text: str, marker: str) -> str:
     return "\n".join(kept).replace(marker, "")
 
 
-def parse_edit_answer(answer: str, spec: EditAnswerSpec | EditSpec, tail: str = "") -> ParsedAnswer:
+def _marker_span(answer: str, blocks: BlockSpec, base: str, tail: str) -> ParsedAnswer:
+    """A marker-span answer spliced into the region ``base`` (see :class:`~.styles.BlockSpec`)."""
+    head, _, rest = blocks.marker.partition("{n}")
+    pattern = re.compile(re.escape(head) + r"(\d+)" + re.escape(rest))
+    tags = list(pattern.finditer(answer))
+    if not tags:
+        return ParsedAnswer(kind="wrong_format")
+    if len(tags) == 1:
+        return ParsedAnswer(kind="unterminated")  # the span never closed
+    first, last = tags[0], tags[-1]
+    a, b = int(first.group(1)), int(last.group(1))
+    if a == b:
+        return ParsedAnswer(kind="no_edits")
+    cuts = block_offsets(base, blocks)
+    if not (1 <= a <= len(cuts) and 1 <= b <= len(cuts)) or cuts[a - 1] > cuts[b - 1]:
+        return ParsedAnswer(kind="wrong_format")
+    new = answer[first.end() : last.start()].removeprefix("\n")
+    new = pattern.sub("", re.sub(pattern.pattern + "\n", "", new))  # markers echoed inside
+    old = base[cuts[a - 1] : cuts[b - 1]]
+    if old.endswith("\n") and new and not new.endswith("\n"):
+        new += "\n"
+    elif not old.endswith("\n") and new.endswith("\n"):
+        new = new[:-1]
+    return ParsedAnswer(kind="rewrite", text=base[: cuts[a - 1]] + new + base[cuts[b - 1] :] + tail)
+
+
+def parse_edit_answer(
+    answer: str, spec: EditAnswerSpec | EditSpec, tail: str = "", base: str = ""
+) -> ParsedAnswer:
     """Read the rewritten region from a model's answer (see :class:`~.styles.EditAnswerSpec`);
-    ``tail``: :attr:`BuiltEditPrompt.answer_tail` of the prompt it answers."""
+    ``tail`` / ``base``: :attr:`BuiltEditPrompt.answer_tail` / ``answer_base`` of its prompt."""
     a = spec.answer if isinstance(spec, EditSpec) else spec
     text = answer
     for marker in a.strip:
         text = _strip_marker(text, marker)
+    if a.marker_span:
+        if not isinstance(spec, EditSpec) or spec.blocks is None:
+            raise PromptError("bad_style", "A marker-span answer needs the format's blocks.")
+        return _marker_span(text, spec.blocks, base, tail)
     if a.no_edits and text.lstrip().startswith(a.no_edits):
         return ParsedAnswer(kind="no_edits")
     if a.start:
@@ -470,6 +581,7 @@ __all__ = [
     "EditPromptRequest",
     "ParsedAnswer",
     "RecentEditText",
+    "block_offsets",
     "build_edit_prompt",
     "completion_prompt",
     "diff_sides",

@@ -162,6 +162,7 @@ EDIT_FIELDS = frozenset(
         "prefix",
         "diff_lines",
         "content_text",
+        "region_blocks",
         "original",
         "comment",
         "n",
@@ -194,10 +195,27 @@ class EditAnswerSpec(BaseModel):
     no_edits: str | None = None
     strip: list[str] = Field(default_factory=list)
     fences: bool = True
+    # The answer names a span of the region's numbered blocks (``EditSpec.blocks``): its first and
+    # last block markers and the new text between them; the same marker twice: no edit.
+    marker_span: bool = False
     # The prompt wrote the region in line-end form (``{region_line}`` then a line break before the
     # end marker): one line break before the end marker (or the answer's end) is the format's, and
     # the region's own final line break is given back where the region does not end the text.
     end_break: bool = False
+
+
+class BlockSpec(BaseModel):
+    """A region cut into numbered blocks at line starts (zed's multi-region formats): a block has
+    at least ``min_lines`` lines and is cut at ``max_lines``; a block prefers to start after a
+    blank line, and at a line that is neither blank nor a closing tail (``}``, ``)``, ``]``,
+    ``return``, ``end`` ...), looking up to ``nudge_lines`` lines further for one. ``marker`` is
+    written before each block and after the last (``{n}``: 1, 2, ...)."""
+
+    model_config = ConfigDict(extra="forbid")
+    marker: str = "<|marker_{n}|>"
+    min_lines: int = Field(default=6, ge=1)
+    max_lines: int = Field(default=16, ge=1)
+    nudge_lines: int = Field(default=5, ge=1)
 
 
 class EditSpec(BaseModel):
@@ -223,7 +241,9 @@ class EditSpec(BaseModel):
     at the end of the file, its final line break included), ``{after_line_nl}`` (the same, ending
     in a line break), ``{prefix}`` (the shown text from the excerpt's start to the cursor). History
     items also get ``{diff_lines}`` (the hunks, each line ending in a line break, as zed's event
-    diffs); file items ``{content_text}`` (the content as it is).
+    diffs); file items ``{content_text}`` (the content as it is). With ``blocks``:
+    ``{region_blocks}`` (the region in line-end form cut into numbered blocks, each after its
+    marker on a line of its own, the last marker after them).
     ``cell_separator`` heads each cell when a notebook is shown as one document (an edit
     prediction with ``scope="notebook"``, ``prompting/notebook_document.py``): ``{comment}`` is
     the language's line-comment marker, ``{n}`` the cell's place in the notebook, ``{run}`` its
@@ -256,6 +276,9 @@ class EditSpec(BaseModel):
     # the recent edits: one item per block of changed lines (``{old}`` / ``{new}`` only those
     # lines), the diffs' blank lines kept, the newest edit first
     history_per_change: bool = False
+    # the region cut into numbered blocks: ``{region_blocks}`` (the region in line-end form, each
+    # block after its marker, the cursor marked) and an answer that names a span of blocks
+    blocks: BlockSpec | None = None
     history_keep_blank: bool = True
     history_newest_first: bool = False
     # A chat format (``chat``) sent to an endpoint without a chat API: each message in the model's

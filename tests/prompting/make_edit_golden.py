@@ -85,6 +85,17 @@ LOGGED_ZETA_REWRITE = (
 LOGGED_ZETA_ANSWER = "<|editable_region_start|>\n" + LOGGED_ZETA_REWRITE + "\n<|editable_region_end|>\n```\n"
 
 
+V0318_OLD = "line1\nline2\nline3\n\nline5\nline6\nline7\nline8\nline9\nline10\n"
+V0318_NEW = V0318_OLD.replace("line6", "LINE6")
+# two blocks of six lines and more, the second after a blank line
+BLOCKS_OLD = (
+    "".join(f"a{i} = {i}\n" for i in range(6))
+    + "\ndef b():\n    return 2\n"
+    + "".join(f"c{i} = {i}\n" for i in range(4))
+)
+BLOCKS_OLD = BLOCKS_OLD.removesuffix("\n")
+
+
 def answer_cases() -> dict[str, dict[str, Any]]:
     """(style, answer) -> expected ``kind`` and ``text`` of :func:`parse_edit_answer`."""
     new = "def total(prices):\n    s = 0\n    for p in prices:\n        s += p"
@@ -278,6 +289,53 @@ def answer_cases() -> dict[str, dict[str, Any]]:
             "answer": "new code\n",
             "kind": "unterminated",
             "text": "",
+        },
+        # Zeta 2.1's marker spans (``base``: the region as the prompt cut it into blocks)
+        "zeta2.1--model-card-output": {
+            "style": "zeta2.1",
+            "source": "huggingface.co/zed-industries/zeta-2.1 README.md @dfccd40 (the minimal example's "
+            "expected output)",
+            "base": "code that\nneeds to\nbe rewritten",
+            "tail": "\n",
+            "answer": "<|marker_1|>\nrevised content for\nthe editable region\n<|marker_2|>",
+            "kind": "rewrite",
+            "text": "revised content for\nthe editable region\n",
+        },
+        "zeta2.1--zed-roundtrip-v0318": {
+            "style": "zeta2.1",
+            "source": "zed-industries/zed crates/zeta_prompt/src/multi_region.rs "
+            "@17c39e85357a92f5ec3c679ac80aacf05f1ee203 test_roundtrip_v0318 (its old and new region; the "
+            "answer as encode_from_old_and_new_v0318 writes it: one block, so markers 1 and 2)",
+            "base": V0318_OLD,
+            "answer": "<|marker_1|>\n" + V0318_NEW + "<|marker_2|><[end\u2581of\u2581sentence]>",
+            "kind": "rewrite",
+            "text": V0318_NEW,
+        },
+        "zeta2.1--no-edits": {
+            "style": "zeta2.1",
+            "source": "zed-industries/zed crates/zeta_prompt: a no-edit answer is the nearest marker "
+            "twice, then the end marker",
+            "base": V0318_OLD,
+            "answer": "<|marker_1|><|marker_1|><[end\u2581of\u2581sentence]>",
+            "kind": "no_edits",
+            "text": "",
+        },
+        "zeta2.1--span-never-closed": {
+            "style": "zeta2.1",
+            "base": V0318_OLD,
+            "answer": "<|marker_1|>\nline1\nline2\n",
+            "kind": "unterminated",
+            "text": "",
+        },
+        "zeta2.1--second-block-only": {
+            "style": "zeta2.1",
+            "base": BLOCKS_OLD,
+            "tail": "\n",
+            "answer": "<|marker_2|>\ndef b():\n    return 3\n"
+            + "".join(f"c{i} = {i}\n" for i in range(4))
+            + "<|marker_3|>",
+            "kind": "rewrite",
+            "text": BLOCKS_OLD.replace("return 2", "return 3") + "\n",
         },
         # the generic rewrite with the region markers echoed on lines of their own: no blank lines
         "edit-chat--markers-echoed": {

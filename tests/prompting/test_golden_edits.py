@@ -22,6 +22,8 @@ from jupyter_codecomplete.prompting import (
     build_edit_prompt,
     parse_edit_answer,
 )
+from jupyter_codecomplete.prompting.edits import block_offsets
+from jupyter_codecomplete.prompting.styles import BlockSpec
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 PROMPTS = sorted((GOLDEN / "edit_prompts").glob("*.json"))
@@ -51,7 +53,7 @@ def test_golden_edit_answer(path: Path) -> None:
     case = _load(path)
     edit = BUILTIN_STYLES[case["style"]].edit
     assert edit is not None
-    parsed = parse_edit_answer(case["answer"], edit, case.get("tail", ""))
+    parsed = parse_edit_answer(case["answer"], edit, case.get("tail", ""), case.get("base", ""))
     assert (parsed.kind, parsed.text) == (case["kind"], case["text"])
     if "applied" in case:  # the document once the answer's edits are applied
         start, end = case["region"]
@@ -74,7 +76,7 @@ def test_every_next_edit_record_cites_its_source(name: str) -> None:
 
 
 def test_the_four_open_families_and_the_generic_format_exist() -> None:
-    assert {"zeta1", "zeta2", "instinct", "sweep-next-edit", "edit-chat"} <= set(EDIT_STYLES)
+    assert {"zeta1", "zeta2", "zeta2.1", "instinct", "sweep-next-edit", "edit-chat"} <= set(EDIT_STYLES)
 
 
 @pytest.mark.parametrize(
@@ -82,6 +84,11 @@ def test_the_four_open_families_and_the_generic_format_exist() -> None:
     [
         ("zed-industries/zeta", "zeta1"),
         ("zeta-2-seed-coder-8b.Q8_0.gguf", "zeta2"),
+        ("zed-industries/zeta-2.1", "zeta2.1"),
+        ("zeta-2.1-Q8_0.gguf", "zeta2.1"),
+        ("Zeta 2.1", "zeta2.1"),  # a GGUF's general.name
+        ("Zeta 2", "zeta2"),
+        ("Sweep Next Edit 1.5B", "sweep-next-edit"),
         ("continuedev/instinct", "instinct"),
         ("sweep-next-edit-1.5B.q8_0.gguf", "sweep-next-edit"),
         ("gpt-4o-mini", "edit-chat"),
@@ -90,6 +97,19 @@ def test_the_four_open_families_and_the_generic_format_exist() -> None:
 )
 def test_the_next_edit_style_follows_the_model_name(model: str, style: str) -> None:
     assert StyleRegistry().for_edits(model).name == style
+
+
+def test_blocks_are_cut_after_blank_lines_and_larger_blocks_cut_less() -> None:
+    # zed's multi_region test_compute_marker_offsets_v0318_uses_larger_block_sizes: the same text
+    # in 3-to-8-line blocks (V0316) and 6-to-16-line blocks (V0318)
+    text = "l1\nl2\nl3\n\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nl12\nl13\n"
+    small = block_offsets(text, BlockSpec(min_lines=3, max_lines=8))
+    large = block_offsets(text, BlockSpec(min_lines=6, max_lines=16))
+    assert len(large) < len(small)
+    assert small[0] == large[0] == 0 and small[-1] == large[-1] == len(text)
+    assert text.index("l5") in small  # after the blank line
+    assert all(text[i - 1] == "\n" for i in small[1:-1])
+    assert block_offsets("", BlockSpec()) == [0, 0]
 
 
 def test_a_user_record_adds_a_next_edit_format() -> None:
