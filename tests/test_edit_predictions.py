@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.postprocess import Edit, apply_edits
-from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, is_final, open_socket, request
 
 CELL = "def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n"
 RENAMED = CELL.replace("in items", "in prices").replace("len(items)", "len(prices)")
@@ -264,6 +264,52 @@ async def test_a_newer_request_supersedes_an_older_one(jp_ws_fetch: Any, upstrea
     assert second["version"] == 2 and applied(second) == RENAMED
     slow = next(r for r in upstream.records if "SLOWDOC" in str(r.body))
     assert slow.client_closed  # the superseded request's model stream was closed
+
+
+async def _finals(socket: Any, numbers: set[int]) -> dict[int, dict[str, Any]]:
+    """The final message of each request in ``numbers``, in whatever order they come."""
+    out: dict[int, dict[str, Any]] = {}
+    while set(out) != numbers:
+        msg = await socket.recv()
+        if msg.get("reply_to") in numbers and is_final(msg):
+            out[msg["reply_to"]] = msg
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["edit-chat"])
+@pytest.mark.parametrize("edit_first", [True, False], ids=["edit-then-completion", "completion-then-edit"])
+async def test_an_edit_prediction_and_a_completion_in_flight_are_both_answered(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, edit_first: bool
+) -> None:
+    # both slow enough to be in flight together; a newer request supersedes only its own kind
+    upstream.set_rules(
+        [
+            {"contains": "<|editable_region_start|>", "completion": ANSWERS["edit-chat"][1], "token_s": 0.02},
+            {"contains": "import num", "completion": "py as np\n", "token_s": 0.1},
+        ]
+    )
+    socket = await open_socket(jp_ws_fetch)
+    edit, completion = (1, 2) if edit_first else (2, 1)
+    first, second = (edit_request(edit), request(completion, "import num"))
+    if not edit_first:
+        first, second = second, first
+    await socket.send(first)
+    await asyncio.sleep(0.1)
+    await socket.send(second)
+    finals = await _finals(socket, {1, 2})
+    assert finals[edit]["type"] == "edit_prediction" and finals[edit]["error"] is None, finals[edit]
+    assert applied(finals[edit]) == RENAMED
+    done = finals[completion]
+    assert done["type"] != "error", done
+    # and each kind still supersedes its own: a newer completion stops the older completion only
+    await socket.send(request(3, "a = 3\nimport num"))
+    await socket.send(edit_request(4))
+    await asyncio.sleep(0.05)
+    await socket.send(request(5, "a = 5\nimport num"))
+    finals = await _finals(socket, {3, 4, 5})
+    assert finals[3]["type"] == "error" and finals[3]["error"]["type"] == "superseded"
+    assert finals[4]["type"] == "edit_prediction" and applied(finals[4]) == RENAMED
+    assert finals[5]["type"] != "error", finals[5]
 
 
 @pytest.mark.parametrize("fmt", ["edit-chat"])
