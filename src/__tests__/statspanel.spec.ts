@@ -48,4 +48,26 @@ describe('usageCharts', () => {
       expect(spec.mark).toBeTruthy();
     }
   });
+
+  it('draws edit predictions per next-edit format when there are some', () => {
+    const byFormat = [group({ style: 'zeta1' }), group({ style: 'instinct', accept_rate: 0.5 })];
+    const base = {
+      per_day: [],
+      by_model: [],
+      by_trigger: [],
+      by_language: [],
+      latency_histogram: []
+    };
+    const trans = nullTranslator.load('jupyter_codecomplete');
+    const ids = (summary: object) => usageCharts(summary as IUsageSummary, trans).map(c => c.id);
+    expect(ids(base)).not.toContain('acceptance-by-style'); // an older server, or none yet
+    expect(ids({ ...base, by_edit_format: [] })).not.toContain('acceptance-by-style');
+    const charts = usageCharts(
+      { ...base, by_edit_format: byFormat } as unknown as IUsageSummary,
+      trans
+    );
+    const spec = charts.find(c => c.id === 'acceptance-by-style')?.spec as any;
+    expect(spec.data.values).toBe(byFormat);
+    expect(spec.encoding.x.field).toBe('style');
+  });
 });
