@@ -380,9 +380,13 @@ ZETA1_INSTRUCTION = (
     "excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking "
     "into account the cursor location.\n\n"
 )
+# The system prompt Instinct's weights were trained with (continuedev/instinct utils/datautils.py
+# @2f888a1b152fdaab37a1c9043b749aabdf55a305, SYSTEM_PROMPT; Continue's constants.ts now says "AI
+# agent"). Continue's client sends none (NextEditProvider: a "fineTuned" endpoint gets the user turn
+# alone), and so does the record; a user record can set ``system`` to it.
 INSTINCT_SYSTEM = (
     "You are Instinct, an intelligent next-edit predictor developed by Continue.dev. Your role as an "
-    "AI agent is to help developers complete their code tasks by predicting the next edit that "
+    "AI assistant is to help developers complete their code tasks by predicting the next edit that "
     "they will make within the section of code marked by <|editable_region_start|> and "
     "<|editable_region_end|> tags.\n\n"
     "You have access to the following information to help you make informed suggestions:\n\n"
@@ -547,9 +551,8 @@ BUILTIN_RECORDS["instinct"] = {
     "patterns": ["*instinct*"],
     "edit": {
         "chat": True,
-        # no system message: Continue sends a fine-tuned endpoint the user turn alone
-        # (NextEditProvider.ts: ``endpointType === "fineTuned" ? [prompts[1]] : prompts``);
-        # INSTINCT_SYSTEM is what its other endpoints get
+        # no system message: Continue sends a fine-tuned endpoint (all of its endpoints) the user
+        # turn alone (NextEditProvider.ts: ``endpointType === "fineTuned" ? [prompts[1]] : prompts``)
         "template": INSTINCT_USER_PREFIX + "\n\n### Context:\n{files}\n\n### User Edits:\n\n{history}\n\n"
         "### User Excerpt:\n{path}\n\n{excerpt}```\n### Response:",
         # the context as Continue makes it: Codestral-style items ("+++++ path \ncontent", joined by
