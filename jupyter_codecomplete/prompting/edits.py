@@ -77,8 +77,9 @@ class BuiltEditPrompt(BaseModel):
     # what a line-end answer (``answer.end_break``) gets back at its end: the region's final line
     # break, where the region does not end the text
     answer_tail: str = ""
-    # the region as the prompt cut it into blocks (line-end form, no cursor marker): what a
-    # marker-span answer (``answer.marker_span``) is spliced into
+    # the region as the prompt wrote it (line-end form, no cursor marker): what a marker-span answer
+    # (``answer.marker_span``) is spliced into, and what tells a line-end answer's own final line
+    # break (``answer.end_break``, an answer without the end marker) from the region's
     answer_base: str = ""
 
 
@@ -446,7 +447,7 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
         notes=notes,
         sections={"files": files_text, "history": history_text, "excerpt": excerpt},
         answer_tail="\n" if (spec.answer.end_break or spec.answer.marker_span) and tail < end else "",
-        answer_base=base if spec.blocks else "",
+        answer_base=base if spec.blocks or spec.answer.end_break else "",
     )
 
 
@@ -500,6 +501,10 @@ def _strip_fences(text: str) -> str:
             return "\n".join(lines) + "\n"
         return "\n".join(lines)
     return text
+
+
+def _trailing_breaks(text: str) -> int:
+    return len(text) - len(text.rstrip("\n"))
 
 
 def _strip_marker(text: str, marker: str) -> str:
@@ -571,7 +576,11 @@ def parse_edit_answer(
     if not text.strip() and not answer.strip():
         return ParsedAnswer(kind="empty")
     if a.end_break:
-        text = text.removesuffix("\n") + tail
+        if ends:
+            text = text.removesuffix("\n")  # the line break before the end marker is the format's
+        elif _trailing_breaks(text) > _trailing_breaks(base):
+            text = text[:-1]  # one more than the region's own: the answer's, not the region's
+        text += tail
     return ParsedAnswer(kind="rewrite", text=text)
 
 

@@ -199,8 +199,10 @@ class EditAnswerSpec(BaseModel):
     # last block markers and the new text between them; the same marker twice: no edit.
     marker_span: bool = False
     # The prompt wrote the region in line-end form (``{region_line}`` then a line break before the
-    # end marker): one line break before the end marker (or the answer's end) is the format's, and
-    # the region's own final line break is given back where the region does not end the text.
+    # end marker): one line break before the end marker is the format's; an answer without it
+    # (the region's lines joined by line breaks, as Instinct was trained to answer) keeps its own
+    # unless it ends in more than the region does; the region's own final line break is given back
+    # where the region does not end the text.
     end_break: bool = False
 
 

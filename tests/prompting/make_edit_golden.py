@@ -149,6 +149,7 @@ def answer_cases() -> dict[str, dict[str, Any]]:
         "instinct--ok": {
             "style": "instinct",
             "tail": "\n",
+            "base": new,
             "answer": new + "\n",
             "kind": "rewrite",
             "text": new + "\n",
@@ -156,6 +157,7 @@ def answer_cases() -> dict[str, dict[str, Any]]:
         "instinct--fenced": {
             "style": "instinct",
             "tail": "\n",
+            "base": new,
             "answer": "```python\n" + new + "\n```",
             "kind": "rewrite",
             "text": new + "\n",
@@ -216,6 +218,38 @@ def answer_cases() -> dict[str, dict[str, Any]]:
             "style": "zeta1",
             "tail": "\n",
             "answer": "<|editable_region_start|>\nx = 1\n\n<|editable_region_end|>",
+            "kind": "rewrite",
+            "text": "x = 1\n\n",
+            "document": "x = 1\n\ny = 2\n",
+            "region": [0, 7],
+            "applied": "x = 1\n\ny = 2\n",
+        },
+        # the same for the other formats, each answering the way its prompt wrote the region
+        **{
+            f"{style}--unchanged-blank-last-line": {
+                "style": style,
+                "tail": tail,
+                "base": "x = 1\n",
+                "answer": answer,
+                "kind": "rewrite",
+                "text": "x = 1\n\n",
+                "document": "x = 1\n\ny = 2\n",
+                "region": [0, 7],
+                "applied": "x = 1\n\ny = 2\n",
+            }
+            for style, tail, answer in (
+                ("zeta2", "", "x = 1\n\n>>>>>>> UPDATED\n"),
+                ("instinct", "\n", "x = 1\n"),  # the region's lines joined, as trained
+                ("sweep-next-edit", "", "x = 1\n\n"),
+                ("edit-chat", "", "<REWRITE>\nx = 1\n\n</REWRITE>"),
+            )
+        },
+        # the same answered with a line break more than the region's: the answer's own
+        "instinct--unchanged-blank-last-line-extra-break": {
+            "style": "instinct",
+            "tail": "\n",
+            "base": "x = 1\n",
+            "answer": "x = 1\n\n",
             "kind": "rewrite",
             "text": "x = 1\n\n",
             "document": "x = 1\n\ny = 2\n",
