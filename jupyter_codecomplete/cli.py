@@ -203,7 +203,8 @@ def _num(x: float | None, digits: int = 0) -> str:
 
 
 def format_stats(summary: dict[str, Any]) -> str:
-    """The usage summary as tables: totals, then per model, trigger, language and line kind."""
+    """The usage summary as tables: totals, then per model, trigger, language, line kind and (for
+    edit predictions) next-edit format."""
     lines: list[str] = []
     total = summary["total"]
     if not total["shown"]:
@@ -224,7 +225,10 @@ def format_stats(summary: dict[str, Any]) -> str:
         ("trigger", "TRIGGER", summary["by_trigger"]),
         ("language", "LANGUAGE", summary["by_language"]),
         ("line_kind", "LINE KIND", summary["by_line_kind"]),
+        ("style", "EDIT FORMAT", summary.get("by_edit_format") or []),
     ):
+        if key == "style" and not groups:
+            continue  # no edit predictions recorded
         rows = [(title, *header[1:])]
         for g in groups:
             rows.append(

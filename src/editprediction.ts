@@ -5,11 +5,13 @@
  * A prediction is a list of edits in the editor's document. Removed text is marked in place,
  * inserted text is shown as ghost text where it goes, several hunks at once; a pure insertion
  * at the cursor looks like ordinary ghost text. Tab applies all of it as one transaction (one
- * undo step); Escape dismisses it. Any change to the document drops it (it was predicted for
- * the text as it was). The extension also keeps a version number of the document and tells of
+ * undo step); Escape dismisses it. A change to the document drops it (it was predicted for
+ * the text as it was), except typing that agrees with it: text typed where an edit's inserted
+ * text goes, and the start of that text, shrinks the edit and the rest of the prediction stays
+ * (as zed keeps its edits as anchors and interpolates them). The extension also keeps a version number of the document and tells of
  * each change (the edit history, `edithistory.ts`, records it).
  */
-import { Extension, StateEffect, StateField, Transaction } from '@codemirror/state';
+import { ChangeSet, Extension, StateEffect, StateField, Transaction } from '@codemirror/state';
 import {
   Decoration,
   DecorationSet,
@@ -95,6 +97,62 @@ export function validEdits(edits: ReadonlyArray<IPredictedEdit>, length: number)
   return true;
 }
 
+/**
+ * `prediction` after the document's `changes`, when they agree with it: each change is text
+ * typed where an edit's inserted text goes (at the end of the text it replaces) and is the start
+ * of that inserted text; the edit keeps the rest, the other edits move with the document. Null
+ * when a change does not agree (a deletion, typing elsewhere or other text) or nothing is left.
+ */
+export function interpolate(prediction: IPrediction, changes: ChangeSet): IPrediction | null {
+  const typed: { at: number; text: string }[] = [];
+  let agrees = true;
+  changes.iterChanges((fromA, toA, _fromB, _toB, inserted) => {
+    if (fromA !== toA || inserted.length === 0) {
+      agrees = false;
+    } else {
+      typed.push({ at: fromA, text: inserted.toString() });
+    }
+  });
+  if (!agrees || !typed.length) {
+    return null;
+  }
+  const used = new Set<number>();
+  const out: IPredictedEdit[] = [];
+  for (const e of prediction.edits) {
+    const i = typed.findIndex(t => t.at === e.to);
+    if (i < 0) {
+      if (typed.some(t => t.at >= e.from && t.at <= e.to)) {
+        return null; // typed into the text an edit removes, or before it
+      }
+      out.push({ from: changes.mapPos(e.from, 1), to: changes.mapPos(e.to, -1), insert: e.insert });
+      continue;
+    }
+    const text = typed[i].text;
+    if (
+      used.has(i) ||
+      !e.insert.startsWith(text) ||
+      typed.some(t => t.at >= e.from && t.at < e.to)
+    ) {
+      return null;
+    }
+    used.add(i);
+    const from = changes.mapPos(e.from, 1);
+    const to = changes.mapPos(e.to, -1); // before the typed text
+    const after = changes.mapPos(e.to, 1); // after it
+    const rest = e.insert.slice(text.length);
+    if (to > from) {
+      out.push({ from, to, insert: '' }); // the text it replaces still goes
+    }
+    if (rest) {
+      out.push({ from: after, to: after, insert: rest });
+    }
+  }
+  if (used.size !== typed.length || !out.length) {
+    return null;
+  }
+  return validEdits(out, changes.newLength) ? { edits: out } : null;
+}
+
 function decorate(prediction: IPrediction | null, cursor: number): DecorationSet {
   if (!prediction) {
     return Decoration.none;
@@ -128,8 +186,11 @@ export const predictionField = StateField.define<IPrediction | null>({
           : null;
       }
     }
-    // predicted for the text as it was: any change to the document drops it
-    return tr.docChanged ? null : value;
+    // predicted for the text as it was: a change drops it, unless it is typing that agrees
+    if (!tr.docChanged || !value) {
+      return value;
+    }
+    return interpolate(value, tr.changes);
   },
   provide: field => [
     EditorView.decorations.compute([field, 'selection'], state =>

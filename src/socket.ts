@@ -1,6 +1,11 @@
 /**
  * The websocket client of `api/codecomplete/inline`: request numbering, the map of
  * pending requests, stream chunk queues, and reconnection with exponential backoff.
+ *
+ * Completions and edit predictions share one numbering (a number is unique on the socket); the
+ * server supersedes a request only with a newer one of its own kind, so an automatic edit
+ * prediction and the completion typed meanwhile are both answered. Each caller stops its own
+ * older request (`cancel`), never the other kind's.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';

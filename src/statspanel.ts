@@ -55,6 +55,11 @@ export interface IUsageSummary {
   by_language: IUsageGroup[];
   by_line_kind: IUsageGroup[];
   by_accept_kind: IUsageGroup[];
+  /**
+   * Edit predictions per next-edit format the model was asked in (`style`); absent from an
+   * older server.
+   */
+  by_edit_format?: IUsageGroup[];
   latency_histogram: {
     model: string;
     bin: string;
@@ -173,6 +178,16 @@ export function usageCharts(summary: IUsageSummary, trans: TranslationBundle): I
       trans.__('Language'),
       summary.by_language
     ),
+    ...(summary.by_edit_format?.length
+      ? [
+          acceptance(
+            'style',
+            trans.__('Edit predictions accepted, by format'),
+            trans.__('Next-edit format'),
+            summary.by_edit_format
+          )
+        ]
+      : []),
     chart('latency', trans.__('Time to show (per model)'), summary.latency_histogram, 'bar', {
       x: {
         field: 'bin',

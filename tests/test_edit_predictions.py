@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from jupyter_codecomplete.postprocess import Edit, apply_edits
-from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
+from jupyter_codecomplete.testing import OpenAIUpstream, is_final, open_socket, request
 
 CELL = "def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n"
 RENAMED = CELL.replace("in items", "in prices").replace("len(items)", "len(prices)")
@@ -24,6 +24,7 @@ RENAME_DIFF = "@@ -1,2 +1,2 @@\n-def total(items):\n+def total(prices):\n     s 
 ANSWERS: dict[str, tuple[str, str]] = {
     "zeta1": ("openai", "```cell.py\n<|editable_region_start|>\n" + RENAMED + "<|editable_region_end|>\n```"),
     "zeta2": ("openai", RENAMED + ">>>>>>> UPDATED\n"),
+    "zeta2.1": ("openai", "<|marker_1|>\n" + RENAMED + "<|marker_2|>"),
     "instinct": ("openai-chat", RENAMED),
     "sweep-next-edit": ("openai", RENAMED + "<|file_sep|>"),
     "edit-chat": ("openai-chat", "<REWRITE>\n" + RENAMED + "</REWRITE>"),
@@ -32,6 +33,7 @@ ANSWERS: dict[str, tuple[str, str]] = {
 PROMPT_MARK = {
     "zeta1": "### User Excerpt:",
     "zeta2": "<<<<<<< CURRENT",
+    "zeta2.1": "<|marker_1|>",
     "instinct": "### User Excerpt:",
     "sweep-next-edit": "<|file_sep|>current/",
     "edit-chat": "<|editable_region_start|>",
@@ -76,7 +78,7 @@ def codecomplete_config(upstream: OpenAIUpstream, fmt: str, edit_overrides: dict
     return {
         "completion_model": upstream.model_config(),
         "edit_model": upstream.model_config(
-            backend=backend, style=fmt, model=f"{fmt}-model", **edit_overrides
+            **{"backend": backend, "style": fmt, "model": f"{fmt}-model", **edit_overrides}
         ),
     }
 
@@ -106,6 +108,42 @@ async def test_completions_still_work_beside_edits(jp_ws_fetch: Any, upstream: O
     await socket.send(request(1, "import num"))
     [reply] = await socket.until_done(1)
     assert reply["list"]["items"][0]["insertText"] == "py as np"
+
+
+@pytest.mark.parametrize("edit_overrides", [{"backend": "openai"}])
+@pytest.mark.parametrize(("fmt", "system"), [("instinct", False), ("edit-chat", True)])
+async def test_a_chat_format_on_a_completions_endpoint_goes_in_the_chat_template(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, fmt: str, system: bool
+) -> None:
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(edit_request(1))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    assert applied(reply) == RENAMED
+    body = upstream.last().body
+    prompt = body["prompt"]
+    # ChatML (the Qwen-based models' template), never the messages joined by blank lines
+    head = "<|im_start|>system\n" if system else "<|im_start|>user\n"
+    assert prompt.startswith(head)
+    assert prompt.endswith("<|im_end|>\n<|im_start|>assistant\n")
+    assert ("<|im_start|>user\n" in prompt) and prompt.count("<|im_start|>") == (3 if system else 2)
+    assert "<|im_end|>" in body["stop"]
+
+
+@pytest.mark.parametrize("fmt", ["sweep-next-edit"])
+async def test_an_answer_cut_off_at_the_token_limit_gives_no_edit(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
+) -> None:
+    # Sweep's end marker is a stop sequence: the answer never shows it, so a cut-off rewrite is
+    # known by the token limit it reached
+    cut = RENAMED + "".join(f"extra_{i} = {i}\n" for i in range(2000))
+    upstream.set_rules([{"contains": "<|file_sep|>current/", "completion": cut, "piece_chars": 4}])
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(edit_request(1))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    assert reply["edits"] == []
+    assert any("cut off at its token limit" in n for n in reply["notes"]), reply["notes"]
 
 
 # the region: the loop's line only, the cursor in it
@@ -226,6 +264,52 @@ async def test_a_newer_request_supersedes_an_older_one(jp_ws_fetch: Any, upstrea
     assert second["version"] == 2 and applied(second) == RENAMED
     slow = next(r for r in upstream.records if "SLOWDOC" in str(r.body))
     assert slow.client_closed  # the superseded request's model stream was closed
+
+
+async def _finals(socket: Any, numbers: set[int]) -> dict[int, dict[str, Any]]:
+    """The final message of each request in ``numbers``, in whatever order they come."""
+    out: dict[int, dict[str, Any]] = {}
+    while set(out) != numbers:
+        msg = await socket.recv()
+        if msg.get("reply_to") in numbers and is_final(msg):
+            out[msg["reply_to"]] = msg
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["edit-chat"])
+@pytest.mark.parametrize("edit_first", [True, False], ids=["edit-then-completion", "completion-then-edit"])
+async def test_an_edit_prediction_and_a_completion_in_flight_are_both_answered(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream, edit_first: bool
+) -> None:
+    # both slow enough to be in flight together; a newer request supersedes only its own kind
+    upstream.set_rules(
+        [
+            {"contains": "<|editable_region_start|>", "completion": ANSWERS["edit-chat"][1], "token_s": 0.02},
+            {"contains": "import num", "completion": "py as np\n", "token_s": 0.1},
+        ]
+    )
+    socket = await open_socket(jp_ws_fetch)
+    edit, completion = (1, 2) if edit_first else (2, 1)
+    first, second = (edit_request(edit), request(completion, "import num"))
+    if not edit_first:
+        first, second = second, first
+    await socket.send(first)
+    await asyncio.sleep(0.1)
+    await socket.send(second)
+    finals = await _finals(socket, {1, 2})
+    assert finals[edit]["type"] == "edit_prediction" and finals[edit]["error"] is None, finals[edit]
+    assert applied(finals[edit]) == RENAMED
+    done = finals[completion]
+    assert done["type"] != "error", done
+    # and each kind still supersedes its own: a newer completion stops the older completion only
+    await socket.send(request(3, "a = 3\nimport num"))
+    await socket.send(edit_request(4))
+    await asyncio.sleep(0.05)
+    await socket.send(request(5, "a = 5\nimport num"))
+    finals = await _finals(socket, {3, 4, 5})
+    assert finals[3]["type"] == "error" and finals[3]["error"]["type"] == "superseded"
+    assert finals[4]["type"] == "edit_prediction" and applied(finals[4]) == RENAMED
+    assert finals[5]["type"] != "error", finals[5]
 
 
 @pytest.mark.parametrize("fmt", ["edit-chat"])

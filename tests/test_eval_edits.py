@@ -91,8 +91,11 @@ def test_eval_edits_compares_models_in_one_run(
     assert chat["summary"]["chars_saved"] == chat["results"][0]["chars_wanted"] > 0
     assert zeta["summary"]["exact_match"] == 0.0 and zeta["summary"]["chars_saved"] == 0
     assert chat["summary"]["errors"] == 0
+    # one row per format: each configuration's row names the format its model was asked in
+    assert (chat["summary"]["format"], zeta["summary"]["format"]) == ("edit-chat", "zeta1")
     table = capsys.readouterr().out
     assert "| chat " in table and "| zeta " in table and "100.0%" in table
+    assert "| edit-chat " in table and "| zeta1 " in table
 
 
 def test_eval_edits_without_history_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

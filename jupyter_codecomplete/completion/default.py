@@ -410,6 +410,19 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         await self.reported_model(key)
         return self.model_info(None) if key == self.route(None) else None
 
+    def is_warm(self, key: str) -> bool:
+        """Whether model ``key`` has answered since it was (re)configured (its first request gets
+        the longer ``first_request_timeout``)."""
+        return key in self._warm
+
+    def mark_warm(self, key: str) -> None:
+        """Model ``key`` has answered: later requests get its usual deadlines."""
+        self._warm.add(key)
+
+    def reported(self, key: str) -> str | None:
+        """What model ``key``'s server said it serves, when it has been asked (else None)."""
+        return self._reported.get(key)
+
     async def learn_reported(self, key: str, wait: float = REPORTED_WAIT) -> None:
         """Ask the server what it serves (:meth:`reported_model`) before the first completion on
         ``key``, not while it streams: a server that serves one request at a time may end the

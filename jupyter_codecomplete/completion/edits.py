@@ -37,6 +37,7 @@ from ..prompting import (
     RecentEditText,
     StyleRegistry,
     build_edit_prompt,
+    completion_prompt,
     parse_edit_answer,
 )
 from ..prompting.context import CELL_SEPARATOR, display_path
@@ -69,8 +70,12 @@ class EditEngine(Protocol):
     models: dict[str, ModelConfig]
     styles: StyleRegistry
     log: logging.Logger
-    _warm: set[str]
-    _reported: dict[str, str | None]
+
+    def is_warm(self, key: str) -> bool: ...
+
+    def mark_warm(self, key: str) -> None: ...
+
+    def reported(self, key: str) -> str | None: ...
 
     def route(self, request: InlineCompletionRequest | None) -> str: ...
 
@@ -117,6 +122,26 @@ def edit_style_for(styles: StyleRegistry, style: str | None, model_name: str) ->
     return styles.for_edits(model_name)
 
 
+@dataclass(frozen=True)
+class EditFacts:
+    """The facts of one edit prediction, decided once (:func:`edit_facts`) and read by every stage
+    (the reported-model lookup, the error fix's choice of path, the prompt, the model call, the
+    reply's model): ``key`` the configured model serving it, ``backend`` that model, ``style`` the
+    next-edit format it is asked in."""
+
+    key: str
+    backend: Backend
+    style: PromptStyle
+
+
+def edit_facts(handler: EditEngine) -> EditFacts:
+    """Decide the model and the format of one edit prediction (once per request)."""
+    key = edit_model_key(handler)
+    backend = handler.backend(key)
+    style = edit_style_for(handler.styles, backend.config.style, backend.config.model or backend.name)
+    return EditFacts(key, backend, style)
+
+
 def _prompt_request(request: EditPredictionRequest) -> EditPromptRequest:
     files = {f.path: f.content for f in request.files}
     path = display_path(request.path, request.language)
@@ -133,41 +158,53 @@ def _prompt_request(request: EditPredictionRequest) -> EditPromptRequest:
         language=request.language,
         recent_edits=[RecentEditText(path=e.path, diff=e.diff) for e in request.recent_edits],
         files=files,
+        cell=request.cell_id is not None,
     )
 
 
 @dataclass
 class EditPrepared:
-    key: str
-    style: PromptStyle
+    facts: EditFacts
     built: BuiltEditPrompt
     prepared: Prepared
     read_chars: int
+
+    @property
+    def key(self) -> str:
+        return self.facts.key
+
+    @property
+    def style(self) -> PromptStyle:
+        return self.facts.style
 
 
 def prepare_edits(
     handler: EditEngine,
     request: EditPredictionRequest,
     prompt_request: EditPromptRequest | None = None,
+    facts: EditFacts | None = None,
 ) -> EditPrepared:
     """Everything decided about an edit prediction before the model is called. ``prompt_request``:
-    the prompt's document when it is not the request's own text (``notebook_edits.py``)."""
-    key = edit_model_key(handler)
-    backend = handler.backend(key)
+    the prompt's document when it is not the request's own text (``notebook_edits.py``);
+    ``facts``: the request's record, when its caller has made it (else made here)."""
+    facts = facts or edit_facts(handler)
+    key, backend, style = facts.key, facts.backend, facts.style
     cfg = backend.config
-    style = edit_style(handler, key)
     built = build_edit_prompt(prompt_request or _prompt_request(request), style)
     region_chars = built.region_end - built.region_start
     max_tokens = max(MIN_EDIT_TOKENS, min(MAX_EDIT_TOKENS, region_chars // 2 + MIN_EDIT_TOKENS))
     messages = built.messages
     prompt = built.prompt
+    stop = list(built.stop)
     if messages and not backend.chat:
-        # a chat format on a plain completion endpoint: the system text first, then the message
-        prompt = "\n\n".join(m["content"] for m in messages)
+        # a chat format on a plain completion endpoint: the messages in the model's chat template
+        assert style.edit is not None
+        prompt = completion_prompt(built, style.edit)
+        stop += [s for s in style.edit.completion_stop if s not in stop]
         messages = None
     total = cfg.timeout
     first = total
-    if key not in handler._warm:
+    if not handler.is_warm(key):
         first = total = max(total, cfg.first_request_timeout)
     model_call = Prepared(
         key,
@@ -176,18 +213,18 @@ def prepare_edits(
         BuiltPrompt(
             prompt=prompt,
             messages=messages,
-            stop=built.stop,
+            stop=stop,
             style=style.name,
             mode="chat" if messages else "completion",
         ),
         PostprocessContext(language=request.language, prefix="", suffix=""),
         max_tokens,
-        list(built.stop),
+        stop,
         first,
         total,
     )
     read = MAX_GROWTH * region_chars + MAX_CHANGED_CHARS + READ_SLACK_CHARS
-    return EditPrepared(key, style, built, model_call, read)
+    return EditPrepared(facts, built, model_call, read)
 
 
 async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -> tuple[str, bool]:
@@ -200,6 +237,7 @@ async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -
     parts: list[str] = []
     tail = ""
     seen = 0
+    pieces = 0
     stopped = False
     source = with_deadlines(
         handler.raw_stream(ep.prepared),
@@ -210,8 +248,9 @@ async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -
     )
     try:
         async for piece in source:
-            handler._warm.add(ep.key)
+            handler.mark_warm(ep.key)
             parts.append(piece)
+            pieces += 1
             seen += len(piece)
             if seen > ep.read_chars:
                 stopped = True
@@ -229,6 +268,11 @@ async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -
         stopped = True
     if stopped:
         notes.append(f"The model did not stop within {ep.read_chars} characters; no edit.")
+    elif pieces >= ep.prepared.max_tokens and not any(m in text for m in ends):
+        # as many pieces as its token limit allows and no end marker: cut off there, the rewrite
+        # is not whole (a format whose end marker is a stop sequence never shows it)
+        stopped = True
+        notes.append("The model's answer was cut off at its token limit; no edit.")
     return text, stopped
 
 
@@ -250,7 +294,7 @@ async def model_edits(
     raw = scrubber.feed(raw) + scrubber.finish()
     spec = ep.style.edit
     assert spec is not None
-    parsed = parse_edit_answer(raw, spec)
+    parsed = parse_edit_answer(raw, spec, ep.built.answer_tail, ep.built.answer_base)
     if parsed.kind != "rewrite":
         if parsed.note:
             notes.append(parsed.note)
@@ -276,11 +320,12 @@ async def handle_edit_request(handler: EditEngine, request: EditPredictionReques
     start = time.perf_counter()
     model: ServingModel | None = None
     try:
-        await handler.learn_reported(edit_model_key(handler))
+        facts = edit_facts(handler)
+        await handler.learn_reported(facts.key)
         if len(request.text) > OFF_LOOP_CHARS:
-            ep = await asyncio.to_thread(prepare_edits, handler, request)
+            ep = await asyncio.to_thread(prepare_edits, handler, request, None, facts)
         else:
-            ep = prepare_edits(handler, request)
+            ep = prepare_edits(handler, request, facts=facts)
         model = _model_info(handler, ep)
         notes.extend(ep.built.notes)
         region = EditRegion(start=ep.built.region_start, end=ep.built.region_end)
@@ -319,7 +364,7 @@ def _model_info(handler: EditEngine, ep: EditPrepared) -> ServingModel:
     return ServingModel(
         name=backend.name,
         backend=backend.kind,
-        reported=handler._reported.get(ep.key),
+        reported=handler.reported(ep.key),
         style=ep.style.name,
         demo=backend.demo,
     )

@@ -50,10 +50,10 @@ from ..protocol import (
 )
 from .edits import (
     EditEngine,
+    EditFacts,
     _model_info,
     _prompt_request,
-    edit_model_key,
-    edit_style,
+    edit_facts,
     model_edits,
     prepare_edits,
 )
@@ -63,12 +63,10 @@ from .edits import (
 DOCUMENT_LIMITS = EditLimits(max_edits=512)
 
 
-def _fim_fills(handler: EditEngine, request: EditPredictionRequest) -> bool:
+def _fim_fills(handler: EditEngine, request: EditPredictionRequest, facts: EditFacts) -> bool:
     """Whether the error fix goes to a fill-in-the-middle model (see the module docstring), or
     raise when no model can serve it."""
-    key = edit_model_key(handler)
-    backend = handler.backend(key)
-    style = edit_style(handler, key)
+    key, backend, style = facts.key, facts.backend, facts.style
     if key in ("edit", "chat") or style.name != GENERIC_EDIT_STYLE or backend.chat:
         return False
     fim_style = handler.style_for(backend)
@@ -172,8 +170,9 @@ async def handle_notebook_edit_request(
     try:
         line: ErrorLine | None = None
         fim = False
+        facts = edit_facts(handler)
         if request.error is not None:
-            fim = _fim_fills(handler, request)
+            fim = _fim_fills(handler, request, facts)
             line = error_line(request.error, request.text)
             if line is None:
                 notes.append(
@@ -181,9 +180,8 @@ async def handle_notebook_edit_request(
                     "the cell changed since it ran): no fix."
                 )
                 return _reply(request, [], notes=notes)
-        await handler.learn_reported(edit_model_key(handler))
-        key = edit_model_key(handler)
-        style = edit_style(handler, key)
+        await handler.learn_reported(facts.key)
+        style = facts.style
         doc, prompt_request = await asyncio.to_thread(
             notebook_prompt_request, request, style, line, handler.secrets()
         )
@@ -194,7 +192,7 @@ async def handle_notebook_edit_request(
             found = await _fim_line(handler, request, doc, region, notes)
             model = handler.model_info(None)
         else:
-            ep = prepare_edits(handler, request, prompt_request)
+            ep = prepare_edits(handler, request, prompt_request, facts)
             model = _model_info(handler, ep)
             notes.extend(ep.built.notes)
             got = await model_edits(handler, ep, doc.text, request.language, notes, DOCUMENT_LIMITS)

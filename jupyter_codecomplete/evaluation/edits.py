@@ -162,6 +162,7 @@ async def run_edit_eval(
                 edits = [Edit(e.start, e.end, e.text) for e in reply.edits]
                 result = {**task.describe(), **score_edits(task, edits), "latency_ms": ms}
                 result["error"] = reply.error.type if reply.error else None
+                result["format"] = reply.model.style if reply.model else None
                 results.append(result)
                 if progress is not None:
                     progress(f"{config.name}: {n + 1}/{len(tasks)}")
@@ -175,8 +176,11 @@ def summarize_edits(results: list[dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in results if r["error"] is None]
     wanted = sum(r["chars_wanted"] for r in ok)
     latencies = [r["latency_ms"] for r in ok]
+    formats = sorted({r["format"] for r in results if r.get("format")})
     return {
         "tasks": len(results),
+        # the next-edit format the configuration's model was asked in (one per model)
+        "format": ", ".join(formats) or None,
         "exact_match": sum(r["exact"] for r in ok) / len(ok) if ok else None,
         "chars_saved": sum(r["chars_saved"] for r in ok),
         "chars_saved_share": sum(r["chars_saved"] for r in ok) / wanted if wanted else None,
@@ -187,7 +191,8 @@ def summarize_edits(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def format_edit_table(report: dict[str, Any]) -> str:
-    head = ["configuration", "tasks", "exact", "chars saved", "saved share", "p50 ms", "p90 ms", "errors"]
+    head = ["configuration", "format", "tasks", "exact", "chars saved", "saved share"]
+    head += ["p50 ms", "p90 ms", "errors"]
     rows = [head]
 
     def pct(v: float | None) -> str:
@@ -201,6 +206,7 @@ def format_edit_table(report: dict[str, Any]) -> str:
         rows.append(
             [
                 run["name"],
+                s.get("format") or "-",
                 str(s["tasks"]),
                 pct(s["exact_match"]),
                 str(s["chars_saved"]),
@@ -210,4 +216,4 @@ def format_edit_table(report: dict[str, Any]) -> str:
                 str(s["errors"]),
             ]
         )
-    return markdown_table(rows, 1)
+    return markdown_table(rows, 2)

@@ -18,6 +18,7 @@ from .edits import (
     ParsedAnswer,
     RecentEditText,
     build_edit_prompt,
+    completion_prompt,
     parse_edit_answer,
 )
 from .errors import PromptError
@@ -68,6 +69,7 @@ __all__ = [
     "TokenizersCounter",
     "build_edit_prompt",
     "build_prompt",
+    "completion_prompt",
     "llama_cpp_counter",
     "make_counter",
     "parse_edit_answer",

@@ -380,6 +380,10 @@ ZETA1_INSTRUCTION = (
     "excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking "
     "into account the cursor location.\n\n"
 )
+# The system prompt Instinct's weights were trained with (continuedev/instinct utils/datautils.py
+# @2f888a1b152fdaab37a1c9043b749aabdf55a305, SYSTEM_PROMPT; Continue's constants.ts now says "AI
+# agent"). Continue's client sends none (NextEditProvider: a "fineTuned" endpoint gets the user turn
+# alone), and so does the record; a user record can set ``system`` to it.
 INSTINCT_SYSTEM = (
     "You are Instinct, an intelligent next-edit predictor developed by Continue.dev. Your role as an "
     "AI assistant is to help developers complete their code tasks by predicting the next edit that "
@@ -444,16 +448,21 @@ EDIT_CHAT_SYSTEM = (
 BUILTIN_RECORDS["zeta1"] = {
     "description": "Zed's Zeta (Qwen2.5-Coder-7B fine-tune): next-edit predictions, instruction format.",
     "source": "zed-industries/zed crates/zeta_prompt/src/zeta_prompt.rs, module zeta1 (format_zeta1_prompt, "
-    "clean_zeta1_model_output; the version whose ZetaFormat default is V0131GitMergeMarkersPrefix); "
+    "clean_zeta1_model_output, the tests test_format_zeta1_from_input_*: the stored version id 4725512672, "
+    "the index gives no commit); the history lines as the client that made the training data wrote them "
+    "(crates/zeta Event::to_prompt, 'User edited {:?}'), seen in a logged request: "
+    "g0t4/zed-zeta-server try-zeta/server/examples.md @f3c9909fd828d8f7672d0a3353ac5c4907f9380c; "
     "huggingface.co/zed-industries/zeta (model card)",
     "patterns": ["*zeta*"],
     "edit": {
         "template": ZETA1_INSTRUCTION
         + "### User Edits:\n\n{history}\n\n### User Excerpt:\n\n{excerpt}\n\n### Response:\n",
-        "history_item": "User edited {path}:\n```diff\n{diff}\n```",
+        # the path quoted ({:?}) and the diff ending in a line break, as the client that made the
+        # training data (crates/zeta) wrote it, so the block ends with a blank line
+        "history_item": 'User edited "{path}":\n```diff\n{diff_lines}\n```',
         "history_sep": "\n\n",
-        "excerpt": "```{path}\n{start_of_file}{before}<|editable_region_start|>\n{region}"
-        "<|editable_region_end|>\n{after}```",
+        "excerpt": "```{path}\n{start_of_file}{before}<|editable_region_start|>\n{region_line}\n"
+        "<|editable_region_end|>{after_line}\n```",
         "cursor": "<|user_cursor_is_here|>",
         "start_of_file": "<|start_of_file|>\n",
         # ours: zed sizes the excerpt in tokens (150-token region, 350 of context)
@@ -466,20 +475,26 @@ BUILTIN_RECORDS["zeta1"] = {
             "end": ["<|editable_region_end|>"],
             "require_end": True,
             "strip": ["<|user_cursor_is_here|>"],
+            # clean_zeta1_model_output: the line break before the end marker is the format's
+            "end_break": True,
         },
     },
 }
 BUILTIN_RECORDS["zeta2"] = {
     "description": "Zed's Zeta 2 (Seed-Coder-8B fine-tune): suffix first, git merge markers, NO_EDITS.",
     "source": "zed-industries/zed crates/zeta_prompt/src/zeta_prompt.rs, module seed_coder "
-    "(ZetaFormat::V0304SeedNoEdits, the newest Seed-Coder format; write_event as at commit "
-    "ef3ed54d11abac36149ddfff39af7b5a5fa8669c); zed.dev/blog/how-we-developed-zeta2",
-    "patterns": ["*zeta-2*", "*zeta2*", "*zeta_2*"],
+    "(ZetaFormat::V0211SeedCoder and V0304SeedNoEdits, which write the same cursor section; the tests "
+    "test_seed_coder_*: the stored version id 4725512672, the index gives no commit; write_event as at "
+    "commit ef3ed54d11abac36149ddfff39af7b5a5fa8669c); zed.dev/blog/how-we-developed-zeta2. Not the "
+    "newest zed format: the multi-region formats (<|marker_N|>, V0306 on) came after it",
+    "patterns": ["*zeta-2*", "*zeta2*", "*zeta_2*", "*zeta 2*"],
     "edit": {
-        "template": "<[fim-suffix]>{after_nl}<[fim-prefix]>{files}{history}{excerpt}<[fim-middle]>",
+        # the suffix from the region's last line break: it starts with "\n" (zed's region ends at
+        # the end of its last line)
+        "template": "<[fim-suffix]>{after_line_nl}<[fim-prefix]>{files}{history}{excerpt}<[fim-middle]>",
         "file_item": "<filename>{path}\n{content}",
         "files_block": "{items}\n",
-        "history_item": "--- a/{path}\n+++ b/{path}\n{diff}\n",
+        "history_item": "--- a/{path}\n+++ b/{path}\n{diff_lines}",
         "history_block": "<filename>edit_history\n{items}\n",
         "excerpt": "<filename>{path}\n{before}<<<<<<< CURRENT\n{region}=======\n",
         "cursor": "<|user_cursor|>",
@@ -497,23 +512,63 @@ BUILTIN_RECORDS["zeta2"] = {
         },
     },
 }
+BUILTIN_RECORDS["zeta2.1"] = {
+    "description": "Zed's Zeta 2.1 (Seed-Coder-8B fine-tune): suffix first, the region in numbered "
+    "blocks (<|marker_N|>), the answer rewrites a span of them.",
+    "source": "huggingface.co/zed-industries/zeta-2.1 README.md @dfccd40 (model version "
+    "0323-multi-region-filtered-r3; its minimal example prompt and output are the goldens); "
+    "zed-industries/zed crates/zeta_prompt/src/multi_region.rs @17c39e85357a92f5ec3c679ac80aacf05f1ee203 "
+    "(ZetaFormat::V0318SeedMultiRegions: blocks of 6 to 16 lines, write_editable_with_markers_v0318, "
+    "extract_marker_span / apply_marker_span; the same marker twice: no edits)",
+    "patterns": ["*zeta-2.1*", "*zeta2.1*", "*zeta_2.1*", "*zeta-2-1*", "*zeta 2.1*"],
+    "edit": {
+        "template": "<[fim-suffix]>{after_line_nl}<[fim-prefix]>{files}{history}{excerpt}\n<[fim-middle]>",
+        "file_item": "<filename>{path}\n{content}",
+        "files_block": "{items}\n",
+        "history_item": "--- a/{path}\n+++ b/{path}\n{diff_lines}",
+        "history_block": "<filename>edit_history\n{items}\n",
+        "excerpt": "<filename>{path}\n{before}{region_blocks}",
+        "cursor": "<|user_cursor|>",
+        "blocks": {"marker": "<|marker_{n}|>", "min_lines": 6, "max_lines": 16},
+        # ours: zed sizes the region in tokens (350) with 150 tokens of context
+        "context_lines_before": 20,
+        "context_lines_after": 20,
+        "region_lines_above": 8,
+        "region_lines_below": 24,
+        "stop": ["<[end\u2581of\u2581sentence]>", "<[fim-prefix]>", "<[fim-suffix]>", "<[fim-middle]>"],
+        "answer": {"marker_span": True, "strip": ["<|user_cursor|>"]},
+    },
+}
 BUILTIN_RECORDS["instinct"] = {
     "description": "Continue's Instinct (Qwen2.5-Coder-7B fine-tune): system prompt, chat turn.",
-    "source": "continuedev/continue core/nextEdit/constants.ts @345d893df87570f5991a0cc9a413eb1b44c1d122 "
-    "(system prompt, markers, window), templating/NextEditPromptEngine.ts "
-    "@f6b44d7000c76f9a4f6af44516910bc429032b23 (template), templating/instinct.ts "
-    "@d1f06da04e9e62120ec93f6663611d6c644e4194 (blocks), providers/InstinctNextEditProvider.ts "
-    "@c8886c2330c86a9a107cac4de97a1330cb61ba59",
+    "source": "continuedev/continue @d0a3c0b626b5bebc3bef4742eec05a0242be0bab: core/nextEdit/constants.ts "
+    "(system prompt, markers, window), templating/NextEditPromptEngine.ts (template), "
+    "templating/instinct.ts and its fixtures templating/instinct.vitest.ts (blocks), "
+    "providers/InstinctNextEditProvider.ts, NextEditProvider.ts (a fine-tuned endpoint gets the user "
+    "turn alone), context/processNextEditData.ts with autocomplete/templating/AutocompleteTemplate.ts "
+    "(the context: Codestral-style items, the current file's prefix last; no fixture of the composed "
+    "block, so it follows the code)",
     "patterns": ["*instinct*"],
     "edit": {
         "chat": True,
-        "system": INSTINCT_SYSTEM,
+        # no system message: Continue sends a fine-tuned endpoint (all of its endpoints) the user
+        # turn alone (NextEditProvider.ts: ``endpointType === "fineTuned" ? [prompts[1]] : prompts``)
         "template": INSTINCT_USER_PREFIX + "\n\n### Context:\n{files}\n\n### User Edits:\n\n{history}\n\n"
         "### User Excerpt:\n{path}\n\n{excerpt}```\n### Response:",
-        "file_item": "<|context_file|>: {path}\n<|snippet|>\n{content}",
+        # the context as Continue makes it: Codestral-style items ("+++++ path \ncontent", joined by
+        # blank lines, the current file's prefix last) turned into <|context_file|> / <|snippet|>
+        "file_item": "<|context_file|>: {path} \n<|snippet|>\n{content}",
+        "file_sep": "\n",
+        "files_block": "{items}\n<|context_file|>: {path}\n<|snippet|>\n{prefix}",
+        "files_empty": "{prefix}",
         "history_item": 'User edited file "{path}"\n\n```diff\n{diff}\n```',
         "history_sep": "\n",
-        "excerpt": "{before}<|editable_region_start|>\n{region}<|editable_region_end|>{after_lines}",
+        # editHistoryBlock drops the diffs' blank lines and lists the newest edit first
+        "history_keep_blank": False,
+        "history_newest_first": True,
+        # currentFileContentBlock: the file's lines (split on "\n": at the end of a file ending in
+        # a line break, the empty last row too) joined by "\n" with the markers as lines
+        "excerpt": "{before}<|editable_region_start|>\n{region_line}\n<|editable_region_end|>{after_line}",
         "cursor": "<|user_cursor_is_here|>",
         # a window of 25 lines either side of the cursor; the region from 1 line above to 5 below
         "context_lines_before": 24,
@@ -525,21 +580,28 @@ BUILTIN_RECORDS["instinct"] = {
             "start": "<|editable_region_start|>",
             "end": ["<|editable_region_end|>"],
             "strip": ["<|user_cursor_is_here|>"],
+            "end_break": True,
         },
     },
 }
 BUILTIN_RECORDS["sweep-next-edit"] = {
     "description": "Sweep Next-Edit 0.5B-7B (Qwen2.5-Coder fine-tunes): original/current/updated blocks.",
-    "source": "sweepai/cursortab.nvim server/provider/sweep/sweep.go "
-    "@69dd263e0e3fa2e111165a9ec65c400151ad563f (prompt, 21-line window, stops); "
-    "sweepai/vscode-nes src/local/completions.ts "
-    "@9bce2d776b4070ceff548e4b10b381f3cc701053; blog.sweep.dev/posts/oss-next-edit",
-    "patterns": ["*sweep-next-edit*", "*sweep_next_edit*", "*sweep-nes*"],
+    "source": "sweepai/cursortab.nvim @bc06a8ffa07ff538da188699a40cacd6d87b4eed: "
+    "server/provider/sweep/sweep.go (prompt, stops) and sweep_test.go; server/provider/processors.go "
+    "FormatDiffHistoryOriginalUpdated and processors_test.go; server/buffer/buffer.go "
+    "extractGranularDiffs (history blocks hold only the changed lines). Its tests assert substrings: "
+    "the goldens' full texts follow its code. sweepai/vscode-nes src/local/completions.ts "
+    "@9bce2d776b4070ceff548e4b10b381f3cc701053; the sweep-next-edit-1.5B model card's run_model.py "
+    "(no expected output there: not a golden); blog.sweep.dev/posts/oss-next-edit",
+    "patterns": ["*sweep-next-edit*", "*sweep_next_edit*", "*sweep-nes*", "*sweep next edit*"],
     "edit": {
         "template": "{files}{history}<|file_sep|>original/{path}\n{original}<|file_sep|>current/{path}\n"
         "{excerpt}<|file_sep|>updated/{path}\n",
         "file_item": "<|file_sep|>{path}\n{content}",
+        # one block per contiguous change, holding only the changed lines (cursortab's
+        # extractGranularDiffs + FormatDiffHistoryOriginalUpdated; the model card's recent_diffs)
         "history_item": "<|file_sep|>{path}.diff\noriginal:\n{old}\nupdated:\n{new}\n",
+        "history_per_change": True,
         "excerpt": "{region}",
         # the window is the region: 10 lines above the cursor's line and 10 below
         "context_lines_before": 0,
@@ -553,7 +615,8 @@ BUILTIN_RECORDS["sweep-next-edit"] = {
 BUILTIN_RECORDS["edit-chat"] = {
     "description": "Edit predictions from any instruction/chat model: the region between markers, "
     "the rewrite between <REWRITE> and </REWRITE>.",
-    "source": "ours (the markers follow Zeta 1 and Instinct)",
+    "source": "ours (the markers follow Zeta 1 and Instinct): no source fixture, the goldens in "
+    "tests/golden/edit_prompts are our own",
     "edit": {
         "chat": True,
         "system": EDIT_CHAT_SYSTEM,

@@ -17,6 +17,7 @@ newest first, and the other files, nearest first, while they fit :data:`DEFAULT_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -24,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from .context import display_path, language_tag
 from .errors import PromptError
-from .styles import EditAnswerSpec, EditSpec, PromptStyle
+from .styles import BlockSpec, EditAnswerSpec, EditSpec, PromptStyle
 
 # Characters of recent edits and other files a prompt may carry besides the excerpt.
 DEFAULT_CONTEXT_CHARS = 12_000
@@ -54,6 +55,9 @@ class EditPromptRequest(BaseModel):
     context_chars: int = Field(default=DEFAULT_CONTEXT_CHARS, ge=0)
     # at least this many lines shown before the region (an error fix's comment block above its line)
     min_lines_before: int = Field(default=0, ge=0)
+    # a notebook cell: shown as ending in a line break, as a notebook is written as a script, so a
+    # format's closing text (a fence, a marker) never lands on its last line
+    cell: bool = False
 
 
 class BuiltEditPrompt(BaseModel):
@@ -67,6 +71,16 @@ class BuiltEditPrompt(BaseModel):
     before: str = ""
     after: str = ""
     notes: list[str] = Field(default_factory=list)
+    # the rendered parts of ``prompt`` (``files``, ``history``, ``excerpt``): what golden cases
+    # compare with a source's own expected blocks
+    sections: dict[str, str] = Field(default_factory=dict)
+    # what a line-end answer (``answer.end_break``) gets back at its end: the region's final line
+    # break, where the region does not end the text
+    answer_tail: str = ""
+    # the region as the prompt wrote it (line-end form, no cursor marker): what a marker-span answer
+    # (``answer.marker_span``) is spliced into, and what tells a line-end answer's own final line
+    # break (``answer.end_break``, an answer without the end marker) from the region's
+    answer_base: str = ""
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -167,6 +181,8 @@ class DiffSides:
     old: str
     new: str
     lines: list[str] = field(default_factory=list)
+    # each contiguous block of removed/added lines: (removed lines, added lines), without context
+    changes: list[tuple[str, str]] = field(default_factory=list)
 
 
 def diff_sides(diff: str) -> DiffSides:
@@ -175,19 +191,27 @@ def diff_sides(diff: str) -> DiffSides:
     kept: list[str] = []
     old: list[str] = []
     new: list[str] = []
+    changes: list[tuple[list[str], list[str]]] = []
+    open_block = False
     started = False
     for line in diff.split("\n"):
         if not started and (not line or line.startswith(_DIFF_HEADERS)):
             continue
         started = True
         kept.append(line)
-        if line.startswith("@@") or line.startswith("\\"):
+        if line.startswith("\\"):
             continue
-        if line.startswith("-"):
-            old.append(line[1:])
-        elif line.startswith("+"):
-            new.append(line[1:])
+        if line.startswith("@@"):
+            open_block = False
+            continue
+        if line.startswith(("-", "+")):
+            if not open_block:
+                changes.append(([], []))
+                open_block = True
+            (old if line[0] == "-" else new).append(line[1:])
+            changes[-1][0 if line[0] == "-" else 1].append(line[1:])
         else:
+            open_block = False
             body = line[1:] if line.startswith(" ") else line
             old.append(body)
             new.append(body)
@@ -196,7 +220,8 @@ def diff_sides(diff: str) -> DiffSides:
     while old and not old[-1] and new and not new[-1]:
         old.pop()
         new.pop()
-    return DiffSides("\n".join(kept), "\n".join(old), "\n".join(new), kept)
+    blocks = [("\n".join(a), "\n".join(b)) for a, b in changes]
+    return DiffSides("\n".join(kept), "\n".join(old), "\n".join(new), kept, blocks)
 
 
 def _fmt(template: str, **fields: str) -> str:
@@ -212,6 +237,105 @@ def _block(items: list[str], sep: str, block: str, empty: str) -> str:
     return _fmt(block, items=sep.join(items))
 
 
+_CLOSING_TAILS = ("break", "continue", "return", "throw", "end")
+
+
+def _good_block_start(line: str) -> bool:
+    t = line.strip()
+    return bool(t) and not t.startswith(("}", "]", ")")) and t.rstrip(";") not in _CLOSING_TAILS
+
+
+def block_offsets(text: str, spec: BlockSpec) -> list[int]:
+    """Where ``text`` is cut into blocks (offsets of line starts; the first is 0, the last
+    ``len(text)``): see :class:`~.styles.BlockSpec`."""
+    if not text:
+        return [0, 0]
+    rows = text.split("\n")
+    if text.endswith("\n") and len(rows) > 1:
+        rows.pop()  # no row after the final line break
+    starts = [0]
+    for row in rows[:-1]:
+        starts.append(starts[-1] + len(row) + 1)
+    blank = [not r.strip() for r in rows]
+    good = [_good_block_start(r) for r in rows]
+
+    def nudged(i: int) -> int:
+        return next((j for j in range(i, min(len(rows), i + spec.nudge_lines)) if good[j]), i)
+
+    cuts = [0]
+    last = 0
+    i = 0
+    while i < len(rows):
+        size = i - last
+        if size >= spec.min_lines and i > 0 and blank[i - 1] and not blank[i]:
+            at = i if good[i] else nudged(i)
+            if len(rows) - at >= spec.min_lines and starts[at] > cuts[-1]:
+                cuts.append(starts[at])
+                last, i = at, at + 1
+                continue
+        if size >= spec.max_lines:
+            at = nudged(i)
+            if starts[at] > cuts[-1]:
+                cuts.append(starts[at])
+                last, i = at, at + 1
+                continue
+        i += 1
+    if cuts[-1] != len(text):
+        cuts.append(len(text))
+    return cuts
+
+
+def _marker(spec: BlockSpec, n: int) -> str:
+    return spec.marker.replace("{n}", str(n))
+
+
+def write_blocks(text: str, cursor: int, cursor_marker: str, spec: BlockSpec) -> str:
+    """``text`` cut into blocks, each after its marker on a line of its own, the last marker after
+    them; ``cursor_marker`` at ``cursor`` (an offset in ``text``)."""
+    cuts = block_offsets(text, spec)
+    out = ""
+    placed = False
+    for k, at in enumerate(cuts):
+        if out and not out.endswith("\n"):
+            out += "\n"
+        out += _marker(spec, k + 1)
+        if k + 1 < len(cuts):
+            block = text[at : cuts[k + 1]]
+            if not placed and at <= cursor <= cuts[k + 1]:
+                placed = True
+                block = block[: cursor - at] + cursor_marker + block[cursor - at :]
+            out += "\n" + block
+    return out
+
+
+def _history_items(request: EditPromptRequest, spec: EditSpec, path: str) -> list[str]:
+    """The recent edits' history items, newest first: one per edit, or with ``history_per_change``
+    one per block of changed lines (only those lines, as Sweep's client writes them)."""
+    out: list[str] = []
+    for edit in reversed(request.recent_edits):
+        diff = edit.diff
+        if not spec.history_keep_blank:
+            diff = "\n".join(line for line in diff.split("\n") if line.strip())
+        sides = diff_sides(diff)
+        if not sides.hunks:
+            continue
+        name = display_path(edit.path, request.language) if edit.path else path
+        blocks = sides.changes if spec.history_per_change else [(sides.old, sides.new)]
+        items = [
+            _fmt(
+                spec.history_item,
+                path=name,
+                diff=sides.hunks,
+                diff_lines=sides.hunks + "\n",
+                old=old,
+                new=new,
+            )
+            for old, new in blocks
+        ]
+        out.extend(reversed(items))  # reversed again with the rest: an edit's blocks stay in order
+    return out
+
+
 def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEditPrompt:
     """The next-edit prompt of ``request`` in ``style``'s ``edit`` format."""
     spec = style.edit
@@ -221,9 +345,14 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
     cursor = request.cursor
     if cursor > len(text):
         raise PromptError("bad_cursor", f"The cursor ({cursor}) lies past the document's end ({len(text)}).")
-    if request.region is not None:
-        start, end = snap_region(text, cursor, request.region)
-    else:
+    region_given = request.region
+    if region_given is not None:
+        start, end = snap_region(text, cursor, region_given)
+    if request.cell and text and not text.endswith("\n"):
+        if region_given is not None and end == len(text):
+            end += 1  # the line break the cell is shown with
+        text += "\n"
+    if region_given is None:
         start, end = line_region(text, cursor, spec.region_lines_above, spec.region_lines_below)
     start, end, notes = _bound_region(text, cursor, start, end)
     path = display_path(request.path, request.language)
@@ -232,37 +361,44 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
         lines_before = max(lines_before, request.min_lines_before)
     before = _lines_before(text, start, lines_before)
     after = _lines_after(text, end, spec.context_lines_after)
-    region = _with_nl(text[start:cursor] + spec.cursor + text[cursor:end])
+    marked = text[start:cursor] + spec.cursor + text[cursor:end]
+    region = _with_nl(marked)
+    # Line-end ranges (zed, Continue): the region ends at the end of its last line, before its line
+    # break, which then opens the text after it; at the end of a file that ends in a line break the
+    # empty row after it is the region's last line, so the break stays in the region.
+    ctx_end = end + len(after)
+    tail = end - 1 if end < len(text) and text[end - 1 : end] == "\n" else end
+    region_line = marked[: len(marked) - (end - tail)]
+    after_line = text[tail:ctx_end]
+    after_line_nl = _with_nl(after_line)
+    if ctx_end < len(text):
+        after_line = after_line.removesuffix("\n")
+    base = text[start:tail]
+    region_blocks = write_blocks(base, cursor - start, spec.cursor, spec.blocks) if spec.blocks else ""
     budget = request.context_chars
 
     history: list[str] = []
-    original = text[start:end]
-    for i, edit in enumerate(reversed(request.recent_edits)):  # newest first while they fit
-        sides = diff_sides(edit.diff)
-        if not sides.hunks:
-            continue
-        item = _fmt(
-            spec.history_item,
-            path=display_path(edit.path, request.language) if edit.path else path,
-            diff=sides.hunks,
-            old=sides.old,
-            new=sides.new,
-        )
+    items = _history_items(request, spec, path)
+    for i, item in enumerate(items):  # newest first while they fit
         if len(item) > budget:
-            notes.append(f"{len(request.recent_edits) - i} older recent edits left out (prompt budget).")
+            notes.append(f"{len(items) - i} older recent edits left out (prompt budget).")
             break
         budget -= len(item)
         history.append(item)
-        if i == 0 and (edit.path is None or edit.path == request.path) and sides.new:
-            # the region before the most recent edit (Sweep's original/): its new side, where it
-            # stands once in the region, back to its old side
-            if original.count(sides.new) == 1:
-                original = original.replace(sides.new, sides.old, 1)
-    history.reverse()  # oldest first, as the formats list them
+    original = text[start:end]
+    newest = request.recent_edits[-1] if request.recent_edits else None
+    if newest is not None and (newest.path is None or newest.path == request.path):
+        # the region before the most recent edit (Sweep's original/): its new side, where it
+        # stands once in the region, back to its old side
+        sides = diff_sides(newest.diff)
+        if sides.new and original.count(sides.new) == 1:
+            original = original.replace(sides.new, sides.old, 1)
+    if not spec.history_newest_first:
+        history.reverse()  # oldest first, as most formats list them
 
     files: list[str] = []
     for name, content in request.files.items():
-        item = _fmt(spec.file_item, path=name, content=_with_nl(content))
+        item = _fmt(spec.file_item, path=name, content=_with_nl(content), content_text=content)
         if len(item) > budget:
             notes.append("Other files left out or cut (prompt budget).")
             break
@@ -275,19 +411,24 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
         "start_of_file": spec.start_of_file if len(before) == start else "",
         "before": before,
         "region": region,
+        "region_line": region_line,
+        "region_blocks": region_blocks,
         "after": after,
         "after_nl": _with_nl(after),
         "after_lines": "\n" + after.removesuffix("\n") if after else "",
+        "after_line": after_line,
+        "after_line_nl": after_line_nl,
         "original": _with_nl(original),
+        "prefix": text[start - len(before) : cursor],
     }
     excerpt = _fmt(spec.excerpt, **fields)
-    body = _fmt(
-        spec.template,
-        **fields,
-        files=_block(files, spec.file_sep, spec.files_block, spec.files_empty),
-        history=_block(history, spec.history_sep, spec.history_block, spec.history_empty),
-        excerpt=excerpt,
+    files_text = (
+        _fmt(spec.files_block, items=spec.file_sep.join(files), path=path, prefix=fields["prefix"])
+        if files
+        else _fmt(spec.files_empty, path=path, prefix=fields["prefix"])
     )
+    history_text = _block(history, spec.history_sep, spec.history_block, spec.history_empty)
+    body = _fmt(spec.template, **fields, files=files_text, history=history_text, excerpt=excerpt)
     messages: list[dict[str, str]] | None = None
     if spec.chat:
         system = _fmt(spec.system, path=path, language_tag=fields["language_tag"]) if spec.system else ""
@@ -300,11 +441,27 @@ def build_edit_prompt(request: EditPromptRequest, style: PromptStyle) -> BuiltEd
         stop=list(spec.stop),
         style=style.name,
         region_start=start,
-        region_end=end,
+        region_end=min(end, len(request.text)),
         before=before,
         after=after,
         notes=notes,
+        sections={"files": files_text, "history": history_text, "excerpt": excerpt},
+        answer_tail="\n" if (spec.answer.end_break or spec.answer.marker_span) and tail < end else "",
+        answer_base=base if spec.blocks or spec.answer.end_break else "",
     )
+
+
+def completion_prompt(built: BuiltEditPrompt, spec: EditSpec) -> str:
+    """A chat format's messages as one prompt for an endpoint without a chat API, in the model's
+    own chat template (``completion_system`` / ``completion_user`` of the record: ChatML for the
+    Qwen-based models), never the messages joined by blank lines."""
+    if not built.messages:
+        return built.prompt
+    out: list[str] = []
+    for m in built.messages:
+        template = spec.completion_system if m["role"] == "system" else spec.completion_user
+        out.append(template.replace("{content}", m["content"]))
+    return "".join(out) + spec.completion_assistant
 
 
 AnswerKind = Literal["rewrite", "no_edits", "wrong_format", "unterminated", "empty"]
@@ -346,12 +503,58 @@ def _strip_fences(text: str) -> str:
     return text
 
 
-def parse_edit_answer(answer: str, spec: EditAnswerSpec | EditSpec) -> ParsedAnswer:
-    """Read the rewritten region from a model's answer (see :class:`~.styles.EditAnswerSpec`)."""
+def _trailing_breaks(text: str) -> int:
+    return len(text) - len(text.rstrip("\n"))
+
+
+def _strip_marker(text: str, marker: str) -> str:
+    """``text`` without ``marker``; a line that holds only the marker goes with it."""
+    lines = text.split("\n")
+    kept = [line for line in lines if line != marker]
+    if len(kept) < len(lines) and text.endswith("\n" + marker):
+        kept.append("")  # the marker ended the text: the line break before it stays
+    return "\n".join(kept).replace(marker, "")
+
+
+def _marker_span(answer: str, blocks: BlockSpec, base: str, tail: str) -> ParsedAnswer:
+    """A marker-span answer spliced into the region ``base`` (see :class:`~.styles.BlockSpec`)."""
+    head, _, rest = blocks.marker.partition("{n}")
+    pattern = re.compile(re.escape(head) + r"(\d+)" + re.escape(rest))
+    tags = list(pattern.finditer(answer))
+    if not tags:
+        return ParsedAnswer(kind="wrong_format")
+    if len(tags) == 1:
+        return ParsedAnswer(kind="unterminated")  # the span never closed
+    first, last = tags[0], tags[-1]
+    a, b = int(first.group(1)), int(last.group(1))
+    if a == b:
+        return ParsedAnswer(kind="no_edits")
+    cuts = block_offsets(base, blocks)
+    if not (1 <= a <= len(cuts) and 1 <= b <= len(cuts)) or cuts[a - 1] > cuts[b - 1]:
+        return ParsedAnswer(kind="wrong_format")
+    new = answer[first.end() : last.start()].removeprefix("\n")
+    new = pattern.sub("", re.sub(pattern.pattern + "\n", "", new))  # markers echoed inside
+    old = base[cuts[a - 1] : cuts[b - 1]]
+    if old.endswith("\n") and new and not new.endswith("\n"):
+        new += "\n"
+    elif not old.endswith("\n") and new.endswith("\n"):
+        new = new[:-1]
+    return ParsedAnswer(kind="rewrite", text=base[: cuts[a - 1]] + new + base[cuts[b - 1] :] + tail)
+
+
+def parse_edit_answer(
+    answer: str, spec: EditAnswerSpec | EditSpec, tail: str = "", base: str = ""
+) -> ParsedAnswer:
+    """Read the rewritten region from a model's answer (see :class:`~.styles.EditAnswerSpec`);
+    ``tail`` / ``base``: :attr:`BuiltEditPrompt.answer_tail` / ``answer_base`` of its prompt."""
     a = spec.answer if isinstance(spec, EditSpec) else spec
     text = answer
     for marker in a.strip:
-        text = text.replace(marker, "")
+        text = _strip_marker(text, marker)
+    if a.marker_span:
+        if not isinstance(spec, EditSpec) or spec.blocks is None:
+            raise PromptError("bad_style", "A marker-span answer needs the format's blocks.")
+        return _marker_span(text, spec.blocks, base, tail)
     if a.no_edits and text.lstrip().startswith(a.no_edits):
         return ParsedAnswer(kind="no_edits")
     if a.start:
@@ -372,6 +575,12 @@ def parse_edit_answer(answer: str, spec: EditAnswerSpec | EditSpec) -> ParsedAns
         text = _strip_fences(text)
     if not text.strip() and not answer.strip():
         return ParsedAnswer(kind="empty")
+    if a.end_break:
+        if ends:
+            text = text.removesuffix("\n")  # the line break before the end marker is the format's
+        elif _trailing_breaks(text) > _trailing_breaks(base):
+            text = text[:-1]  # one more than the region's own: the answer's, not the region's
+        text += tail
     return ParsedAnswer(kind="rewrite", text=text)
 
 
@@ -381,7 +590,9 @@ __all__ = [
     "EditPromptRequest",
     "ParsedAnswer",
     "RecentEditText",
+    "block_offsets",
     "build_edit_prompt",
+    "completion_prompt",
     "diff_sides",
     "line_region",
     "parse_edit_answer",

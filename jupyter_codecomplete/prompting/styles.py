@@ -156,6 +156,13 @@ EDIT_FIELDS = frozenset(
         "after",
         "after_nl",
         "after_lines",
+        "after_line",
+        "after_line_nl",
+        "region_line",
+        "prefix",
+        "diff_lines",
+        "content_text",
+        "region_blocks",
         "original",
         "comment",
         "n",
@@ -176,7 +183,8 @@ class EditAnswerSpec(BaseModel):
     ``require_start`` / ``require_end``: an answer without them is in the wrong format / never
     ended, and gives no edit. ``no_edits``:
     an answer that starts with it means "nothing to change". ``strip``: markers removed first (the
-    cursor marker a model may echo). ``fences``: a Markdown fence around the region is removed.
+    cursor marker a model may echo; a line holding only a marker goes with it, so an echoed region
+    marker adds no blank line). ``fences``: a Markdown fence around the region is removed.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -187,6 +195,29 @@ class EditAnswerSpec(BaseModel):
     no_edits: str | None = None
     strip: list[str] = Field(default_factory=list)
     fences: bool = True
+    # The answer names a span of the region's numbered blocks (``EditSpec.blocks``): its first and
+    # last block markers and the new text between them; the same marker twice: no edit.
+    marker_span: bool = False
+    # The prompt wrote the region in line-end form (``{region_line}`` then a line break before the
+    # end marker): one line break before the end marker is the format's; an answer without it
+    # (the region's lines joined by line breaks, as Instinct was trained to answer) keeps its own
+    # unless it ends in more than the region does; the region's own final line break is given back
+    # where the region does not end the text.
+    end_break: bool = False
+
+
+class BlockSpec(BaseModel):
+    """A region cut into numbered blocks at line starts (zed's multi-region formats): a block has
+    at least ``min_lines`` lines and is cut at ``max_lines``; a block prefers to start after a
+    blank line, and at a line that is neither blank nor a closing tail (``}``, ``)``, ``]``,
+    ``return``, ``end`` ...), looking up to ``nudge_lines`` lines further for one. ``marker`` is
+    written before each block and after the last (``{n}``: 1, 2, ...)."""
+
+    model_config = ConfigDict(extra="forbid")
+    marker: str = "<|marker_{n}|>"
+    min_lines: int = Field(default=6, ge=1)
+    max_lines: int = Field(default=16, ge=1)
+    nudge_lines: int = Field(default=5, ge=1)
 
 
 class EditSpec(BaseModel):
@@ -205,6 +236,16 @@ class EditSpec(BaseModel):
     ending in a line break), ``{after_lines}`` (a line break and ``{after}`` without its last one,
     or nothing), ``{start_of_file}`` (``start_of_file`` when the excerpt starts the document),
     ``{original}`` (the region before the most recent edit, or as it is, with a final line break).
+    Line-end fields, as zed and Continue cut a file (a range ends at the end of its last line,
+    before its line break; in a file ending in a line break the empty row after it is the last
+    line): ``{region_line}`` (the region with the cursor, without its final line break unless it
+    ends the file), ``{after_line}`` (from that line break to the end of the context's last line;
+    at the end of the file, its final line break included), ``{after_line_nl}`` (the same, ending
+    in a line break), ``{prefix}`` (the shown text from the excerpt's start to the cursor). History
+    items also get ``{diff_lines}`` (the hunks, each line ending in a line break, as zed's event
+    diffs); file items ``{content_text}`` (the content as it is). With ``blocks``:
+    ``{region_blocks}`` (the region in line-end form cut into numbered blocks, each after its
+    marker on a line of its own, the last marker after them).
     ``cell_separator`` heads each cell when a notebook is shown as one document (an edit
     prediction with ``scope="notebook"``, ``prompting/notebook_document.py``): ``{comment}`` is
     the language's line-comment marker, ``{n}`` the cell's place in the notebook, ``{run}`` its
@@ -234,6 +275,21 @@ class EditSpec(BaseModel):
     region_lines_below: int = Field(default=5, ge=0)
     stop: list[str] = Field(default_factory=list)
     answer: EditAnswerSpec = Field(default_factory=EditAnswerSpec)
+    # the recent edits: one item per block of changed lines (``{old}`` / ``{new}`` only those
+    # lines), the diffs' blank lines kept, the newest edit first
+    history_per_change: bool = False
+    # the region cut into numbered blocks: ``{region_blocks}`` (the region in line-end form, each
+    # block after its marker, the cursor marked) and an answer that names a span of blocks
+    blocks: BlockSpec | None = None
+    history_keep_blank: bool = True
+    history_newest_first: bool = False
+    # A chat format (``chat``) sent to an endpoint without a chat API: each message in the model's
+    # own chat template (``{content}``), then the assistant's turn opened; ChatML (Qwen) unless
+    # the record says otherwise. ``completion_stop``: the turn's end, added to ``stop`` there.
+    completion_system: str = "<|im_start|>system\n{content}<|im_end|>\n"
+    completion_user: str = "<|im_start|>user\n{content}<|im_end|>\n"
+    completion_assistant: str = "<|im_start|>assistant\n"
+    completion_stop: list[str] = Field(default_factory=lambda: ["<|im_end|>", "<|endoftext|>"])
     # jupytext's "percent" script form of a notebook (``# %%`` cells), which code models have read
     cell_separator: str = "{comment} %% [{n}]{run}"
 

@@ -119,6 +119,8 @@ def summarize(rows: Sequence[dict[str, Any]], *, now: float | None = None) -> di
         "by_trigger": _by(rows, "trigger"),
         "by_language": _by(rows, "language"),
         "by_line_kind": _by(rows, "line_kind"),
+        # edit predictions (trigger "edit") per next-edit format the model was asked in
+        "by_edit_format": _by([r for r in rows if r["trigger"] == "edit"], "style"),
         "by_accept_kind": [g for g in _by([r for r in rows if r["accept_kind"]], "accept_kind")],
         "latency_histogram": latency_histogram(rows),
         "per_day": per_day(rows),

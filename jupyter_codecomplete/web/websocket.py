@@ -1,9 +1,11 @@
 """The inline completion websocket, ``api/codecomplete/inline``: parse, authorize, dispatch, write.
 
 One socket per browser tab. Requests are numbered; each runs as a tracked task. A newer
-completion request supersedes (cancels) the older ones on the same socket, an explicit
-``cancel`` stops one, and closing the socket stops all: cancelling the task closes the upstream
-HTTP stream. Every failure becomes a reply carrying the request number; the socket stays open.
+request supersedes (cancels) the older ones *of its own kind* on the same socket (a completion the
+older completions, an edit prediction the older edit predictions: an automatic edit prediction and
+the inline completion typed at the same time are both answered), an explicit ``cancel`` stops
+one, and closing the socket stops all: cancelling the task closes the upstream HTTP stream.
+Every failure becomes a reply carrying the request number; the socket stays open.
 
 A client that speaks protocol 2 (it answers ``hello``) gets stream deltas. What leaves when, and
 how much may wait for a slow client (``max_queued_bytes``: past it the request is ended, past twice
@@ -151,6 +153,8 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         # each one until the previous is acknowledged (+20 ms to the first chunk, measured).
         self.set_nodelay(True)
         self._tasks: dict[int, asyncio.Task[None]] = {}
+        # each running request's kind (its message type): a newer one supersedes only its own kind
+        self._kinds: dict[int, str] = {}
         self.protocol_version = 1
         self._outbox = Outbox(functools.partial(frames.write_texts, self))
         self._usage_writes: set[asyncio.Task[int]] = set()
@@ -227,9 +231,10 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             self.start(msg)
 
     def start(self, msg: InlineCompletionRequest | EditPredictionRequest) -> None:
-        """A suggestion is asked for: it supersedes the older requests and any warm-up."""
+        """A suggestion is asked for: it supersedes the older requests of its kind and any warm-up."""
         WARM_SLOT.cancel()
-        for number in [n for n in self._tasks if n < msg.number]:
+        older = [n for n in self._tasks if n < msg.number and self._kinds.get(n) == msg.type]
+        for number in older:
             self.cancel(number, "superseded")
         if msg.number in self._tasks:
             self.reply_error(
@@ -238,6 +243,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             return
         task = asyncio.get_running_loop().create_task(self.serve(msg), name=f"codecomplete:{msg.number}")
         self._tasks[msg.number] = task
+        self._kinds[msg.number] = msg.type
         task.add_done_callback(functools.partial(self._forget, msg.number))
 
     def record_usage(self, msg: UsageMessage) -> None:
@@ -263,6 +269,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
     def _forget(self, number: int, task: asyncio.Task[None]) -> None:
         if self._tasks.get(number) is task:
             del self._tasks[number]
+            self._kinds.pop(number, None)
         if not task.cancelled() and task.exception() is not None:
             self.log.error("codecomplete task #%s crashed", number, exc_info=task.exception())
 
@@ -274,6 +281,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
     def cancel(self, number: int, why: str) -> bool:
         """Stop request ``number`` and answer it; False when it was not running."""
         task = self._tasks.pop(number, None)
+        self._kinds.pop(number, None)
         self._outbox.forget(number)
         if task is None or task.done():
             return False
@@ -378,3 +386,4 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         for task in list(getattr(self, "_tasks", {}).values()):
             task.cancel()
         self._tasks = {}
+        self._kinds = {}

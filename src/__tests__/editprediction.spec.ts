@@ -107,6 +107,57 @@ describe('the edit prediction view', () => {
     view.destroy();
   });
 
+  it('keeps a prediction while the user types its inserted text, shrinking it', () => {
+    const view = makeView();
+    const end = CELL.indexOf('len(items)') + 'len(items)'.length;
+    view.dispatch({ selection: { anchor: end } });
+    showPrediction(view, [{ from: end, to: end, insert: ' + 1' }]);
+    // typed one character at a time, as the editor does
+    view.dispatch({ changes: { from: end, insert: ' ' }, selection: { anchor: end + 1 } });
+    expect(currentPrediction(view)?.edits).toEqual([{ from: end + 1, to: end + 1, insert: '+ 1' }]);
+    view.dispatch({ changes: { from: end + 1, insert: '+' }, selection: { anchor: end + 2 } });
+    expect(currentPrediction(view)?.edits).toEqual([{ from: end + 2, to: end + 2, insert: ' 1' }]);
+    const ghost = view.dom.querySelector(`.${EditPredictionClasses.inserted}`);
+    expect(ghost?.textContent).toBe(' 1');
+    // Tab applies the rest: the line reads as predicted
+    expect(applyPrediction(view)).toBe(true);
+    expect(view.state.doc.toString()).toBe(CELL.replace('len(items)', 'len(items) + 1'));
+    view.destroy();
+  });
+
+  it('keeps the other edits of a replacement typed after the text it removes', () => {
+    const view = makeView();
+    const edits = rename(CELL);
+    showPrediction(view, edits);
+    const [first, second] = edits;
+    // the user types "pr" where the first edit's "prices" goes (after "items")
+    view.dispatch({ changes: { from: first.to, insert: 'pr' } });
+    const left = currentPrediction(view)?.edits;
+    expect(left).toEqual([
+      { from: first.from, to: first.to, insert: '' },
+      { from: first.to + 2, to: first.to + 2, insert: 'ices' },
+      { from: second.from + 2, to: second.to + 2, insert: 'prices' }
+    ]);
+    applyPrediction(view);
+    expect(view.state.doc.toString()).toBe(RENAMED);
+    view.destroy();
+  });
+
+  it('drops the prediction when the typing disagrees with it, or when all of it is typed', () => {
+    const view = makeView();
+    const end = CELL.indexOf('len(items)') + 'len(items)'.length;
+    showPrediction(view, [{ from: end, to: end, insert: ' + 1' }]);
+    view.dispatch({ changes: { from: end, insert: '-' } }); // not what it predicted
+    expect(currentPrediction(view)).toBeNull();
+    showPrediction(view, [{ from: end + 1, to: end + 1, insert: 'x' }]);
+    view.dispatch({ changes: { from: end + 1, insert: 'x' } }); // typed all of it
+    expect(currentPrediction(view)).toBeNull();
+    showPrediction(view, [{ from: end, to: end, insert: ' + 1' }]);
+    view.dispatch({ changes: { from: end - 1, to: end } }); // a deletion
+    expect(currentPrediction(view)).toBeNull();
+    view.destroy();
+  });
+
   it('shows a pure insertion at the cursor as ordinary ghost text', () => {
     const view = makeView();
     const end = CELL.indexOf('len(items)') + 'len(items)'.length;

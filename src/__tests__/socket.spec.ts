@@ -1,5 +1,5 @@
 import { CompletionError, CompletionSocket, SOCKET_PATH } from '../socket';
-import { FakeWebSocket, flush, ManualTimers, requestBody } from './fakes';
+import { connectedSocket, FakeWebSocket, flush, ManualTimers, requestBody } from './fakes';
 
 function makeSocket(timers = new ManualTimers()) {
   FakeWebSocket.reset();
@@ -111,6 +111,51 @@ describe('CompletionSocket', () => {
       ].sort()
     );
     expect(sent[0].type).toBe('inline_completion');
+    socket.dispose();
+  });
+
+  it('keeps a completion and an edit prediction in flight together, each answered by number', async () => {
+    const { socket, ws } = connectedSocket();
+    const completion = socket.request(requestBody());
+    const edit = socket.requestEdit({
+      version: 1,
+      path: 'a.ipynb',
+      language: 'python',
+      mime: null,
+      cell_id: 'c1',
+      text: 'x = 1\n',
+      cursor: 1,
+      region: null,
+      recent_edits: [],
+      trigger: 'auto',
+      cells_above: [],
+      cells_below: [],
+      files: []
+    });
+    expect(edit.number).not.toBe(completion.number); // one numbering on the socket
+    // neither request stops the other: no cancel goes out
+    expect(ws.sent.filter(m => m.type === 'cancel')).toEqual([]);
+    ws.receive({
+      type: 'edit_prediction',
+      reply_to: edit.number,
+      version: 1,
+      edits: [{ start: 0, end: 1, text: 'y' }],
+      region: { start: 0, end: 6 },
+      model: null,
+      notes: [],
+      error: null
+    });
+    ws.receive({
+      type: 'inline_completion',
+      reply_to: completion.number,
+      list: { items: [{ insertText: 'A', isIncomplete: false, token: null }] },
+      model: null,
+      notes: [],
+      error: null
+    });
+    expect((await edit.reply).edits).toEqual([{ start: 0, end: 1, text: 'y' }]);
+    expect((await completion.reply).list.items[0].insertText).toBe('A');
+    expect(socket.pendingNumbers).toEqual([]);
     socket.dispose();
   });
 

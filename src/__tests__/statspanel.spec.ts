@@ -77,4 +77,26 @@ describe('usageCharts', () => {
     const bins = [...key.keys()].sort((x, y) => key.get(x)! - key.get(y)!);
     expect(bins).toEqual(['200-300 ms', '300-500 ms', '750-1000 ms']);
   });
+
+  it('draws edit predictions per next-edit format when there are some', () => {
+    const byFormat = [group({ style: 'zeta1' }), group({ style: 'instinct', accept_rate: 0.5 })];
+    const base = {
+      per_day: [],
+      by_model: [],
+      by_trigger: [],
+      by_language: [],
+      latency_histogram: []
+    };
+    const trans = nullTranslator.load('jupyter_codecomplete');
+    const ids = (summary: object) => usageCharts(summary as IUsageSummary, trans).map(c => c.id);
+    expect(ids(base)).not.toContain('acceptance-by-style'); // an older server, or none yet
+    expect(ids({ ...base, by_edit_format: [] })).not.toContain('acceptance-by-style');
+    const charts = usageCharts(
+      { ...base, by_edit_format: byFormat } as unknown as IUsageSummary,
+      trans
+    );
+    const spec = charts.find(c => c.id === 'acceptance-by-style')?.spec as any;
+    expect(spec.data.values).toBe(byFormat);
+    expect(spec.encoding.x.field).toBe('style');
+  });
 });

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from jupyter_codecomplete.postprocess.edits import apply_edits, clean_edits
 from jupyter_codecomplete.prompting import (
     BUILTIN_STYLES,
     EditPromptRequest,
@@ -21,6 +22,8 @@ from jupyter_codecomplete.prompting import (
     build_edit_prompt,
     parse_edit_answer,
 )
+from jupyter_codecomplete.prompting.edits import block_offsets
+from jupyter_codecomplete.prompting.styles import BlockSpec
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 PROMPTS = sorted((GOLDEN / "edit_prompts").glob("*.json"))
@@ -50,8 +53,12 @@ def test_golden_edit_answer(path: Path) -> None:
     case = _load(path)
     edit = BUILTIN_STYLES[case["style"]].edit
     assert edit is not None
-    parsed = parse_edit_answer(case["answer"], edit)
+    parsed = parse_edit_answer(case["answer"], edit, case.get("tail", ""), case.get("base", ""))
     assert (parsed.kind, parsed.text) == (case["kind"], case["text"])
+    if "applied" in case:  # the document once the answer's edits are applied
+        start, end = case["region"]
+        cleaned = clean_edits(case["document"], start, end, parsed.text)
+        assert apply_edits(case["document"], cleaned.edits) == case["applied"]
 
 
 @pytest.mark.parametrize("name", EDIT_STYLES)
@@ -69,7 +76,7 @@ def test_every_next_edit_record_cites_its_source(name: str) -> None:
 
 
 def test_the_four_open_families_and_the_generic_format_exist() -> None:
-    assert {"zeta1", "zeta2", "instinct", "sweep-next-edit", "edit-chat"} <= set(EDIT_STYLES)
+    assert {"zeta1", "zeta2", "zeta2.1", "instinct", "sweep-next-edit", "edit-chat"} <= set(EDIT_STYLES)
 
 
 @pytest.mark.parametrize(
@@ -77,6 +84,11 @@ def test_the_four_open_families_and_the_generic_format_exist() -> None:
     [
         ("zed-industries/zeta", "zeta1"),
         ("zeta-2-seed-coder-8b.Q8_0.gguf", "zeta2"),
+        ("zed-industries/zeta-2.1", "zeta2.1"),
+        ("zeta-2.1-Q8_0.gguf", "zeta2.1"),
+        ("Zeta 2.1", "zeta2.1"),  # a GGUF's general.name
+        ("Zeta 2", "zeta2"),
+        ("Sweep Next Edit 1.5B", "sweep-next-edit"),
         ("continuedev/instinct", "instinct"),
         ("sweep-next-edit-1.5B.q8_0.gguf", "sweep-next-edit"),
         ("gpt-4o-mini", "edit-chat"),
@@ -85,6 +97,19 @@ def test_the_four_open_families_and_the_generic_format_exist() -> None:
 )
 def test_the_next_edit_style_follows_the_model_name(model: str, style: str) -> None:
     assert StyleRegistry().for_edits(model).name == style
+
+
+def test_blocks_are_cut_after_blank_lines_and_larger_blocks_cut_less() -> None:
+    # zed's multi_region test_compute_marker_offsets_v0318_uses_larger_block_sizes: the same text
+    # in 3-to-8-line blocks (V0316) and 6-to-16-line blocks (V0318)
+    text = "l1\nl2\nl3\n\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nl12\nl13\n"
+    small = block_offsets(text, BlockSpec(min_lines=3, max_lines=8))
+    large = block_offsets(text, BlockSpec(min_lines=6, max_lines=16))
+    assert len(large) < len(small)
+    assert small[0] == large[0] == 0 and small[-1] == large[-1] == len(text)
+    assert text.index("l5") in small  # after the blank line
+    assert all(text[i - 1] == "\n" for i in small[1:-1])
+    assert block_offsets("", BlockSpec()) == [0, 0]
 
 
 def test_a_user_record_adds_a_next_edit_format() -> None:
@@ -102,7 +127,7 @@ def test_a_user_record_adds_a_next_edit_format() -> None:
 
 def test_an_unknown_template_field_is_refused_when_the_record_loads() -> None:
     with pytest.raises(PromptError, match="unknown fields"):
-        StyleRegistry({"bad": {"edit": {"template": "{prefix}", "excerpt": "{region}"}}})
+        StyleRegistry({"bad": {"edit": {"template": "{suffix}", "excerpt": "{region}"}}})
 
 
 @pytest.mark.parametrize(("region", "cursor"), [((5, 2), 3), ((0, 99), 1), ((2, 4), 0)])

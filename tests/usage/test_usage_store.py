@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from jupyter_codecomplete.cli import format_stats
 from jupyter_codecomplete.protocol import UsageEvent
 from jupyter_codecomplete.usage import SCHEMA_VERSION, UsageStore, summarize
 from jupyter_codecomplete.usage.store import MIGRATIONS
@@ -232,6 +233,27 @@ def test_newer_schema_is_read_not_written(tmp_path: Path, caplog: pytest.LogCapt
     assert "newer than this version" in caplog.text
 
 
+def test_edit_predictions_are_summarized_per_format() -> None:
+    t0 = 1_700_000_000_000.0
+    rows = [
+        dict(event(1, shown_at=t0, trigger="edit", style="zeta1")),
+        dict(event(2, shown_at=t0 + 1, trigger="edit", style="zeta1", outcome="dismissed", accept_kind=None)),
+        dict(event(3, shown_at=t0 + 2, trigger="edit", style="instinct")),
+        dict(event(4, shown_at=t0 + 3, style="qwen2.5-coder")),  # a completion: not an edit format
+    ]
+    for r in rows:
+        r["col"] = r.pop("column")
+        r.pop("sample")
+    summary = summarize(rows)
+    groups = {g["style"]: (g["shown"], g["accepted"]) for g in summary["by_edit_format"]}
+    assert groups == {"instinct": (1, 1), "zeta1": (2, 1)}
+    # and `jupyter codecomplete stats` shows them in a table of their own
+    lines = format_stats(summary).splitlines()
+    assert any(line.startswith("EDIT FORMAT") for line in lines)
+    assert any(line.split()[:3] == ["zeta1", "2", "1"] for line in lines)
+    assert any(line.split()[:3] == ["instinct", "1", "1"] for line in lines)
+
+
 def test_summary_figures(tmp_path: Path) -> None:
     t0 = 1_700_000_000_000.0
     rows = [
@@ -250,6 +272,7 @@ def test_summary_figures(tmp_path: Path) -> None:
     # two one-minute gaps plus one typical gap (at least 30 s)
     assert total["editing_hours"] == pytest.approx((120 + 40) / 3600)
     assert {m["model"]: m["shown"] for m in out["by_model"]} == {"m": 2, "other": 1}
+    assert out["by_edit_format"] == []  # no edit predictions among them
     bins = {(h["model"], h["bin"]): h["count"] for h in out["latency_histogram"]}
     assert bins[("m", "100-200 ms")] == 2 and bins[("other", "2000-3000 ms")] == 1
 
