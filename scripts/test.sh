@@ -22,6 +22,7 @@ status=0
 step() { echo; echo "=== $1"; shift; "$@" || { echo "=== FAILED: $*"; status=1; }; }
 
 export TOKENIZERS_PARALLELISM=false
+export CODECOMPLETE_REQUIRE_LLAMA_CPP=1  # the setup above installed it: its tests must not skip
 step "ruff" ruff check jupyter_codecomplete tests benchmarks docs/_ext examples
 step "mypy (strict, pyproject.toml [tool.mypy])" mypy
 step "import layers and cycles (lint-imports, pyproject.toml [tool.importlinter])" lint-imports --no-cache

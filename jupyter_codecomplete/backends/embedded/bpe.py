@@ -97,14 +97,14 @@ class GgufTokenizer:
         tok.decoder = decoders.ByteLevel()
         specials = [
             AddedToken(text, special=True, normalized=False)
-            for text, kind in zip(tokens, types)
+            for text, kind in zip(tokens, types, strict=True)
             if kind in (CONTROL, USER_DEFINED) and text
         ]
         tok.add_special_tokens(specials)
         self._tok = tok
         self.n_vocab = len(tokens)
         self.control = frozenset(i for i, kind in enumerate(types) if kind in (CONTROL, UNUSED, UNKNOWN))
-        self.pieces: list[bytes] = [self._piece(text, kind) for text, kind in zip(tokens, types)]
+        self.pieces: list[bytes] = [self._piece(text, kind) for text, kind in zip(tokens, types, strict=True)]
 
     @staticmethod
     def _piece(text: str, kind: int) -> bytes:

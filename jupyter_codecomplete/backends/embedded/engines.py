@@ -30,7 +30,9 @@ LLAMA_CPP = "llama.cpp"
 NUMPY = "numpy"
 AUTO = "auto"
 ENGINES = (AUTO, NUMPY, LLAMA_CPP)
-INSTALL_HINT = "pip install 'jupyter_codecomplete[local]' (or ./scripts/setup.sh --local; it compiles llama.cpp once)"
+INSTALL_HINT = (
+    "pip install 'jupyter_codecomplete[local]' (or ./scripts/setup.sh --local; it compiles llama.cpp once)"
+)
 
 
 @dataclass
@@ -162,7 +164,8 @@ class LlamaCppEngine:
         if n_threads:
             kwargs["n_threads"] = n_threads
         self.llama = Llama(**kwargs)
-        self._add_bos = str(self.llama.metadata.get("tokenizer.ggml.add_bos_token", "false")).lower() == "true"
+        add_bos = self.llama.metadata.get("tokenizer.ggml.add_bos_token", "false")
+        self._add_bos = str(add_bos).lower() == "true"
         self._vocab = getattr(getattr(self.llama, "_model", None), "vocab", None)
 
     def n_ctx(self) -> int:

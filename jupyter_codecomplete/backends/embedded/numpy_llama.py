@@ -2,13 +2,15 @@
 
 Made for small models (the bundled demo: 7.4 M parameters, thousands of tokens per second are not
 needed, hundreds are plenty). The file is read by :mod:`.gguf` (bounded reads of the header, then
-each tensor's bytes); Q8_0 / F16 / F32 weights are turned into float32 once, at load. The forward pass is llama.cpp's for the llama architecture:
-RMSNorm, RoPE on adjacent pairs (llama.cpp's "normal" RoPE for this architecture) with the file's
-``rope.freq_base``, grouped-query attention when the file has fewer KV heads, SwiGLU. The KV cache
-lives as long as the model and is reused for the prompt prefix a request shares with the previous
-one (the warm cache: a prompt that only grew since the last keystroke computes only its new tokens).
-Keys and values are rounded through float16 as llama.cpp's default cache is, so that greedy outputs
-follow llama.cpp's (``tests/embedded/test_numpy_engine.py`` compares them).
+each tensor's bytes); Q8_0 / F16 / F32 weights are turned into float32 once, at load. The forward
+pass is llama.cpp's for the llama architecture: RMSNorm, RoPE on adjacent pairs (llama.cpp's
+"normal" RoPE for this architecture) with the file's ``rope.freq_base``, grouped-query attention
+when the file has fewer KV heads, SwiGLU. The KV cache lives as long as the model and is reused
+for the prompt prefix a request shares with the previous one (the warm cache: a prompt that only
+grew since the last keystroke computes only its new tokens). Keys and values are rounded through
+float16 as llama.cpp's default cache is, and activations to Q8_0 blocks before a product with Q8_0
+weights as llama.cpp does, so that greedy outputs follow llama.cpp's
+(``tests/embedded/test_numpy_engine.py`` compares them).
 
 :func:`unsupported_reason` says, from the metadata alone, why a file needs llama.cpp instead.
 Everything read from the file is checked against the shapes the metadata promise: a corrupt or
@@ -97,7 +99,9 @@ def check_file(path: str) -> str | None:
     return unsupported_reason(meta, [t.ggml_type for t in tensors])
 
 
-def _int(meta: dict[str, Any], key: str, default: int | None = None, low: int = 1, high: int = 1 << 24) -> int:
+def _int(
+    meta: dict[str, Any], key: str, default: int | None = None, low: int = 1, high: int = 1 << 24
+) -> int:
     value = meta.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise GGUFError(f"metadata {key!r} is {value!r}, not an integer in [{low}, {high}]")
@@ -202,6 +206,10 @@ class NumpyLlama:
         hp = self.hp = _hyper(meta, len(tokens))
         with open(path, "rb") as f:
             self._load_weights(f, path, hp, {t.name: t for t in infos})
+        # With Q8_0 matrices llama.cpp rounds each activation to Q8_0 blocks before the product;
+        # the same here, so that greedy choices follow llama.cpp's (a 10 % cost)
+        all_q8 = all(t.ggml_type == 8 for t in infos if len(t.shape) == 2)
+        self._act = self._q8 if all_q8 else self._same
         self.n_ctx = min(n_ctx if n_ctx > 0 else hp.n_ctx_train, hp.n_ctx_train, MAX_CTX_NUMPY)
         inv = hp.rope_theta ** (-np.arange(0, hp.n_rot, 2, dtype=np.float64) / hp.n_rot)
         if self.rope_factors is not None:
@@ -232,6 +240,8 @@ class NumpyLlama:
                 raise GGUFError(f"{path}: tensor {name!r} has shape {t.shape[::-1]}, expected {shape}")
             try:
                 w = _load_tensor(f, size, t)
+            except GGUFError as exc:
+                raise GGUFError(f"{path}: {exc}") from exc
             except OSError as exc:
                 raise GGUFError(f"{path}: tensor {name!r} cannot be read: {exc}") from exc
             return w
@@ -268,7 +278,23 @@ class NumpyLlama:
     # ------------------------------------------------------------------------------- forward pass
     def _rms(self, x: F32, w: F32) -> F32:
         scale = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + self.hp.eps)
-        return (x * scale.astype(np.float32)) * w
+        out: F32 = (x * scale.astype(np.float32)) * w
+        return out
+
+    @staticmethod
+    def _same(x: F32) -> F32:
+        return x
+
+    @staticmethod
+    def _q8(x: F32) -> F32:
+        """``x`` rounded as llama.cpp rounds an activation before multiplying it by Q8_0 weights:
+        blocks of 32 values, each an int8 times the block's float16 scale (max |x| / 127)."""
+        blocks = x.reshape(*x.shape[:-1], -1, 32)
+        amax = np.abs(blocks).max(axis=-1, keepdims=True)
+        d = amax / np.float32(127.0)
+        q = np.rint(blocks / np.where(d == 0, np.float32(1.0), d))
+        out: F32 = (q * d.astype(np.float16).astype(np.float32)).reshape(x.shape)
+        return out
 
     def _rope(self, x: F32, start: int) -> F32:
         """Rotate adjacent pairs (x0, x1), (x2, x3), … of the first n_rot dimensions; x: (heads, T, hd)."""
@@ -277,7 +303,7 @@ class NumpyLlama:
         cos = self._cos[start : start + t]
         sin = self._sin[start : start + t]
         even, odd = x[..., 0:n_rot:2], x[..., 1:n_rot:2]
-        out = x.copy()
+        out: F32 = x.copy()
         out[..., 0:n_rot:2] = even * cos - odd * sin
         out[..., 1:n_rot:2] = even * sin + odd * cos
         return out
@@ -296,6 +322,7 @@ class NumpyLlama:
             mask = np.where(causal, np.float32(-np.inf), np.float32(0.0)).astype(np.float32)
         for i, w in enumerate(self.layers):
             h = self._rms(x, w["attn_norm"])
+            h = self._act(h)
             q = (h @ w["wq"]).reshape(t, hp.n_head, hd).transpose(1, 0, 2)
             k = (h @ w["wk"]).reshape(t, hp.n_head_kv, hd).transpose(1, 0, 2)
             v = (h @ w["wv"]).reshape(t, hp.n_head_kv, hd).transpose(1, 0, 2)
@@ -312,13 +339,13 @@ class NumpyLlama:
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
             att = (scores @ values).reshape(hp.n_head, t, hd).transpose(1, 0, 2).reshape(t, hp.n_embd)
-            x = x + att @ w["wo"]
-            h = self._rms(x, w["ffn_norm"])
+            x = x + self._act(att) @ w["wo"]
+            h = self._act(self._rms(x, w["ffn_norm"]))
             gate = h @ w["w_gate"]
             act = gate / (1.0 + np.exp(-gate)) * (h @ w["w_up"])
-            x = x + act @ w["w_down"]
+            x = x + self._act(act) @ w["w_down"]
         last = self._rms(x[-1:], self.output_norm)
-        logits: F32 = (last @ self.output)[0]
+        logits: F32 = (self._act(last) @ self.output)[0]
         return logits
 
     def eval(self, tokens: Sequence[int]) -> F32:
@@ -332,7 +359,7 @@ class NumpyLlama:
         if bad:
             raise ValueError(f"token id {bad[0]} is outside the vocabulary")
         same = 0
-        for a, b in zip(self._cached, tokens):
+        for a, b in zip(self._cached, tokens, strict=False):
             if a != b:
                 break
             same += 1
@@ -370,7 +397,9 @@ class NumpyLlama:
         context = list(tokens)
         logits = self.eval(context)
         while True:
-            token = self._sample(logits, context, temperature, top_p, top_k, min_p, repeat_penalty, repeat_last_n, rng)
+            token = self._sample(
+                logits, context, temperature, top_p, top_k, min_p, repeat_penalty, repeat_last_n, rng
+            )
             yield token
             context.append(token)
             if len(context) >= self.n_ctx:
