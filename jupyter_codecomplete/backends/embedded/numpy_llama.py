@@ -260,13 +260,24 @@ class NumpyLlama:
                 {
                     "attn_norm": need(p + "attn_norm.weight", (e,)),
                     # stored transposed (in, out) so that activations (T, in) @ W give (T, out)
-                    "wq": need(p + "attn_q.weight", (hp.n_head * hd, e)).T.copy(),
-                    "wk": need(p + "attn_k.weight", (kv, e)).T.copy(),
-                    "wv": need(p + "attn_v.weight", (kv, e)).T.copy(),
+                    # q, k and v in one product, gate and up in another (fewer calls per token)
+                    "wqkv": np.concatenate(
+                        [
+                            need(p + "attn_q.weight", (hp.n_head * hd, e)).T,
+                            need(p + "attn_k.weight", (kv, e)).T,
+                            need(p + "attn_v.weight", (kv, e)).T,
+                        ],
+                        axis=1,
+                    ),
                     "wo": need(p + "attn_output.weight", (e, hp.n_head * hd)).T.copy(),
                     "ffn_norm": need(p + "ffn_norm.weight", (e,)),
-                    "w_gate": need(p + "ffn_gate.weight", (hp.n_ff, e)).T.copy(),
-                    "w_up": need(p + "ffn_up.weight", (hp.n_ff, e)).T.copy(),
+                    "w_gate_up": np.concatenate(
+                        [
+                            need(p + "ffn_gate.weight", (hp.n_ff, e)).T,
+                            need(p + "ffn_up.weight", (hp.n_ff, e)).T,
+                        ],
+                        axis=1,
+                    ),
                     "w_down": need(p + "ffn_down.weight", (e, hp.n_ff)).T.copy(),
                 }
             )
@@ -313,6 +324,7 @@ class NumpyLlama:
         hp = self.hp
         t = len(tokens)
         hd, group = hp.head_dim, hp.n_head // hp.n_head_kv
+        nkv = hp.n_head_kv * hd
         end = start + t
         x = self.tok_embd[np.asarray(tokens, dtype=np.int64)]
         scale = np.float32(1.0 / math.sqrt(hd))
@@ -323,9 +335,11 @@ class NumpyLlama:
         for i, w in enumerate(self.layers):
             h = self._rms(x, w["attn_norm"])
             h = self._act(h)
-            q = (h @ w["wq"]).reshape(t, hp.n_head, hd).transpose(1, 0, 2)
-            k = (h @ w["wk"]).reshape(t, hp.n_head_kv, hd).transpose(1, 0, 2)
-            v = (h @ w["wv"]).reshape(t, hp.n_head_kv, hd).transpose(1, 0, 2)
+            qkv = h @ w["wqkv"]
+            nq = hp.n_head * hd
+            q = qkv[:, :nq].reshape(t, hp.n_head, hd).transpose(1, 0, 2)
+            k = qkv[:, nq : nq + nkv].reshape(t, hp.n_head_kv, hd).transpose(1, 0, 2)
+            v = qkv[:, nq + nkv :].reshape(t, hp.n_head_kv, hd).transpose(1, 0, 2)
             q, k = self._rope(q, start), self._rope(k, start)
             # llama.cpp keeps keys and values as float16: the same rounding here
             self._k[i, :, start:end] = k.astype(np.float16)
@@ -341,8 +355,9 @@ class NumpyLlama:
             att = (scores @ values).reshape(hp.n_head, t, hd).transpose(1, 0, 2).reshape(t, hp.n_embd)
             x = x + self._act(att) @ w["wo"]
             h = self._act(self._rms(x, w["ffn_norm"]))
-            gate = h @ w["w_gate"]
-            act = gate / (1.0 + np.exp(-gate)) * (h @ w["w_up"])
+            gate_up = h @ w["w_gate_up"]
+            gate, up = gate_up[:, : hp.n_ff], gate_up[:, hp.n_ff :]
+            act = gate / (1.0 + np.exp(-gate)) * up
             x = x + self._act(act) @ w["w_down"]
         last = self._rms(x[-1:], self.output_norm)
         logits: F32 = (self._act(last) @ self.output)[0]
