@@ -132,9 +132,10 @@ def test_a_context_full_of_tokens_ends_the_generation(engine: NumpyEngine) -> No
 # ---------------------------------------------------------------------------------- the choice
 
 
-def gguf_bytes(meta: dict[str, Any]) -> bytes:
-    """A GGUF header with ``meta`` (strings, ints, string lists) and no tensors."""
-    out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, 0, len(meta)))
+def gguf_bytes(meta: dict[str, Any], tensors: tuple[tuple[str, tuple[int, ...], int], ...] = ()) -> bytes:
+    """A GGUF header with ``meta`` (strings, ints, string lists) and ``tensors`` (name, shape, ggml
+    type) listed but without their data."""
+    out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(meta)))
 
     def string(text: str) -> bytes:
         raw = text.encode()
@@ -148,7 +149,9 @@ def gguf_bytes(meta: dict[str, Any]) -> bytes:
             out += struct.pack("<II", 4, value)
         else:
             out += struct.pack("<IIQ", 9, 8, len(value)) + b"".join(string(v) for v in value)
-    return bytes(out)
+    for name, shape, ggml_type in tensors:
+        out += string(name) + struct.pack(f"<I{len(shape)}QIQ", len(shape), *shape, ggml_type, 0)
+    return bytes(out) + b"\0" * (-len(out) % 32)  # the data would start here
 
 
 def test_the_demo_runs_on_numpy_and_others_on_llama_cpp_when_it_is_there() -> None:
@@ -173,6 +176,15 @@ def test_a_model_only_llama_cpp_runs_says_how_to_install_it(tmp_path: Path) -> N
     with pytest.raises(EngineUnavailable, match="not installed"):
         _choose(str(path), LLAMA_CPP, demo=False, have_llama=False)
     assert "setup.sh --local" in INSTALL_HINT
+
+
+def test_a_model_too_big_for_float32_weights_needs_llama_cpp(tmp_path: Path) -> None:
+    path = tmp_path / "big.gguf"
+    meta = {"general.architecture": "llama", "tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "qwen2"}
+    path.write_bytes(gguf_bytes(meta, (("token_embd.weight", (8192, 152064), 8),)))
+    assert check_file(str(path)) == "a model this big (1.2 B weights, 5 GiB as float32)"
+    with pytest.raises(EngineUnavailable, match=r"big\.gguf needs llama\.cpp"):
+        _choose(str(path), "auto", demo=False, have_llama=False)
 
 
 def test_an_unknown_tokenizer_needs_llama_cpp(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import contextlib
 import importlib.util
 import os
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -213,19 +213,20 @@ class NumpyEngine:
         from .numpy_llama import NumpyLlama
 
         self._threads = max(1, int(n_threads or 1))
+        try:  # made once: asking for a limit is then a few microseconds, not a scan of the libraries
+            from threadpoolctl import ThreadpoolController
+
+            self._controller: Any = ThreadpoolController()
+        except ImportError:  # pragma: no cover - a dependency of the package
+            self._controller = None
         with self._limited():
             self.model = NumpyLlama(model_path, n_ctx=n_ctx)
         self._tok = self.model.tokenizer
 
-    @contextlib.contextmanager
-    def _limited(self) -> Iterator[None]:
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:  # pragma: no cover - a dependency of the package
-            yield
-            return
-        with threadpool_limits(limits=self._threads, user_api="blas"):
-            yield
+    def _limited(self) -> contextlib.AbstractContextManager[Any]:
+        if self._controller is None:  # pragma: no cover
+            return contextlib.nullcontext()
+        return self._controller.limit(limits=self._threads, user_api="blas")  # type: ignore[no-any-return]
 
     def n_ctx(self) -> int:
         return self.model.n_ctx
@@ -245,6 +246,8 @@ class NumpyEngine:
         return token in self.model.eog
 
     def generate(self, tokens: list[int], params: GenerationParams) -> Generator[int, None, None]:
+        if not tokens and isinstance(self.model.bos, int):  # an empty prompt: start from BOS
+            tokens = [self.model.bos]
         with self._limited():
             yield from self.model.generate(
                 tokens,

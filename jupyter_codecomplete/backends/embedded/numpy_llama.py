@@ -39,6 +39,8 @@ SUPPORTED_ARCHS = ("llama",)
 # ggml type ids the engine can turn into float32: F32, F16, Q8_0
 SUPPORTED_TYPES = {0: "F32", 1: "F16", 8: "Q8_0"}
 MAX_CTX_NUMPY = 4096
+# Weights are float32 in memory: above this many (4 GiB) a model is llama.cpp's job, not numpy's
+MAX_WEIGHTS = 1 << 30
 
 
 class GGUFError(ValueError):
@@ -92,11 +94,18 @@ def unsupported_reason(meta: dict[str, Any], tensor_types: Sequence[int] = ()) -
     return tokenizer_unsupported(meta.get("tokenizer.ggml.model"), meta.get("tokenizer.ggml.pre"))
 
 
+def _size_reason(tensors: Sequence[TensorInfo]) -> str | None:
+    weights = sum(math.prod(t.shape) for t in tensors)
+    if weights > MAX_WEIGHTS:
+        return f"a model this big ({weights / 1e9:.1f} B weights, {weights * 4 / 2**30:.0f} GiB as float32)"
+    return None
+
+
 def check_file(path: str) -> str | None:
     """Why the numpy engine cannot run the GGUF at ``path`` (None: it can). Reads the header only;
     raises :class:`GGUFError` for a corrupt file."""
     meta, tensors = _header(path)
-    return unsupported_reason(meta, [t.ggml_type for t in tensors])
+    return unsupported_reason(meta, [t.ggml_type for t in tensors]) or _size_reason(tensors)
 
 
 def _int(
@@ -186,7 +195,7 @@ class NumpyLlama:
 
     def __init__(self, path: str, n_ctx: int = 0) -> None:
         meta, infos = _header(path)
-        reason = unsupported_reason(meta, [t.ggml_type for t in infos])
+        reason = unsupported_reason(meta, [t.ggml_type for t in infos]) or _size_reason(infos)
         if reason is not None:
             raise GGUFError(f"{path}: the numpy engine cannot run it: {reason}")
         self.metadata = meta
