@@ -130,8 +130,9 @@ class Engine(Protocol):
 
     def n_ctx(self) -> int: ...
 
-    def tokenize(self, text: str) -> list[int]:
-        """Special tokens written in ``text`` parsed as specials; BOS added when the model says so."""
+    def tokenize(self, text: str, bos: bool = True) -> list[int]:
+        """Special tokens written in ``text`` parsed as specials; BOS added when the model says so
+        (and ``bos``)."""
         ...
 
     def piece(self, token: int, prev: list[int]) -> bytes:
@@ -171,8 +172,9 @@ class LlamaCppEngine:
     def n_ctx(self) -> int:
         return int(self.llama.n_ctx())
 
-    def tokenize(self, text: str) -> list[int]:
-        return list(self.llama.tokenize(text.encode("utf-8"), add_bos=self._add_bos, special=True))
+    def tokenize(self, text: str, bos: bool = True) -> list[int]:
+        add_bos = self._add_bos and bos
+        return list(self.llama.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True))
 
     def piece(self, token: int, prev: list[int]) -> bytes:
         return bytes(self.llama.detokenize([token], prev_tokens=prev, special=False))
@@ -231,9 +233,9 @@ class NumpyEngine:
     def n_ctx(self) -> int:
         return self.model.n_ctx
 
-    def tokenize(self, text: str) -> list[int]:
-        bos = self.model.bos
-        head = [bos] if self.model.add_bos and isinstance(bos, int) else []
+    def tokenize(self, text: str, bos: bool = True) -> list[int]:
+        first = self.model.bos
+        head = [first] if bos and self.model.add_bos and isinstance(first, int) else []
         return head + self._tok.encode(text)
 
     def piece(self, token: int, prev: list[int]) -> bytes:

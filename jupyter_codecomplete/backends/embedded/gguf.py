@@ -90,8 +90,10 @@ class _Reader:
             return self.unpack(_GGUF_SCALARS[vtype])[0]
         if vtype == _GGUF_STRING:
             (n,) = self.unpack("<Q")
-            raw = self.exact(n)
-            return raw.decode("utf-8", errors="replace") if keep else None
+            if not keep:
+                self.skip(n)
+                return None
+            return self.exact(n).decode("utf-8", errors="replace")
         if vtype == _GGUF_ARRAY:
             itype, count = self.unpack("<IQ")
             if itype in _GGUF_SCALARS:
@@ -166,10 +168,13 @@ def read_gguf_metadata(
         return _read_header(f, path, wanted, tensors=False)[0]
 
 
-def read_gguf_tensors(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[TensorInfo]]:
-    """All metadata and where each tensor lies (nothing of the tensors' data is read)."""
+def read_gguf_tensors(
+    path: str | os.PathLike[str], wanted: Callable[[str], bool] | None = None
+) -> tuple[dict[str, Any], list[TensorInfo]]:
+    """The metadata (all keys, or those ``wanted`` accepts) and where each tensor lies (nothing of
+    the tensors' data is read)."""
     with open(path, "rb") as f:
-        return _read_header(f, path, None, tensors=True)
+        return _read_header(f, path, wanted, tensors=True)
 
 
 def read_gguf_info(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -68,10 +68,20 @@ class Hyper:
         return self.n_embd // self.n_head
 
 
-def _header(path: str) -> tuple[dict[str, Any], list[TensorInfo]]:
-    """The metadata and the tensors' places (bounded reads; a corrupt file is a GGUFError)."""
+_VOCABULARY = (
+    "tokenizer.ggml.tokens",
+    "tokenizer.ggml.token_type",
+    "tokenizer.ggml.merges",
+    "tokenizer.ggml.scores",
+)
+
+
+def _header(path: str, vocabulary: bool = True) -> tuple[dict[str, Any], list[TensorInfo]]:
+    """The metadata and the tensors' places (bounded reads; a corrupt file is a GGUFError);
+    without the vocabulary's long arrays unless ``vocabulary``."""
+    wanted = None if vocabulary else (lambda key: not key.startswith(_VOCABULARY))
     try:
-        return read_gguf_tensors(path)
+        return read_gguf_tensors(path, wanted)
     except (OSError, MemoryError) as exc:
         raise GGUFError(f"{path}: cannot be read: {exc}") from exc
     except (ValueError, struct.error, OverflowError) as exc:
@@ -104,7 +114,7 @@ def _size_reason(tensors: Sequence[TensorInfo]) -> str | None:
 def check_file(path: str) -> str | None:
     """Why the numpy engine cannot run the GGUF at ``path`` (None: it can). Reads the header only;
     raises :class:`GGUFError` for a corrupt file."""
-    meta, tensors = _header(path)
+    meta, tensors = _header(path, vocabulary=False)
     return unsupported_reason(meta, [t.ggml_type for t in tensors]) or _size_reason(tensors)
 
 

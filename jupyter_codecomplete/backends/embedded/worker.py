@@ -198,7 +198,7 @@ class SharedLlama:
         """Token ids of the stop strings that are single special tokens."""
         ids: set[int] = set()
         for text in texts:
-            toks = engine.tokenize(text)
+            toks = engine.tokenize(text, bos=False)
             if len(toks) == 1 and engine.is_control(toks[0]):
                 ids.add(toks[0])
         return ids
