@@ -35,6 +35,7 @@ export class ModelChooser extends Widget {
     this.addClass('jp-CodeComplete-chooser');
     this._client = options.client;
     this._onSwitched = options.onSwitched;
+    this._onEngineInstall = options.onEngineInstall ?? (() => undefined);
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
     this._message = document.createElement('div');
     this._message.className = 'jp-CodeComplete-chooserMessage';
@@ -311,6 +312,7 @@ export class ModelChooser extends Widget {
     box.append(note, install, progress, state);
     result.append(box);
     const show = (s: IEngineInstall) => {
+      this._onEngineInstall(s);
       progress.hidden = s.state !== 'running';
       if (s.progress !== null) {
         progress.value = s.progress;
@@ -577,6 +579,7 @@ export class ModelChooser extends Widget {
 
   private _client: ModelsClient;
   private _onSwitched: (model: IServingModel) => void;
+  private _onEngineInstall: (state: IEngineInstall) => void;
   private _trans: TranslationBundle;
   private _listing: IModelListing | null = null;
   private _message: HTMLElement;
@@ -593,6 +596,11 @@ export namespace ModelChooser {
      * Called with the new serving model after a switch (the status item updates at once).
      */
     onSwitched: (model: IServingModel) => void;
+    /**
+     * Called with each state of a llama.cpp engine install started or followed here (the status
+     * item shows its progress, also after the dialog is closed).
+     */
+    onEngineInstall?: (state: IEngineInstall) => void;
     translator?: ITranslator;
   }
 }

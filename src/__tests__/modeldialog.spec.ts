@@ -186,7 +186,12 @@ describe('ModelChooser: a GGUF that needs llama.cpp', () => {
   it('says what installing llama.cpp costs and installs it with progress', async () => {
     const gguf = entry('file:/m/coder.Q4_K_M.gguf', { source: 'disk', backend: 'embedded' });
     const client = new NeedsLlamaClient([listing([gguf], null)]);
-    const chooser = new ModelChooser({ client, onSwitched: () => undefined });
+    const states: string[] = [];
+    const chooser = new ModelChooser({
+      client,
+      onSwitched: () => undefined,
+      onEngineInstall: s => states.push(`${s.state} ${s.progress}`)
+    });
     await flush();
     const row = chooser.node.querySelector<HTMLElement>('[data-id="file:/m/coder.Q4_K_M.gguf"]')!;
     row.querySelector<HTMLButtonElement>('.jp-CodeComplete-use')!.click();
