@@ -31,7 +31,8 @@ NUMPY = "numpy"
 AUTO = "auto"
 ENGINES = (AUTO, NUMPY, LLAMA_CPP)
 INSTALL_HINT = (
-    "pip install 'jupyter_codecomplete[local]' (or ./scripts/setup.sh --local; it compiles llama.cpp once)"
+    "Install llama.cpp in Choose Model…, pip install 'jupyter_codecomplete[local]' or "
+    "./scripts/setup.sh --local (it compiles llama.cpp once, about 15 minutes on 2 cores)"
 )
 
 
