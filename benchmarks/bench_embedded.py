@@ -1,5 +1,6 @@
-"""The embedded demo model: in-process (our EmbeddedLlamaLLM) vs. the same GGUF behind
-``python -m llama_cpp.server``, same prompts, same settings, in one run.
+"""The embedded demo model: in-process (our EmbeddedLlamaLLM on the llama.cpp engine) vs. the same
+GGUF behind ``python -m llama_cpp.server``, same prompts, same settings, in one run (the numpy
+engine against llama.cpp: ``bench_engines.py``).
 
 Prints time to first token (p50), tokens/s, and what the HTTP server adds over in-process.
 Run: ``python benchmarks/bench_embedded.py [--rounds 5]``.
@@ -75,8 +76,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     model = default_model_path()
-    llm = EmbeddedLlamaLLM(model_path=model, n_ctx=1024, n_threads=2)
-    llm.shared.llama()  # load once, outside the timing
+    llm = EmbeddedLlamaLLM(model_path=model, n_ctx=1024, n_threads=2, engine="llama.cpp")
+    llm.shared.engine()  # load once, outside the timing
     log = Path(tempfile.mkdtemp()) / "server.log"
     with llama_cpp_server(model, log, n_ctx=1024, n_threads=2, alias=None) as server:
         base = server.base_url

@@ -70,7 +70,7 @@ def pct(values: list[int], q: float) -> float:
 
 
 async def embedded(llm: EmbeddedLlamaLLM, sequence: list[str]) -> list[int]:
-    llama = llm.shared.llama()
+    llama = llm.shared.engine().llama  # type: ignore[attr-defined]  # the llama.cpp engine's Llama
     evaluated: list[int] = []
     first = [True]
     original = llama.eval
@@ -120,8 +120,8 @@ def main() -> None:
     args = parser.parse_args()
     N_CTX = args.n_ctx
     model = default_model_path()
-    llm = EmbeddedLlamaLLM(model_path=model, n_ctx=N_CTX, n_threads=2)
-    counter = LlamaCounter(llm.shared.llama())
+    llm = EmbeddedLlamaLLM(model_path=model, n_ctx=N_CTX, n_threads=2, engine="llama.cpp")
+    counter = LlamaCounter(llm.shared.engine().llama)  # type: ignore[attr-defined]
     text = Path(argparse.__file__).read_text()[:60_000]
     cursor = text.index("\n", int(len(text) * 0.8)) + 1
     port = free_port()

@@ -317,9 +317,9 @@ class CodeCompleteConfig(LoggingConfigurable):
                     found.model,
                 )
                 return found
-        from .backends.embedded import is_available
+        from .backends.embedded import can_run_embedded
 
-        if is_available():
+        if can_run_embedded():
             notice = None
             if skipped:
                 notice = (

@@ -3,9 +3,13 @@
 # import layers (import-linter), Python tests (through a running server, a scripted OpenAI-format
 # upstream and a real llama_cpp.server), frontend unit tests, and the UI tests in Debian Chromium.
 # Exits non-zero when anything fails.
+#
+# The tests cover both in-process engines, so the setup here is `--local`: it installs
+# llama-cpp-python[server] (compiled once, then taken from pip's wheel cache), which the default
+# setup leaves out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh || exit 1
+./scripts/setup.sh --local || exit 1
 # shellcheck disable=SC1091
 . .venv/bin/activate
 
@@ -18,6 +22,7 @@ status=0
 step() { echo; echo "=== $1"; shift; "$@" || { echo "=== FAILED: $*"; status=1; }; }
 
 export TOKENIZERS_PARALLELISM=false
+export CODECOMPLETE_REQUIRE_LLAMA_CPP=1  # the setup above installed it: its tests must not skip
 step "ruff" ruff check jupyter_codecomplete tests benchmarks docs/_ext examples
 step "mypy (strict, pyproject.toml [tool.mypy])" mypy
 step "import layers and cycles (lint-imports, pyproject.toml [tool.importlinter])" lint-imports --no-cache

@@ -14,11 +14,13 @@ import {
   ICustomEndpoint,
   IDownload,
   IEditServing,
+  IEngineInstall,
   IModelEntry,
   IModelListing,
   IProbeReport,
   ModelsClient,
-  ModelsError
+  ModelsError,
+  needsLlamaCpp
 } from './models';
 import { IServingModel } from './protocol';
 
@@ -33,6 +35,7 @@ export class ModelChooser extends Widget {
     this.addClass('jp-CodeComplete-chooser');
     this._client = options.client;
     this._onSwitched = options.onSwitched;
+    this._onEngineInstall = options.onEngineInstall ?? (() => undefined);
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
     this._message = document.createElement('div');
     this._message.className = 'jp-CodeComplete-chooserMessage';
@@ -240,29 +243,112 @@ export class ModelChooser extends Widget {
     custom?: ICustomEndpoint
   ): Promise<void> {
     const trans = this._trans;
-    await this._act(button, result, trans.__('Checking the model…'), async () => {
-      if (task === 'edits') {
-        const out = await this._client.useForEdits(id, custom);
-        const serving: IEditServing = out.edit_serving;
-        this._say(
-          trans.__(
-            'Edit predictions now use %1. %2 %3',
-            serving.name,
-            this._editFormatText(serving.style, serving.native),
-            this._reportText(out.report)
-          ),
-          false
-        );
-      } else {
-        const out = await this._client.use(id, custom);
-        this._onSwitched(out.serving);
-        this._say(
-          trans.__('Now using %1. %2', out.serving.name, this._reportText(out.report)),
-          false
-        );
+    const onError = (reason: unknown) => {
+      if (needsLlamaCpp(reason)) {
+        void this._offerEngine(result);
       }
-      await this.refresh();
-    });
+    };
+    await this._act(
+      button,
+      result,
+      trans.__('Checking the model…'),
+      async () => {
+        if (task === 'edits') {
+          const out = await this._client.useForEdits(id, custom);
+          const serving: IEditServing = out.edit_serving;
+          this._say(
+            trans.__(
+              'Edit predictions now use %1. %2 %3',
+              serving.name,
+              this._editFormatText(serving.style, serving.native),
+              this._reportText(out.report)
+            ),
+            false
+          );
+        } else {
+          const out = await this._client.use(id, custom);
+          this._onSwitched(out.serving);
+          this._say(
+            trans.__('Now using %1. %2', out.serving.name, this._reportText(out.report)),
+            false
+          );
+        }
+        await this.refresh();
+      },
+      false,
+      onError
+    );
+  }
+
+  /**
+   * Under a model that needs llama.cpp: what installing it costs, and a button that installs it
+   * in the background, with its progress (the model can then be used without a restart).
+   */
+  private async _offerEngine(result: HTMLElement): Promise<void> {
+    const trans = this._trans;
+    let status: IEngineInstall;
+    try {
+      status = await this._client.engineStatus();
+    } catch {
+      return; // the error already shown says what to install
+    }
+    if (status.installed) {
+      return;
+    }
+    const box = document.createElement('div');
+    box.className = 'jp-CodeComplete-engineInstall';
+    const note = document.createElement('span');
+    note.textContent = trans.__('Installing the llama.cpp engine %1.', status.cost);
+    const install = this._button(
+      trans.__('Install llama.cpp'),
+      'jp-CodeComplete-installEngine',
+      false
+    );
+    const progress = document.createElement('progress');
+    progress.max = 1;
+    progress.hidden = true;
+    const state = document.createElement('span');
+    state.className = 'jp-CodeComplete-engineState';
+    box.append(note, install, progress, state);
+    result.append(box);
+    const show = (s: IEngineInstall) => {
+      this._onEngineInstall(s);
+      progress.hidden = s.state !== 'running';
+      if (s.progress !== null) {
+        progress.value = s.progress;
+      } else {
+        progress.removeAttribute('value');
+      }
+      const seconds = Math.round(s.seconds ?? 0);
+      if (s.state === 'running') {
+        state.textContent =
+          s.progress !== null
+            ? trans.__('Building llama.cpp: %1% (%2 s)', Math.round(s.progress * 100), seconds)
+            : trans.__('Installing llama.cpp… (%1 s)', seconds);
+      } else if (s.state === 'done') {
+        state.textContent = trans.__(
+          'llama.cpp is installed (%1 s): Use the model again.',
+          seconds
+        );
+      } else if (s.state !== 'idle') {
+        state.textContent = trans.__('The install did not finish: %1', s.last_line ?? s.state);
+        install.disabled = false;
+      }
+    };
+    const run = async (start: boolean) => {
+      install.disabled = true;
+      try {
+        show(start ? await this._client.installEngine() : status);
+        show(await this._client.followEngineInstall(show));
+      } catch (reason) {
+        state.textContent = this._errorText(reason);
+        install.disabled = false;
+      }
+    };
+    install.onclick = () => void run(true);
+    if (status.state === 'running') {
+      void run(false); // started before (another tab, an earlier dialog): follow it
+    }
   }
 
   /**
@@ -274,7 +360,8 @@ export class ModelChooser extends Widget {
     result: HTMLElement,
     working: string,
     act: () => Promise<void>,
-    again = false
+    again = false,
+    onError?: (reason: unknown) => void
   ): Promise<boolean> {
     button.disabled = true;
     result.textContent = working;
@@ -283,6 +370,7 @@ export class ModelChooser extends Widget {
     } catch (reason) {
       result.textContent = this._errorText(reason);
       button.disabled = false;
+      onError?.(reason);
       return false;
     }
     if (again) {
@@ -491,6 +579,7 @@ export class ModelChooser extends Widget {
 
   private _client: ModelsClient;
   private _onSwitched: (model: IServingModel) => void;
+  private _onEngineInstall: (state: IEngineInstall) => void;
   private _trans: TranslationBundle;
   private _listing: IModelListing | null = null;
   private _message: HTMLElement;
@@ -507,6 +596,11 @@ export namespace ModelChooser {
      * Called with the new serving model after a switch (the status item updates at once).
      */
     onSwitched: (model: IServingModel) => void;
+    /**
+     * Called with each state of a llama.cpp engine install started or followed here (the status
+     * item shows its progress, also after the dialog is closed).
+     */
+    onEngineInstall?: (state: IEngineInstall) => void;
     translator?: ITranslator;
   }
 }

@@ -167,6 +167,38 @@ export interface ICustomEndpoint {
 /**
  * An error answer of the model service.
  */
+/**
+ * The background install of the llama.cpp engine (llama-cpp-python), `api/codecomplete/models/engine`.
+ */
+export interface IEngineInstall {
+  state: 'idle' | 'running' | 'done' | 'failed' | 'cancelled';
+  /**
+   * llama-cpp-python can be imported by the server now.
+   */
+  installed: boolean;
+  requirement: string;
+  /**
+   * What installing it costs, in words (it compiles llama.cpp).
+   */
+  cost: string;
+  seconds: number | null;
+  /**
+   * 0..1 when the build's output says how far it is.
+   */
+  progress: number | null;
+  returncode: number | null;
+  last_line: string | null;
+  log: string[];
+}
+
+/**
+ * Whether an error says the model needs the llama.cpp engine, which is not installed.
+ */
+export function needsLlamaCpp(reason: unknown): boolean {
+  const text = reason instanceof Error ? reason.message : String(reason);
+  return /needs llama\.cpp|llama\.cpp engine is not installed/.test(text);
+}
+
 export class ModelsError extends Error {
   constructor(
     readonly type: string,
@@ -227,8 +259,30 @@ export class ModelsClient {
   /**
    * Follow a download's server-sent progress until it ends; the last state is returned.
    */
-  async followDownload(id: string, onProgress: (d: IDownload) => void): Promise<IDownload> {
-    const url = this._url(`downloads/${encodeURIComponent(id)}?stream=1`);
+  followDownload(id: string, onProgress: (d: IDownload) => void): Promise<IDownload> {
+    return this._follow(`downloads/${encodeURIComponent(id)}?stream=1`, onProgress);
+  }
+
+  engineStatus(): Promise<IEngineInstall> {
+    return this._json('GET', 'engine');
+  }
+
+  /**
+   * Start installing the llama.cpp engine in the server's environment (it compiles llama.cpp).
+   */
+  installEngine(): Promise<IEngineInstall> {
+    return this._json('POST', 'engine', {});
+  }
+
+  /**
+   * Follow the engine install's server-sent progress until it ends; the last state is returned.
+   */
+  followEngineInstall(onProgress: (s: IEngineInstall) => void): Promise<IEngineInstall> {
+    return this._follow('engine?stream=1', onProgress);
+  }
+
+  private async _follow<T>(path: string, onProgress: (state: T) => void): Promise<T> {
+    const url = this._url(path);
     const response = await ServerConnection.makeRequest(url, { method: 'GET' }, this._settings);
     if (!response.ok || !response.body) {
       throw await this._error(response);
@@ -236,7 +290,7 @@ export class ModelsClient {
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     let buffer = '';
-    let last: IDownload | null = null;
+    let last: T | null = null;
     for (;;) {
       const { value, done } = await reader.read();
       if (done) {
@@ -248,7 +302,7 @@ export class ModelsClient {
         const event = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
         if (event.startsWith('data: ')) {
-          last = JSON.parse(event.slice(6)) as IDownload;
+          last = JSON.parse(event.slice(6)) as T;
           onProgress(last);
         }
       }

@@ -10,6 +10,7 @@ import { Menu, Widget } from '@lumino/widgets';
 import { codeCompleteIcon } from './icon';
 import { IErrorInfo, IServingModel, isQuietError } from './protocol';
 import { SlowModelWatch } from './slowness';
+import type { IEngineInstall } from './models';
 import type { CompletionSocket } from './socket';
 import type { ICodeCompleteStatus } from './tokens';
 
@@ -72,6 +73,14 @@ export class StatusModel implements ICodeCompleteStatus {
     if (this._model?.demo) {
       parts.push(this._trans.__('(demo)'));
     }
+    const install = this._install;
+    if (install?.state === 'running') {
+      parts.push(
+        install.progress !== null
+          ? this._trans.__('· building llama.cpp %1%', Math.round(install.progress * 100))
+          : this._trans.__('· installing llama.cpp')
+      );
+    }
     switch (this.state) {
       case 'language-off':
         parts.push(this._trans.__('· off for %1', this._fromSettings.languageOff!));
@@ -122,6 +131,24 @@ export class StatusModel implements ICodeCompleteStatus {
           "Suggestions take %1 s to appear (median of the last ones). What helps: a smaller model (Qwen2.5-Coder 0.5B or 1.5B), offloading it to the GPU (the model server's GPU layers setting), a warm model server (Settings → Code Completion → Warm the model server), or llama.cpp with a small draft model for speculative decoding (see Performance in the documentation).",
           (slow / 1000).toFixed(1)
         );
+    }
+    const install = this._install;
+    if (install && install.state !== 'idle') {
+      const seconds = Math.round(install.seconds ?? 0);
+      model +=
+        '\n' +
+        (install.state === 'running'
+          ? this._trans.__(
+              'Installing the llama.cpp engine in the background (%1 s so far; it %2).',
+              seconds,
+              install.cost
+            )
+          : install.state === 'done'
+            ? this._trans.__('The llama.cpp engine is installed (in %1 s).', seconds)
+            : this._trans.__(
+                'Installing the llama.cpp engine did not finish: %1',
+                install.last_line ?? install.state
+              ));
     }
     if (this._model?.demo) {
       model +=
@@ -215,6 +242,11 @@ export class StatusModel implements ICodeCompleteStatus {
   switched(model: IServingModel): void {
     this._lastError = null;
     this.model = model;
+  }
+
+  engineInstall(state: IEngineInstall | null): void {
+    this._install = state;
+    this._changed.emit();
   }
 
   get lastError(): IErrorInfo | null {
@@ -324,6 +356,7 @@ export class StatusModel implements ICodeCompleteStatus {
   private _startedAt = new Map<number, number>();
   private _slow = new SlowModelWatch();
   private _slowShown = false;
+  private _install: IEngineInstall | null = null;
   private _requests = 0;
   private _skipped = 0;
   private _changed = new Signal<this, void>(this);

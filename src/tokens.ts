@@ -21,6 +21,7 @@ import type {
   IUsageEvent,
   LineKind
 } from './protocol';
+import type { IEngineInstall } from './models';
 import type { EditHistory } from './edithistory';
 import type { CodeCompleteProvider, ICompletionClient } from './provider';
 import type { ISettings } from './settings';
@@ -274,6 +275,11 @@ export interface ICodeCompleteStatus {
    * The user switched models: the new model's state replaces the old one's error at once.
    */
   switched(model: IServingModel): void;
+  /**
+   * The background install of the llama.cpp engine (Choose Model…), while it runs and when it
+   * ends: the item shows its progress.
+   */
+  engineInstall(state: IEngineInstall | null): void;
 }
 
 /**

@@ -9,9 +9,6 @@ import pytest
 
 from jupyter_codecomplete.testing import open_socket, request
 
-pytest.importorskip("llama_cpp", reason="install the [local] extra")
-pytestmark = pytest.mark.llamacpp
-
 
 @pytest.fixture
 def codecomplete_config() -> dict[str, Any]:

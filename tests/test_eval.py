@@ -350,11 +350,9 @@ def test_eval_reports_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "no tasks" in capsys.readouterr().err
 
 
-@pytest.mark.llamacpp
 def test_eval_end_to_end_with_the_embedded_model(
     folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("llama_cpp")
     out = tmp_path / "eval.json"
     rc = main(
         [

@@ -35,7 +35,7 @@ def test_every_route_is_listed() -> None:
     paths = {p for p, _ in ENDPOINTS}
     assert {"api/codecomplete/inline", "api/codecomplete/stats", "api/codecomplete/usage/gate"} <= paths
     assert ("api/codecomplete/models/downloads/some-id", "DELETE") in ENDPOINTS
-    assert len(ENDPOINTS) == 17, ENDPOINTS
+    assert len(ENDPOINTS) == 19, ENDPOINTS
 
 
 async def code_of(jp_fetch: Any, path: str, method: str, **kwargs: Any) -> int:

@@ -2,6 +2,7 @@
 
 * :mod:`.catalogue`: recommended code models as data (``catalogue.json``);
 * :mod:`.download`: downloads with ``huggingface_hub`` (cancellable, checked, resumable);
+* :mod:`.engine_install`: installing the llama.cpp engine (llama-cpp-python) in the background;
 * :mod:`.store`: the user's choice and custom endpoint, server-side, mode 0600;
 * :mod:`.service`: :class:`ModelService`, the sources, the administrator's locks, test and switch;
 * :mod:`.errors`: :class:`ModelServiceError`.

@@ -41,6 +41,7 @@ from ..completion import EngineSettings, check_models
 from ..errors import scrub, validation_message
 from .catalogue import CatalogueEntry, load_catalogue
 from .download import Downloader, is_gguf
+from .engine_install import EngineInstaller, llama_cpp_installed
 from .errors import ModelServiceError
 from .store import UserChoiceStore, default_store_dir
 
@@ -179,6 +180,13 @@ class ModelService(LoggingConfigurable):
         Unicode(), config=True, help="Catalogue ids users may download and choose; empty: all."
     )
     allow_downloads = Bool(True, config=True, help="Let users download catalogue models.")
+    allow_engine_install = Bool(
+        True,
+        config=True,
+        help="Let users install the llama.cpp engine (llama-cpp-python) into the server's environment, "
+        "for in-process GGUF models the built-in numpy engine does not run; it compiles llama.cpp "
+        "(about 15 minutes on 2 cores) and needs a C compiler.",
+    )
     extra_catalogue = List(
         Dict(),
         config=True,
@@ -255,6 +263,7 @@ class ModelService(LoggingConfigurable):
             self.models_dir, endpoint=self.hub_endpoint, log=self.log, read_timeout=self.download_timeout
         )
         self.store = UserChoiceStore(self.store_dir)
+        self.engine_installer = EngineInstaller()
         self._switch_lock = asyncio.Lock()
         self._custom_version = 0  # counts saves of the custom endpoint (a `use` keeps a later one)
         self._retired: list[Any] = []
@@ -991,7 +1000,25 @@ class ModelService(LoggingConfigurable):
     def cancel(self, entry_id: str) -> Any:
         return self.downloader.cancel(entry_id)
 
+    # -- the llama.cpp engine ------------------------------------------------------------------------
+    async def install_engine(self) -> dict[str, Any]:
+        """Start installing llama-cpp-python in the background (one at a time); its snapshot."""
+        if not self.allow_user_choice:
+            raise ModelServiceError(
+                "locked", "Your administrator has fixed the model (c.ModelService.allow_user_choice = False)."
+            )
+        if not self.allow_engine_install:
+            raise ModelServiceError(
+                "locked",
+                "Your administrator does not let llama.cpp be installed from here "
+                "(c.ModelService.allow_engine_install = False).",
+            )
+        if llama_cpp_installed() and not self.engine_installer.running:
+            return self.engine_installer.snapshot()  # nothing to do
+        return await self.engine_installer.start()
+
     async def close(self) -> None:
+        await self.engine_installer.close()
         await self.downloader.close()
         for task in list(self._tasks):
             task.cancel()

@@ -9,7 +9,10 @@
   endpoint (the key is stored server-side and only ever shown masked);
 - ``POST api/codecomplete/models/downloads`` ``{"id"}``: start a download (``202``);
   ``GET .../downloads`` all; ``GET .../downloads/ID`` one (``?stream=1``: server-sent progress events until
-  it ends); ``DELETE .../downloads/ID``: cancel.
+  it ends); ``DELETE .../downloads/ID``: cancel;
+- ``POST api/codecomplete/models/engine``: start installing the llama.cpp engine (llama-cpp-python) in
+  the background (``202``; it compiles llama.cpp); ``GET .../engine``: where it is (``?stream=1``:
+  server-sent progress events until it ends).
 
 Errors: ``{"error": {"type", "message"}}`` with the status of :class:`ModelServiceError`.
 """
@@ -108,6 +111,26 @@ class DownloadsHandler(_ModelsBase):
         self.finish(job.snapshot())
 
 
+async def _stream_snapshots(handler: _ModelsBase, snapshot: Any, active: Any, every: float) -> None:
+    """Server-sent events: each changed snapshot, until ``active()`` is false."""
+    handler.set_header("Content-Type", "text/event-stream")
+    handler.set_header("Cache-Control", "no-cache")
+    last: dict[str, Any] | None = None
+    try:
+        while True:
+            snap = snapshot()
+            if snap != last:
+                handler.write(f"data: {json.dumps(snap)}\n\n")
+                await handler.flush()
+                last = snap
+            if not active():
+                break
+            await asyncio.sleep(every)
+    except StreamClosedError:
+        return
+    handler.finish()
+
+
 class DownloadHandler(_ModelsBase):
     route = rf"models/downloads/{_ID}"
 
@@ -118,24 +141,26 @@ class DownloadHandler(_ModelsBase):
         if self.get_query_argument("stream", "0") in ("0", "false", "no"):
             self.finish(job.snapshot())
             return
-        self.set_header("Content-Type", "text/event-stream")
-        self.set_header("Cache-Control", "no-cache")
-        last: dict[str, Any] | None = None
-        try:
-            while True:
-                snap = job.snapshot()
-                if snap != last:
-                    self.write(f"data: {json.dumps(snap)}\n\n")
-                    await self.flush()
-                    last = snap
-                if not job.active:
-                    break
-                await asyncio.sleep(0.2)
-        except StreamClosedError:
-            return
-        self.finish()
+        await _stream_snapshots(self, job.snapshot, lambda: job.active, 0.2)
 
     async def delete(self, entry_id: str) -> None:
         job = self.service.cancel(entry_id)
         await self.service.downloader.wait(job)
         self.finish(job.snapshot())
+
+
+class EngineInstallHandler(_ModelsBase):
+    route = "models/engine"
+
+    async def get(self) -> None:
+        installer = self.service.engine_installer
+        if self.get_query_argument("stream", "0") in ("0", "false", "no"):
+            self.finish(installer.snapshot())
+            return
+        await _stream_snapshots(self, installer.snapshot, lambda: installer.running, 1.0)
+
+    async def post(self) -> None:
+        snapshot = await self.service.install_engine()
+        self.log.info("jupyter_codecomplete: installing the llama.cpp engine (%s)", snapshot["requirement"])
+        self.set_status(202)
+        self.finish(snapshot)

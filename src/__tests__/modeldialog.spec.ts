@@ -1,5 +1,13 @@
 import { ModelChooser } from '../modeldialog';
-import { ICustomEndpoint, IEditSwitch, IModelEntry, IModelListing, ModelsClient } from '../models';
+import {
+  ICustomEndpoint,
+  IEditSwitch,
+  IEngineInstall,
+  IModelEntry,
+  IModelListing,
+  ModelsClient,
+  ModelsError
+} from '../models';
 import { flush } from './fakes';
 
 function entry(id: string, fields: Partial<IModelEntry> = {}): IModelEntry {
@@ -122,5 +130,87 @@ describe('ModelChooser: the model of edit predictions', () => {
     expect(message).toContain('generic format (edit-chat)');
     const name = chooser.node.querySelector('[data-id="qwen-fim"] .jp-CodeComplete-modelName')!;
     expect(name.textContent).toBe('qwen-fim (edits)');
+  });
+});
+
+function install(fields: Partial<IEngineInstall>): IEngineInstall {
+  return {
+    state: 'idle',
+    installed: false,
+    requirement: 'llama-cpp-python[server]>=0.3.9',
+    cost: 'compiles llama.cpp once: about 15 minutes on 2 cores, and it needs a C compiler',
+    seconds: null,
+    progress: null,
+    returncode: null,
+    last_line: null,
+    log: [],
+    ...fields
+  };
+}
+
+/**
+ * A server where the chosen GGUF needs llama.cpp, which it then installs: the states its install
+ * route goes through.
+ */
+class NeedsLlamaClient extends ScriptedClient {
+  installs = 0;
+  use(): ReturnType<ModelsClient['use']> {
+    return Promise.reject(
+      new ModelsError(
+        'probe_failed',
+        'file:/m/coder.Q4_K_M.gguf did not pass the check: coder.Q4_K_M.gguf needs llama.cpp ' +
+          "(the built-in numpy engine does not run tensor types Q4_K): pip install 'jupyter_codecomplete[local]'",
+        409
+      )
+    );
+  }
+  engineStatus(): Promise<IEngineInstall> {
+    return Promise.resolve(install({}));
+  }
+  installEngine(): Promise<IEngineInstall> {
+    this.installs++;
+    return Promise.resolve(install({ state: 'running', seconds: 0 }));
+  }
+  followEngineInstall(onProgress: (s: IEngineInstall) => void): Promise<IEngineInstall> {
+    onProgress(install({ state: 'running', seconds: 60, progress: 0.45 }));
+    this.halfway = this.node?.textContent ?? '';
+    const done = install({ state: 'done', installed: true, seconds: 840, progress: 1 });
+    onProgress(done);
+    return Promise.resolve(done);
+  }
+  node: HTMLElement | null = null;
+  halfway = '';
+}
+
+describe('ModelChooser: a GGUF that needs llama.cpp', () => {
+  it('says what installing llama.cpp costs and installs it with progress', async () => {
+    const gguf = entry('file:/m/coder.Q4_K_M.gguf', { source: 'disk', backend: 'embedded' });
+    const client = new NeedsLlamaClient([listing([gguf], null)]);
+    const states: string[] = [];
+    const chooser = new ModelChooser({
+      client,
+      onSwitched: () => undefined,
+      onEngineInstall: s => states.push(`${s.state} ${s.progress}`)
+    });
+    await flush();
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="file:/m/coder.Q4_K_M.gguf"]')!;
+    row.querySelector<HTMLButtonElement>('.jp-CodeComplete-use')!.click();
+    await flush();
+    await flush();
+    expect(row.textContent).toContain('needs llama.cpp');
+    const box = row.querySelector<HTMLElement>('.jp-CodeComplete-engineInstall')!;
+    expect(box.textContent).toContain('about 15 minutes on 2 cores');
+    client.node = box;
+    box.querySelector<HTMLButtonElement>('.jp-CodeComplete-installEngine')!.click();
+    await flush();
+    await flush();
+    expect(client.installs).toBe(1);
+    expect(client.halfway).toContain('Building llama.cpp: 45% (60 s)');
+    expect(box.querySelector('.jp-CodeComplete-engineState')!.textContent).toBe(
+      'llama.cpp is installed (840 s): Use the model again.'
+    );
+    expect(box.querySelector<HTMLButtonElement>('.jp-CodeComplete-installEngine')!.disabled).toBe(
+      true
+    );
   });
 });

@@ -143,6 +143,38 @@ describe('StatusModel: what the server says about the model (issue 23)', () => {
     expect(model.state).toBe('idle');
   });
 
+  it('shows a llama.cpp engine install while it builds, and how it ended', () => {
+    const model = connectedStatus({ name: 'codecomplete-demo', backend: 'embedded', demo: true });
+    const base = {
+      installed: false,
+      requirement: 'llama-cpp-python[server]>=0.3.9',
+      cost: 'compiles llama.cpp once: about 15 minutes on 2 cores, and it needs a C compiler',
+      returncode: null,
+      last_line: null,
+      log: []
+    };
+    model.engineInstall({ ...base, state: 'running', seconds: 60.2, progress: 0.45 });
+    expect(model.label).toBe('codecomplete-demo (demo) · building llama.cpp 45%');
+    expect(model.message).toContain(
+      'Installing the llama.cpp engine in the background (60 s so far; it compiles llama.cpp once'
+    );
+    model.engineInstall({ ...base, state: 'running', seconds: 1, progress: null });
+    expect(model.label).toBe('codecomplete-demo (demo) · installing llama.cpp');
+    model.engineInstall({ ...base, state: 'done', installed: true, seconds: 840, progress: 1 });
+    expect(model.label).toBe('codecomplete-demo (demo)');
+    expect(model.message).toContain('The llama.cpp engine is installed (in 840 s).');
+    model.engineInstall({
+      ...base,
+      state: 'failed',
+      seconds: 3,
+      progress: null,
+      last_line: 'error: no C compiler'
+    });
+    expect(model.message).toContain(
+      'Installing the llama.cpp engine did not finish: error: no C compiler'
+    );
+  });
+
   it("a switch clears the old model's error at once", () => {
     const model = connectedStatus({ name: 'old', backend: 'openai' });
     model.failed(1, backendDown);

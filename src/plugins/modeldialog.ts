@@ -33,7 +33,8 @@ export const modelDialogPlugin: JupyterFrontEndPlugin<void> = {
           translator: translator ?? nullTranslator,
           onSwitched: model => {
             status.switched(model);
-          }
+          },
+          onEngineInstall: state => status.engineInstall(state)
         })
     });
     palette?.addItem({

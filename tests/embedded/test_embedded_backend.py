@@ -1,7 +1,10 @@
-"""The embedded backend against the shipped demo model, run in-process by llama-cpp-python.
+"""The embedded backend against the shipped demo model, run in-process by each engine: the numpy
+engine (always there) and llama-cpp-python (when installed: ``./scripts/setup.sh --local``, which
+``scripts/test.sh`` runs).
 
-These load the real GGUF (one load for the whole module) and check behaviour: streaming, cancellation,
-FIFO queueing of concurrent requests, FIM prompts with special tokens, stops, GGUF metadata.
+These load the real GGUF (one load per engine for the whole module) and check behaviour: streaming,
+cancellation, FIFO queueing of concurrent requests, FIM prompts with special tokens, stops, GGUF
+metadata.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from jupyter_codecomplete.backends.embedded import (
+    LLAMA_CPP,
+    NUMPY,
     EmbeddedLlamaLLM,
     SharedLlama,
     default_model_path,
@@ -22,27 +27,36 @@ from jupyter_codecomplete.backends.embedded import (
 )
 from jupyter_codecomplete.backends.embedded.worker import held_back, utf8_complete_prefix
 
-pytestmark = pytest.mark.llamacpp
+needs_llama_cpp = pytest.mark.skipif(not is_available(), reason="needs llama-cpp-python (setup.sh --local)")
+ENGINES = [NUMPY, pytest.param(LLAMA_CPP, marks=[pytest.mark.llamacpp, needs_llama_cpp])]
 
 CODE_PROMPT = "import os\nimport sys\n\n\ndef main(argv):\n"
 FIM_PROMPT = "<|fim_prefix|>def add(a, b):\n<|fim_suffix|>\n\n\nprint(add(1, 2))\n<|fim_middle|>"
 LONG = 800  # more tokens than any test lets the model generate before it is cancelled
 
 
-@pytest.fixture(scope="module")
-def llm() -> EmbeddedLlamaLLM:
-    return EmbeddedLlamaLLM(temperature=0.0, max_tokens=48)
+@pytest.fixture(scope="module", params=ENGINES)
+def llm(request: pytest.FixtureRequest) -> EmbeddedLlamaLLM:
+    return EmbeddedLlamaLLM(temperature=0.0, max_tokens=48, engine=request.param)
 
 
 @pytest.fixture(scope="module")
 def shared(llm: EmbeddedLlamaLLM) -> SharedLlama:
     model = llm.shared
-    model.llama(timeout=120)  # loaded once for the module
+    model.engine(timeout=120)  # loaded once for the module
+    assert model.engine_name == llm.engine
     return model
 
 
+@pytest.mark.skipif(
+    os.environ.get("CODECOMPLETE_REQUIRE_LLAMA_CPP") != "1", reason="scripts/test.sh requires llama.cpp"
+)
 def test_llama_cpp_is_installed() -> None:
-    assert is_available()
+    assert is_available()  # scripts/test.sh sets up --local: CI covers the llama.cpp engine too
+
+
+def test_the_demo_is_served_by_the_numpy_engine_unless_llama_cpp_is_asked_for() -> None:
+    assert EmbeddedLlamaLLM().engine_name == NUMPY
 
 
 def test_shipped_model_is_small() -> None:
@@ -70,15 +84,15 @@ def test_gguf_info_reports_fim_tokens() -> None:
 
 def test_one_model_per_path(llm: EmbeddedLlamaLLM, shared: SharedLlama) -> None:
     same_file = Path(default_model_path()).parent / "." / Path(llm.model_path).name
-    other = EmbeddedLlamaLLM(model_path=str(same_file))
+    other = EmbeddedLlamaLLM(model_path=str(same_file), engine=llm.engine)
     assert other.shared is shared
-    assert shared_model(os.path.realpath(llm.model_path)) is shared
+    assert shared_model(os.path.realpath(llm.model_path), engine=llm.engine) is shared
 
 
 def test_special_tokens_in_prompt_are_parsed(llm: EmbeddedLlamaLLM, shared: SharedLlama) -> None:
     ids = llm.get_token_ids("<|fim_prefix|>x<|fim_suffix|>y<|fim_middle|>")
     assert len(ids) == 5
-    assert shared._special_ids(shared.llama(), ["<|endoftext|>", "<|file_sep|>", "\n"]) == {
+    assert shared._special_ids(shared.engine(), ["<|endoftext|>", "<|file_sep|>", "\n"]) == {
         ids_ for text in ("<|endoftext|>", "<|file_sep|>") for ids_ in llm.get_token_ids(text)
     }
 
@@ -195,9 +209,10 @@ def test_too_long_prompt_keeps_the_fim_prefix_token(llm: EmbeddedLlamaLLM, share
     assert stats.prompt_tokens <= 1024 - 8
 
 
-def test_missing_model_raises() -> None:
-    bad = EmbeddedLlamaLLM(model_path="/nonexistent/model.gguf")
-    with pytest.raises(Exception):  # noqa: B017 - llama-cpp-python's own error type
+@pytest.mark.parametrize("engine", ENGINES)
+def test_missing_model_raises(engine: str) -> None:
+    bad = EmbeddedLlamaLLM(model_path="/nonexistent/model.gguf", engine=engine)
+    with pytest.raises(Exception):  # noqa: B017 - each engine's own error type
         bad.invoke("x")
 
 

@@ -12,12 +12,9 @@ from typing import Any
 
 import pytest
 
-from jupyter_codecomplete.backends.embedded import default_model_path, shared_model
 from jupyter_codecomplete.completion.edits import prepare_edits
 from jupyter_codecomplete.protocol import EditPredictionRequest
 from jupyter_codecomplete.testing import OpenAIUpstream, open_socket, request
-
-pytestmark = pytest.mark.llamacpp
 
 CELL = "def total(prices):\n    s = 0\n    for p in items:\n        s += p\n    return s / len(items)\n"
 # a text each format's prompt holds (builtin_styles.py)
@@ -85,6 +82,6 @@ async def test_the_demo_gguf_serves_an_edit_prediction_in_the_forced_format(
     prompt = ep.prepared.built.prompt
     assert ep.prepared.built.messages is None and MARKS[style] in prompt and "def total(items)" in prompt
     if style == "sweep-next-edit":  # Qwen2.5-Coder's file separator, which the demo model shares
-        llama = shared_model(ep.prepared.backend.config.model_path or default_model_path()).llama(timeout=120)
+        model = ep.prepared.backend.llm.shared
         assert prompt.count("<|file_sep|>") >= 3
-        assert len(llama.tokenize(b"<|file_sep|>", add_bos=False, special=True)) == 1
+        assert len(model.engine(timeout=120).tokenize("<|file_sep|>")) == 1

@@ -6,7 +6,6 @@ the format it is asked in. Every test that takes ``watch`` ends with the leak ch
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -188,7 +187,6 @@ def gguf_copy(models_dir: Path) -> Path:
     return copy
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python")
 async def test_a_gguf_file_for_edits_is_asked_in_the_format_the_list_said(
     watch: LeakWatch, jp_ws_fetch: Any, gguf_copy: Path
 ) -> None:

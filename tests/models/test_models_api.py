@@ -3,7 +3,6 @@ HTTP (range requests, LFS checksums), a scripted Ollama, the scripted OpenAI ups
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
 import os
@@ -24,9 +23,6 @@ from jupyter_codecomplete.testing import (
     request,
 )
 
-needs_llama = pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"
-)
 SECRET = "sk-test-Zq9vK2mXw7LpR4tN8yHcQe"
 
 
@@ -320,7 +316,6 @@ class TestAllowList:
 # -- downloads -----------------------------------------------------------------------------------------
 
 
-@needs_llama
 async def test_download_with_progress_then_switch_to_it(
     jp_fetch: Any, jp_ws_fetch: Any, hub: FakeHub, models_dir: Path
 ) -> None:

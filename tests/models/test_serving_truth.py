@@ -96,9 +96,6 @@ def use_from_a_terminal(tmp_path: Path, store: Path, entry_id: str) -> subproces
     )
 
 
-@pytest.mark.skipif(
-    __import__("importlib").util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python"
-)
 async def test_a_choice_saved_in_a_terminal_does_not_claim_to_serve(
     jp_fetch: Any, jp_ws_fetch: Any, upstream: OpenAIUpstream, tmp_path: Path
 ) -> None:

@@ -641,8 +641,10 @@ def evaluate(s: Settings, model_path: Path) -> dict[str, Any]:
     sys.path.insert(0, str(REPO))
     from jupyter_codecomplete.backends.embedded import EmbeddedLlamaLLM
 
-    backend = EmbeddedLlamaLLM(model_path=str(model_path), temperature=0.0, max_tokens=256)
-    backend.shared.llama(timeout=120)
+    backend = EmbeddedLlamaLLM(
+        model_path=str(model_path), temperature=0.0, max_tokens=256, engine="llama.cpp"
+    )
+    backend.shared.engine(timeout=120)
     t0 = time.perf_counter()
     first_chunk: float | None = None
     for _ in backend.stream(speed_prompt):

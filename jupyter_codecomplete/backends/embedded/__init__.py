@@ -1,4 +1,5 @@
-"""The embedded backend: a GGUF model run in-process by llama-cpp-python, as a LangChain LLM.
+"""The embedded backend: a GGUF model run in-process (by the built-in numpy engine or by
+llama-cpp-python), as a LangChain LLM.
 
 This package owns (one module each):
 
@@ -6,7 +7,10 @@ This package owns (one module each):
   demo model, served in this process; its prompt style from the file's name or FIM tokens);
 * ``llm``: :class:`EmbeddedLlamaLLM`, the LangChain ``LLM``: ``_call``, ``_stream`` and ``_astream`` with real
   streaming and real cancellation;
-* ``worker``: the shared model: one ``llama_cpp.Llama`` per model file for the whole process,
+* ``engines``: the engines behind one interface (:class:`~.engines.Engine`) and the choice
+  (:func:`choose_engine`): the numpy engine (``numpy_llama``, its tokenizer ``bpe``; installed with
+  the package from wheels) and llama-cpp-python (the ``local`` extra);
+* ``worker``: the shared model: one loaded engine per model file for the whole process,
   driven by ONE worker thread that takes requests from a FIFO queue (one generation at a time,
   first come first served). Tokens travel from that thread through a queue to the caller; the
   event loop never blocks. When a consumer stops listening (the async generator is closed or its
@@ -24,6 +28,14 @@ the text, holding back any tail that could still become a stop.
 
 from __future__ import annotations
 
+from .engines import (
+    LLAMA_CPP,
+    NUMPY,
+    EngineUnavailable,
+    can_run_embedded,
+    choose_engine,
+    llama_cpp_available,
+)
 from .gguf import (
     DEFAULT_MAX_CTX,
     DEMO_MODEL_FILE,
@@ -45,13 +57,19 @@ __all__ = [
     "DEFAULT_MAX_CTX",
     "DEMO_MODEL_FILE",
     "DEMO_NAME",
+    "LLAMA_CPP",
+    "NUMPY",
     "EmbeddedBackend",
     "EmbeddedLlamaLLM",
+    "EngineUnavailable",
     "GenerationParams",
     "GenerationStats",
     "SharedLlama",
+    "can_run_embedded",
+    "choose_engine",
     "default_model_path",
     "is_available",
+    "llama_cpp_available",
     "read_gguf_info",
     "read_gguf_metadata",
     "shared_model",

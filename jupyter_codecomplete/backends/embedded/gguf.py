@@ -1,5 +1,6 @@
 """The GGUF file, read without loading the model: the bundled demo model's path, the model's name,
-architecture, context length and FIM tokens from its metadata, and whether llama-cpp-python is there."""
+architecture, context length and FIM tokens from its metadata, and whether llama-cpp-python is there
+(:func:`is_available`; the numpy engine needs no such check, see :mod:`.engines`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import importlib.util
 import os
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -53,51 +55,126 @@ _FIM_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _read_exact(f: BinaryIO, n: int) -> bytes:
-    data = f.read(n)
-    if len(data) != n:
-        raise ValueError("truncated GGUF file")
-    return data
+class _Reader:
+    """Reads from a GGUF file, never asking for more than the file holds: a length field of a
+    corrupt file can say anything."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self.f = f
+        self.size = os.fstat(f.fileno()).st_size
+        self.pos = f.tell()
+
+    def exact(self, n: int) -> bytes:
+        if n < 0 or n > self.size - self.pos:
+            raise ValueError("truncated GGUF file")
+        data = self.f.read(n)
+        if len(data) != n:
+            raise ValueError("truncated GGUF file")
+        self.pos += n
+        return data
+
+    def skip(self, n: int) -> None:
+        if n < 0 or n > self.size - self.pos:
+            raise ValueError("truncated GGUF file")
+        self.pos = self.f.seek(n, os.SEEK_CUR)
+
+    def unpack(self, fmt: str) -> tuple[Any, ...]:
+        return struct.unpack(fmt, self.exact(struct.calcsize(fmt)))
+
+    def string(self) -> str:
+        (n,) = self.unpack("<Q")
+        return self.exact(n).decode("utf-8", errors="replace")
+
+    def value(self, vtype: int, keep: bool = True) -> Any:
+        if vtype in _GGUF_SCALARS:
+            return self.unpack(_GGUF_SCALARS[vtype])[0]
+        if vtype == _GGUF_STRING:
+            (n,) = self.unpack("<Q")
+            if not keep:
+                self.skip(n)
+                return None
+            return self.exact(n).decode("utf-8", errors="replace")
+        if vtype == _GGUF_ARRAY:
+            itype, count = self.unpack("<IQ")
+            if itype in _GGUF_SCALARS:
+                fmt = _GGUF_SCALARS[itype]
+                width = struct.calcsize(fmt)
+                if not keep:
+                    self.skip(count * width)
+                    return None
+                raw = self.exact(count * width)
+                return list(struct.unpack(f"<{count}{fmt[1]}", raw))
+            items = [self.value(itype, keep) for _ in range(count)]
+            return items if keep else None
+        raise ValueError(f"unknown GGUF value type {vtype}")
 
 
-def _read_value(f: BinaryIO, vtype: int, keep: bool = True) -> Any:
-    if vtype in _GGUF_SCALARS:
-        fmt = _GGUF_SCALARS[vtype]
-        return struct.unpack(fmt, _read_exact(f, struct.calcsize(fmt)))[0]
-    if vtype == _GGUF_STRING:
-        (n,) = struct.unpack("<Q", _read_exact(f, 8))
-        raw = _read_exact(f, n)
-        return raw.decode("utf-8", errors="replace") if keep else None
-    if vtype == _GGUF_ARRAY:
-        itype, count = struct.unpack("<IQ", _read_exact(f, 12))
-        if not keep and itype in _GGUF_SCALARS:
-            f.seek(count * struct.calcsize(_GGUF_SCALARS[itype]), os.SEEK_CUR)
-            return None
-        items = [_read_value(f, itype, keep) for _ in range(count)]
-        return items if keep else None
-    raise ValueError(f"unknown GGUF value type {vtype}")
+@dataclass(frozen=True)
+class TensorInfo:
+    """Where one tensor lies in the file: ``shape`` in GGUF order (the row length first), the ggml
+    type id, and the absolute byte offset of its data."""
+
+    name: str
+    shape: tuple[int, ...]
+    ggml_type: int
+    offset: int
+
+
+def _read_header(
+    f: BinaryIO, path: str | os.PathLike[str], wanted: Callable[[str], bool] | None, tensors: bool
+) -> tuple[dict[str, Any], list[TensorInfo]]:
+    r = _Reader(f)
+    if r.exact(4) != b"GGUF":
+        raise ValueError(f"{path} is not a GGUF file")
+    version, n_tensors, n_kv = r.unpack("<IQQ")
+    if version < 2:
+        raise ValueError(f"GGUF version {version} is not supported")
+    out: dict[str, Any] = {}
+    for _ in range(n_kv):
+        key = r.string()
+        (vtype,) = r.unpack("<I")
+        keep = wanted is None or wanted(key) or key == "general.alignment"
+        value = r.value(vtype, keep)
+        if keep:
+            out[key] = value
+    infos: list[TensorInfo] = []
+    if not tensors:
+        return out, infos
+    raw: list[tuple[str, tuple[int, ...], int, int]] = []
+    for _ in range(n_tensors):
+        name = r.string()
+        (n_dims,) = r.unpack("<I")
+        if not 1 <= n_dims <= 4:
+            raise ValueError(f"tensor {name!r} has {n_dims} dimensions")
+        dims = r.unpack(f"<{n_dims}Q")
+        ggml_type, offset = r.unpack("<IQ")
+        raw.append((name, tuple(int(d) for d in dims), int(ggml_type), int(offset)))
+    align = out.get("general.alignment", 32)
+    if not isinstance(align, int) or not 1 <= align <= 1 << 20:
+        raise ValueError(f"general.alignment is {align!r}")
+    start = -(-r.pos // align) * align
+    for name, dims, ggml_type, offset in raw:
+        if offset > r.size - start:
+            raise ValueError(f"tensor {name!r} lies past the end of the file")
+        infos.append(TensorInfo(name, dims, ggml_type, start + offset))
+    return out, infos
 
 
 def read_gguf_metadata(
     path: str | os.PathLike[str], wanted: Callable[[str], bool] | None = None
 ) -> dict[str, Any]:
     """The GGUF key/value metadata (all keys, or those ``wanted`` accepts); tensors are not read."""
-    out: dict[str, Any] = {}
     with open(path, "rb") as f:
-        if _read_exact(f, 4) != b"GGUF":
-            raise ValueError(f"{path} is not a GGUF file")
-        version, _n_tensors, n_kv = struct.unpack("<IQQ", _read_exact(f, 20))
-        if version < 2:
-            raise ValueError(f"GGUF version {version} is not supported")
-        for _ in range(n_kv):
-            (klen,) = struct.unpack("<Q", _read_exact(f, 8))
-            key = _read_exact(f, klen).decode("utf-8", errors="replace")
-            (vtype,) = struct.unpack("<I", _read_exact(f, 4))
-            keep = wanted is None or wanted(key)
-            value = _read_value(f, vtype, keep)
-            if keep:
-                out[key] = value
-    return out
+        return _read_header(f, path, wanted, tensors=False)[0]
+
+
+def read_gguf_tensors(
+    path: str | os.PathLike[str], wanted: Callable[[str], bool] | None = None
+) -> tuple[dict[str, Any], list[TensorInfo]]:
+    """The metadata (all keys, or those ``wanted`` accepts) and where each tensor lies (nothing of
+    the tensors' data is read)."""
+    with open(path, "rb") as f:
+        return _read_header(f, path, wanted, tensors=True)
 
 
 def read_gguf_info(path: str | os.PathLike[str]) -> dict[str, Any]:

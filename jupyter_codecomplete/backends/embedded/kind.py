@@ -1,10 +1,13 @@
-"""The ``embedded`` backend kind: a GGUF model run inside the server by llama-cpp-python.
+"""The ``embedded`` backend kind: a GGUF model run inside the server, by the built-in numpy engine
+or by llama-cpp-python (:mod:`.engines` chooses; ``options: {"engine": "numpy" | "llama.cpp"}``
+asks for one).
 
 One line of config serves a real local code model with no model server::
 
     c.CodeCompleteApp.completion_model = {"backend": "embedded", "model_path": "/models/qwen-coder.gguf"}
 
-Without ``model_path`` the bundled demo model serves (a tiny model that shows the mechanics).
+Without ``model_path`` the bundled demo model serves (a tiny model that shows the mechanics), by the
+numpy engine unless llama.cpp is asked for.
 The prompt style comes from the GGUF's name (``general.name``, else the file name) matched against
 the style records; when nothing matches but the file declares FIM tokens, a style is made from them.
 """
@@ -18,7 +21,8 @@ from typing import Any, ClassVar
 from ...prompting import FimSpec, PromptStyle, RepoSpec, StyleRegistry
 from ...prompting.tokens import TokenCounter, make_counter
 from ..base import Backend, BackendError, Description, Locality, ModelConfig
-from .gguf import default_model_path, is_available, read_gguf_info
+from .engines import AUTO, EngineUnavailable, choose_engine
+from .gguf import default_model_path, read_gguf_info
 from .llm import EmbeddedLlamaLLM
 
 DEMO_NAME = "codecomplete-demo"
@@ -62,16 +66,17 @@ class EmbeddedBackend(Backend):
 
     @classmethod
     def create(cls, config: ModelConfig) -> EmbeddedBackend:
-        if not is_available():
-            raise BackendError(
-                "backend_unavailable",
-                "The embedded model needs llama-cpp-python: pip install 'jupyter_codecomplete[local]'.",
-            )
         demo = config.model_path is None
         path = config.model_path or default_model_path()
         if not os.path.isfile(path):
             raise BackendError("backend_unavailable", f"No GGUF model file at {path!r}.")
-        info = read_gguf_info(path)
+        try:
+            engine = choose_engine(path, config.options.get("engine", AUTO), demo=demo)
+            info = read_gguf_info(path)
+        except EngineUnavailable as exc:
+            raise BackendError("backend_unavailable", str(exc)) from exc
+        except ValueError as exc:  # a corrupt or truncated file
+            raise BackendError("backend_unavailable", f"{os.path.basename(path)}: {exc}") from exc
         if "context_window" not in config.model_fields_set and info.get("context_length"):
             config = config.model_copy(
                 update={"context_window": min(config.context_window, int(info["context_length"]))}
@@ -84,6 +89,7 @@ class EmbeddedBackend(Backend):
             top_p=config.top_p if config.top_p is not None else 0.95,
             n_threads=config.options.get("n_threads"),
             repeat_penalty=float(config.options.get("repeat_penalty", 1.0)),
+            engine=engine,
         )
         if not config.model:
             config = config.model_copy(
@@ -94,7 +100,7 @@ class EmbeddedBackend(Backend):
 
         def counter_when_loaded() -> TokenCounter | None:
             try:  # never wait for a model that is still loading: estimate meanwhile
-                llm.shared.llama(timeout=0)
+                llm.shared.engine(timeout=0)
             except Exception:
                 return None
             return counter
@@ -106,7 +112,7 @@ class EmbeddedBackend(Backend):
             style=hint if isinstance(hint, PromptStyle) else None,
             style_hint=hint if isinstance(hint, str) else None,
             token_counter=counter_when_loaded,
-            details={"gguf": info, "model_path": path},
+            details={"gguf": info, "model_path": path, "engine": engine},
         )
 
     async def describe(self) -> Description:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 from collections.abc import AsyncGenerator, Iterator
 from typing import Any, ClassVar
@@ -13,6 +14,7 @@ from langchain_core.outputs import GenerationChunk
 from pydantic import Field
 
 from ..streaming import END, Identified, StreamedLLM, achunks, chunks, take
+from .engines import AUTO, choose_engine
 from .gguf import default_model_path
 from .worker import Event, GenerationParams, SharedLlama, shared_model
 
@@ -20,7 +22,8 @@ from .worker import Event, GenerationParams, SharedLlama, shared_model
 
 
 class EmbeddedLlamaLLM(Identified, StreamedLLM):
-    """A GGUF model run in-process by llama-cpp-python (the bundled demo model by default)."""
+    """A GGUF model run in-process (the bundled demo model by default) by the numpy engine or
+    llama-cpp-python (``engine``: ``auto``, ``numpy`` or ``llama.cpp``; see :mod:`.engines`)."""
 
     model_path: str = Field(default_factory=default_model_path)
     n_ctx: int = 0
@@ -31,6 +34,8 @@ class EmbeddedLlamaLLM(Identified, StreamedLLM):
     repeat_penalty: float = 1.0
     stop: list[str] = Field(default_factory=list)
     n_threads: int | None = None
+    engine: str = AUTO
+    """Which engine runs the model: ``auto`` (:func:`.engines.choose_engine`), ``numpy`` or ``llama.cpp``."""
 
     @property
     def _llm_type(self) -> str:
@@ -43,11 +48,17 @@ class EmbeddedLlamaLLM(Identified, StreamedLLM):
         "temperature",
         "top_p",
         "repeat_penalty",
+        "engine",
     )
 
     @property
+    def engine_name(self) -> str:
+        """The engine that runs this model (``numpy`` or ``llama.cpp``), decided once per file."""
+        return choose_engine(self.model_path, self.engine, demo=_is_demo(self.model_path))
+
+    @property
     def shared(self) -> SharedLlama:
-        return shared_model(self.model_path, self.n_ctx, self.n_threads)
+        return shared_model(self.model_path, self.n_ctx, self.n_threads, self.engine_name)
 
     def get_token_ids(self, text: str) -> list[int]:
         return self.shared.tokenize(text)
@@ -105,6 +116,13 @@ class EmbeddedLlamaLLM(Identified, StreamedLLM):
         finally:
             # Closed early (superseded request, cancelled task): stop spending compute on it.
             job.cancel()
+
+
+def _is_demo(path: str) -> bool:
+    try:
+        return os.path.samefile(path, default_model_path())
+    except OSError:
+        return False
 
 
 def _chunk(text: str) -> GenerationChunk:

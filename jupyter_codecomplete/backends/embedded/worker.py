@@ -1,7 +1,9 @@
-"""The shared model: one ``llama_cpp.Llama`` per model file for the whole process, driven by ONE worker
-thread that takes requests from a FIFO queue (one generation at a time, first come first served).
-Tokens travel from that thread through a queue to the caller; the event loop never blocks. When a
-consumer stops listening, a flag stops the generation before the next token is computed."""
+"""The shared model: one loaded engine (:mod:`.engines`: the numpy engine or llama.cpp) per model
+file and engine for the whole process, driven by ONE worker thread that takes requests from a FIFO
+queue (one generation at a time, first come first served). Tokens travel from that thread through a
+queue to the caller; the event loop never blocks. When a consumer stops listening, a flag stops the
+generation before the next token is computed. Tokenizing, stops and decoding are done here, the same
+way for every engine."""
 
 from __future__ import annotations
 
@@ -11,22 +13,16 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .engines import LLAMA_CPP, Engine, GenerationParams, load_engine
 from .gguf import DEFAULT_MAX_CTX, read_gguf_info
 
+__all__ = ["Event", "GenerationParams", "GenerationStats", "SharedLlama", "shared_model"]
+
 # ------------------------------------------------------------------------------------ shared model
-
-
-@dataclass
-class GenerationParams:
-    max_tokens: int = 64
-    temperature: float = 0.2
-    top_p: float = 0.95
-    repeat_penalty: float = 1.0
-    stop: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -110,18 +106,23 @@ def held_back(text: str, stops: list[str]) -> int:
 class SharedLlama:
     """One loaded model and the single worker thread that runs its generations in FIFO order."""
 
-    def __init__(self, model_path: str, n_ctx: int = 0, n_threads: int | None = None) -> None:
+    def __init__(
+        self, model_path: str, n_ctx: int = 0, n_threads: int | None = None, engine: str = LLAMA_CPP
+    ) -> None:
         self.model_path = model_path
         self.n_ctx = n_ctx
         self.n_threads = n_threads
+        self.engine_name = engine
         self.history: collections.deque[GenerationStats] = collections.deque(maxlen=64)
         self._jobs: queue.Queue[_Job] = queue.Queue()
-        self._llm: Any = None
+        self._engine: Engine | None = None
         self._load_error: BaseException | None = None
         self._loaded = threading.Event()
         self._idle = threading.Condition()
         self._pending = 0
-        self._thread = threading.Thread(target=self._run, name=f"llama:{Path(model_path).name}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f"{engine}:{Path(model_path).name}", daemon=True
+        )
         self._thread.start()
 
     # -- public API (any thread)
@@ -132,17 +133,17 @@ class SharedLlama:
         self._jobs.put(job)
         return job
 
-    def llama(self, timeout: float | None = None) -> Any:
-        """The loaded ``llama_cpp.Llama`` (waits for the load); raises the load error if it failed."""
+    def engine(self, timeout: float | None = None) -> Engine:
+        """The loaded engine (waits for the load); raises the load error if it failed."""
         if not self._loaded.wait(timeout):
             raise TimeoutError("the model is still loading")
         if self._load_error is not None:
             raise self._load_error
-        return self._llm
+        assert self._engine is not None
+        return self._engine
 
     def tokenize(self, text: str) -> list[int]:
-        llm = self.llama()
-        return list(llm.tokenize(text.encode("utf-8"), add_bos=self._add_bos(llm), special=True))
+        return self.engine().tokenize(text)
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """True once no job is queued or running (for tests and shutdown); False on timeout."""
@@ -157,16 +158,11 @@ class SharedLlama:
     # -- worker thread
     def _load(self) -> None:
         try:
-            from llama_cpp import Llama
-
             n_ctx = self.n_ctx
             if n_ctx <= 0:  # the model's own context, capped so a 32k-context model does not eat the RAM
                 trained = read_gguf_info(self.model_path).get("context_length")
                 n_ctx = min(int(trained), DEFAULT_MAX_CTX) if isinstance(trained, int) else DEFAULT_MAX_CTX
-            kwargs: dict[str, Any] = {"model_path": self.model_path, "n_ctx": n_ctx, "verbose": False}
-            if self.n_threads:
-                kwargs["n_threads"] = self.n_threads
-            self._llm = Llama(**kwargs)
+            self._engine = load_engine(self.engine_name, self.model_path, n_ctx, self.n_threads)
         except BaseException as exc:  # reported to every request
             self._load_error = exc
         finally:
@@ -198,53 +194,33 @@ class SharedLlama:
                     self._idle.notify_all()
 
     @staticmethod
-    def _add_bos(llm: Any) -> bool:
-        return str(llm.metadata.get("tokenizer.ggml.add_bos_token", "false")).lower() == "true"
-
-    def _special_ids(self, llm: Any, texts: list[str]) -> set[int]:
+    def _special_ids(engine: Engine, texts: list[str]) -> set[int]:
         """Token ids of the stop strings that are single special tokens."""
         ids: set[int] = set()
         for text in texts:
-            toks = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-            if len(toks) == 1 and llm.detokenize(toks, special=False) == b"":
+            toks = engine.tokenize(text, bos=False)
+            if len(toks) == 1 and engine.is_control(toks[0]):
                 ids.add(toks[0])
         return ids
 
     def _generate(self, job: _Job) -> None:
-        import llama_cpp
-
-        llm = self._llm
-        vocab = getattr(getattr(llm, "_model", None), "vocab", None)
-
-        def is_eog(token: int) -> bool:
-            if vocab is not None and hasattr(llama_cpp, "llama_vocab_is_eog"):
-                return bool(llama_cpp.llama_vocab_is_eog(vocab, token))
-            return bool(token == llm.token_eos())
-
+        engine = self.engine()
         p = job.params
-        tokens = list(llm.tokenize(job.prompt.encode("utf-8"), add_bos=self._add_bos(llm), special=True))
-        n_ctx = llm.n_ctx()
+        tokens = engine.tokenize(job.prompt)
+        n_ctx = engine.n_ctx()
         max_tokens = max(1, min(p.max_tokens, n_ctx - 1))
         room = n_ctx - max_tokens
         if len(tokens) > room:
             # Keep a leading special token (FIM prefix, repository name); drop the oldest text.
-            keep = 1 if tokens and llm.detokenize(tokens[:1], special=False) == b"" else 0
+            keep = 1 if tokens and engine.is_control(tokens[0]) else 0
             tokens = tokens[:keep] + tokens[len(tokens) - (room - keep) :]
         job.stats.prompt_tokens = len(tokens)
-        stop_ids = self._special_ids(llm, p.stop)
+        stop_ids = self._special_ids(engine, p.stop)
         text_stops = [s for s in p.stop if s]
         raw = b""
         sent = 0  # characters of the decoded text already sent
         finish = "length"
-        gen = llm.generate(
-            tokens,
-            top_k=40,
-            top_p=p.top_p,
-            min_p=0.05,
-            temp=p.temperature,
-            repeat_penalty=p.repeat_penalty,
-            reset=True,
-        )
+        gen = engine.generate(tokens, p)
         completion: list[int] = []
         try:
             for token in gen:
@@ -252,10 +228,10 @@ class SharedLlama:
                     finish = "cancelled"
                     break
                 job.count_token()
-                if token in stop_ids or is_eog(token):
+                if token in stop_ids or engine.is_eog(token):
                     finish = "stop"
                     break
-                raw += llm.detokenize([token], prev_tokens=tokens + completion, special=False)
+                raw += engine.piece(token, tokens + completion)
                 completion.append(token)
                 text = raw[: utf8_complete_prefix(raw)].decode("utf-8", errors="replace")
                 cut = min((i for i in (text.find(s) for s in text_stops) if i >= 0), default=-1)
@@ -281,15 +257,18 @@ class SharedLlama:
         job.stats.finish_reason = finish
 
 
-_SHARED: dict[str, SharedLlama] = {}
+_SHARED: dict[tuple[str, str], SharedLlama] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_model(model_path: str, n_ctx: int = 0, n_threads: int | None = None) -> SharedLlama:
-    """The process-wide model for ``model_path`` (the first caller's ``n_ctx``/``n_threads`` win)."""
+def shared_model(
+    model_path: str, n_ctx: int = 0, n_threads: int | None = None, engine: str = LLAMA_CPP
+) -> SharedLlama:
+    """The process-wide model for ``model_path`` run by ``engine`` (the first caller's
+    ``n_ctx``/``n_threads`` win)."""
     key = os.path.realpath(model_path)
     with _SHARED_LOCK:
-        model = _SHARED.get(key)
+        model = _SHARED.get((key, engine))
         if model is None:
-            model = _SHARED[key] = SharedLlama(key, n_ctx=n_ctx, n_threads=n_threads)
+            model = _SHARED[(key, engine)] = SharedLlama(key, n_ctx=n_ctx, n_threads=n_threads, engine=engine)
         return model
