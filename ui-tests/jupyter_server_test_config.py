@@ -58,6 +58,16 @@ RULES = [
     {"contains": "# Shopping", "completion": " list\n\n- apples\n"},
     # The kernel's candidates reached the prompt (tests/kernel.spec.ts, the user guide's screenshot).
     {"contains": "# The kernel completes df[ with:", "completion": "'price'] * df['qty']\n"},
+    # An edit prediction and an inline completion in flight together (editprediction-inflight.spec.ts):
+    # the prediction after renaming `items` to `prices` in `def mean(...)` comes slowly (about two
+    # seconds, token by token), the completion asked meanwhile at the line's end at once.
+    {
+        "contains": "<|editable_region_start|>\ndef mean(prices):<|cursor|>",
+        "completion": "<REWRITE>\ndef mean(prices):\n    s = 0\n    for p in prices:\n        s += p\n"
+        "    return s / len(prices)\n</REWRITE>",
+        "token_s": 0.1,
+    },
+    {"contains": "def mean(prices):", "completion": "  # the mean price"},
     # Edit predictions (tests/editprediction.spec.ts): the generic chat format's prompt, after
     # the user renamed `items` to `prices` on the first line; the rename follows on three lines.
     {
