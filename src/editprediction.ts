@@ -246,6 +246,27 @@ export function applyPrediction(view: EditorView): boolean {
 }
 
 /**
+ * Where the edits of a prediction applied in `view` put their text (each edit's inserted text at
+ * its offset after the edits before it), and a reader of the document while the editor lives: for
+ * the usage events' kept windows.
+ */
+export function keptProbes(
+  view: EditorView,
+  edits: ReadonlyArray<IPredictedEdit>
+): { text: string; anchor: number; read: () => string | null }[] {
+  const read = (): string | null => (view.dom.isConnected ? view.state.doc.toString() : null);
+  let shift = 0;
+  return [...edits]
+    .sort((a, b) => a.from - b.from)
+    .map(e => {
+      const anchor = e.from + shift;
+      shift += e.insert.length - (e.to - e.from);
+      return { text: e.insert, anchor, read };
+    })
+    .filter(p => p.text);
+}
+
+/**
  * Remove the prediction shown in `view`; false when none is shown.
  */
 export function dismissPrediction(view: EditorView): boolean {

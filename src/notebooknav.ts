@@ -50,7 +50,15 @@ export interface INotebookCells {
  * What became of pending edits (for the usage events).
  */
 export interface INavigatorEvents {
-  applied?: (edit: IPendingEdit | null, inserted: number) => void;
+  /**
+   * `view` and `edits`: where the prediction was applied, and its edits (before they were).
+   */
+  applied?: (
+    edit: IPendingEdit | null,
+    inserted: number,
+    view: EditorView,
+    edits: ReadonlyArray<IPredictedEdit>
+  ) => void;
   dropped?: (edits: IPendingEdit[], why: 'escape' | 'changed' | 'superseded') => void;
 }
 
@@ -152,13 +160,14 @@ export class NotebookEditNavigator {
     this._prune();
     if (currentPrediction(view)) {
       const e = cellId ? this._pending.get(cellId) : null;
-      const inserted = insertedChars(currentPrediction(view)!.edits);
+      const { edits } = currentPrediction(view)!;
+      const inserted = insertedChars(edits);
       applyPrediction(view);
       if (cellId && e) {
         this._pending.delete(cellId);
         this._cells.mark(cellId, null);
       }
-      this._events.applied?.(e, inserted);
+      this._events.applied?.(e, inserted, view, edits);
       this._goToNext(cellId);
       return true;
     }
@@ -170,11 +179,12 @@ export class NotebookEditNavigator {
     const shownThere = this._cells.viewOf(next);
     if (shownThere && currentPrediction(shownThere) && onScreen(shownThere)) {
       // its diff is on screen: apply it, then go on to the one after it
-      const inserted = insertedChars(target.edits);
+      const { edits } = currentPrediction(shownThere)!;
+      const inserted = insertedChars(edits);
       applyPrediction(shownThere);
       this._pending.delete(next);
       this._cells.mark(next, null);
-      this._events.applied?.(target, inserted);
+      this._events.applied?.(target, inserted, shownThere, edits);
       if (!this._goToNext(next)) {
         this._cells.activate(next);
       }

@@ -26,6 +26,7 @@ import type { EditHistory } from './edithistory';
 import type { CodeCompleteProvider, ICompletionClient } from './provider';
 import type { ISettings } from './settings';
 import type { CompletionSocket } from './socket';
+import type { IKeptProbe } from './usage';
 import type { StatusState } from './status';
 
 /**
@@ -326,8 +327,9 @@ export interface IUsageTracker {
   editShown(options: { latencyMs: number; language: string | null; text: string }): string | null;
   /**
    * Part of an edit prediction was applied (`chars` inserted); it stays open for the rest.
+   * `kept`: where its text went, to count what is still there after the kept windows.
    */
-  editAccepted(id: string | null, chars: number): void;
+  editAccepted(id: string | null, chars: number, kept?: ReadonlyArray<IKeptProbe>): void;
   /**
    * The end of an edit prediction's impression (`dismissed`: Escape).
    */

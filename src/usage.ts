@@ -103,6 +103,24 @@ export function keptChars(accepted: string, current: string, anchor: number): nu
 }
 
 /**
+ * Where an applied edit's text went, to count later what of it is still there.
+ */
+export interface IKeptProbe {
+  /**
+   * The text the edit inserted.
+   */
+  text: string;
+  /**
+   * Its offset in the document when it was applied.
+   */
+  anchor: number;
+  /**
+   * The document's text now; null when it is gone (closed, deleted).
+   */
+  read: () => string | null;
+}
+
+/**
  * A short hash of a text (FNV-1a, 32 bits, hex): equal suggestions can be told apart from
  * different ones without storing them.
  */
@@ -317,7 +335,8 @@ export class UsageTracker {
       text: options.text,
       model: model?.reported || model?.name || null,
       style: model?.style ?? null,
-      accepted: 0
+      accepted: 0,
+      kept: []
     });
     if (this._edits.size > 64) {
       this._edits.delete(this._edits.keys().next().value as string);
@@ -327,11 +346,15 @@ export class UsageTracker {
 
   /**
    * Part of an edit prediction was applied (`chars` inserted); it stays open for the rest.
+   * `kept`: where its text went (each edit's inserted text, its offset, and a reader of that
+   * document), so that what is still there after the kept windows is counted, as for
+   * suggestions.
    */
-  editAccepted(id: string | null, chars: number): void {
+  editAccepted(id: string | null, chars: number, kept: ReadonlyArray<IKeptProbe> = []): void {
     const e = id ? this._edits.get(id) : undefined;
     if (e) {
       e.accepted += Math.max(1, chars);
+      e.kept.push(...kept.filter(k => k.text));
     }
   }
 
@@ -345,7 +368,7 @@ export class UsageTracker {
       return;
     }
     this._edits.delete(id);
-    this._enqueue({
+    const event: IUsageEvent = {
       id,
       shown_at: e.shownAt,
       model: e.model,
@@ -364,7 +387,13 @@ export class UsageTracker {
       text_hash: hashText(e.text),
       line: null,
       column: null
-    });
+    };
+    this._enqueue(event);
+    if (e.accepted > 0 && e.kept.length) {
+      const [first, second] = this._settings().usageKeptWindows;
+      this._setTimeout(() => this._editKept(event, e.kept, 'kept_30s'), first * 1000);
+      this._setTimeout(() => this._editKept(event, e.kept, 'kept_5m'), second * 1000);
+    }
   }
 
   /**
@@ -509,6 +538,33 @@ export class UsageTracker {
     this._enqueue({ ...event });
   }
 
+  /**
+   * What of an applied edit prediction is still in its documents (unknown when none of them is
+   * open here any more).
+   */
+  private _editKept(
+    event: IUsageEvent,
+    probes: ReadonlyArray<IKeptProbe>,
+    field: 'kept_30s' | 'kept_5m'
+  ): void {
+    if (!this._settings().recordUsage) {
+      return;
+    }
+    let kept = 0;
+    let known = false;
+    for (const probe of probes) {
+      const text = probe.read();
+      if (text !== null) {
+        known = true;
+        kept += keptChars(probe.text, text, probe.anchor);
+      }
+    }
+    if (known) {
+      event[field] = Math.min(kept, event.accepted_chars);
+      this._enqueue({ ...event });
+    }
+  }
+
   private _enqueue(event: IUsageEvent): void {
     const i = this._queue.findIndex(e => e.id === event.id);
     if (i >= 0) {
@@ -595,6 +651,7 @@ namespace Private {
     model: string | null;
     style: string | null;
     accepted: number;
+    kept: IKeptProbe[];
   }
 
   export interface IImpression {

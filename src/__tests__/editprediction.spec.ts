@@ -10,9 +10,11 @@ import {
   EditPredictionKeys,
   editPredictionExtension,
   historyOf,
+  keptProbes,
   Offsets,
   showPrediction
 } from '../editprediction';
+import { keptChars } from '../usage';
 import { EditPredictionController, followUpLikely } from '../editrequest';
 import { EditPredictionMode } from '../settings';
 import { CompletionSocket } from '../socket';
@@ -42,6 +44,26 @@ function makeView(
     parent
   });
 }
+
+describe('keptProbes', () => {
+  it("finds each edit's text where it landed, and stops reading when the editor is gone", () => {
+    const view = makeView();
+    const edits = rename(CELL);
+    showPrediction(view, edits);
+    applyPrediction(view);
+    const probes = keptProbes(view, edits);
+    const doc = view.state.doc.toString();
+    expect(doc).toBe(RENAMED);
+    expect(probes.map(p => doc.slice(p.anchor, p.anchor + p.text.length))).toEqual([
+      'prices',
+      'prices'
+    ]);
+    expect(probes.reduce((n, p) => n + keptChars(p.text, p.read()!, p.anchor), 0)).toBe(12);
+    view.destroy();
+    view.dom.remove();
+    expect(probes[0].read()).toBeNull();
+  });
+});
 
 describe('the edit prediction view', () => {
   it('marks removed text and shows inserted text as ghost text, several hunks at once', () => {

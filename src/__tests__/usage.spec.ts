@@ -285,6 +285,32 @@ describe('UsageTracker', () => {
     expect(sent.flat().map(e => e.id)).toEqual(['tab-1', 'tab-2']);
   });
 
+  it('counts what of an applied edit prediction is still there after 30 s and 5 min', () => {
+    const { clock, tracker, last } = setup();
+    let doc: string | null = 'def total(prices):\n    for p in prices:\n        s += p\n';
+    const read = () => doc;
+    const id = tracker.editShown({ latencyMs: 300, language: 'python', text: 'pricesprices' })!;
+    tracker.editAccepted(id, 12, [
+      { text: 'prices', anchor: 10, read },
+      { text: 'prices', anchor: 32, read }
+    ]);
+    tracker.editEnded(id, false);
+    clock.advance(1000);
+    expect(last(id)).toMatchObject({ outcome: 'accepted', accepted_chars: 12, kept_30s: null });
+    clock.advance(30_000);
+    expect(last(id)!.kept_30s).toBe(12);
+    // the user replaced the cell's text before the five minutes were up: none of it kept
+    doc = 'x = 1\n';
+    clock.advance(300_000);
+    expect(last(id)).toMatchObject({ kept_30s: 12, kept_5m: 0 });
+    // a document closed meanwhile: unknown, not zero
+    const closed = tracker.editShown({ latencyMs: 1, language: null, text: 'x' })!;
+    tracker.editAccepted(closed, 1, [{ text: 'x', anchor: 0, read: () => null }]);
+    tracker.editEnded(closed, false);
+    clock.advance(301_000);
+    expect(last(closed)).toMatchObject({ outcome: 'accepted', kept_30s: null, kept_5m: null });
+  });
+
   it('records edit predictions: shown then accepted, dismissed or ignored, trigger edit', () => {
     const { clock, tracker, sent } = setup();
     const a = tracker.editShown({ latencyMs: 420, language: 'python', text: 'salessales' });

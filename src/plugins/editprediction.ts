@@ -18,6 +18,7 @@ import {
   dismissPrediction,
   EditPredictionKeys,
   editPredictionExtension,
+  keptProbes,
   predictionField
 } from '../editprediction';
 import { EditHistories } from '../edithistory';
@@ -218,8 +219,8 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
           }
         };
         const created = new NotebookEditNavigator(cells, {
-          applied: (_, inserted) => {
-            usage?.editAccepted(impression, inserted);
+          applied: (_, inserted, view, edits) => {
+            usage?.editAccepted(impression, inserted, keptProbes(view, edits));
             if (!created.pending.ids('edit').size) {
               endImpression(false);
             }
@@ -333,7 +334,8 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
         if (done && prediction) {
           usage?.editAccepted(
             impression,
-            prediction.edits.reduce((n, e) => n + e.insert.length, 0)
+            prediction.edits.reduce((n, e) => n + e.insert.length, 0),
+            keptProbes(view, prediction.edits)
           );
           endImpression(false);
         }
