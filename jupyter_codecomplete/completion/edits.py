@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -46,7 +46,6 @@ from ..protocol import (
     EditPredictionRequest,
     EditRegion,
     ErrorInfo,
-    InlineCompletionReply,
     InlineCompletionRequest,
     ServingModel,
     TextEdit,
@@ -95,7 +94,7 @@ class EditEngine(Protocol):
 
     def model_info(self, request: InlineCompletionRequest | None = None) -> ServingModel | None: ...
 
-    async def handle_request(self, request: InlineCompletionRequest) -> InlineCompletionReply: ...
+    def bounded(self, request: InlineCompletionRequest, notes: list[str]) -> AsyncGenerator[str, None]: ...
 
 
 def edit_model_key(handler: EditEngine) -> str:

@@ -29,6 +29,7 @@ and a completion model with neither a next-edit nor a fill-in-the-middle format)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 from ..errors import CompletionError
@@ -261,12 +262,11 @@ async def _fim_line(
 ) -> list[Edit]:
     """The line that raised, re-filled by a fill-in-the-middle model after the error's comment."""
     inline, (body_start, _, old) = fim_fill_request(request, doc, region)
-    reply = await handler.handle_request(inline)
-    notes.extend(reply.notes)
-    if reply.error is not None:
-        raise CompletionError(reply.error.type, reply.error.message)
-    items = reply.list.items
-    text = items[0].insertText.split("\n", 1)[0].rstrip() if items else ""
+    # the engine's own bounded suggestion (prepare, the same deadlines, cleaning, secrets
+    # scrubbed), not a completion reply: its failure is this request's, with its own type
+    async with contextlib.aclosing(handler.bounded(inline, notes)) as deltas:
+        filled = "".join([delta async for delta in deltas])
+    text = filled.split("\n", 1)[0].rstrip()
     if not text.strip() or text == old:
         notes.append("The model re-filled the line as it was; no edit.")
         return []
