@@ -19,7 +19,7 @@ import logging
 import sys
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import CompletionError as CompletionError  # re-exported: handlers raise it
 from ..errors import StreamScrubber, as_error, clip, scrub
@@ -168,6 +168,24 @@ async def with_deadlines(
         aclose = getattr(source, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+class StreamReader(Protocol):
+    """What the one driver (:meth:`DefaultInlineCompletionHandler.drive`) feeds the model's text
+    to: a completion's cleaning pipeline (``postprocess.Pipeline``), or an edit prediction's answer
+    reader (``edits.AnswerReader``). ``feed`` returns what to pass on now; ``done``: stop reading
+    (the model's stream is closed); ``finish``: the rest at the end (``truncated``: the model used
+    its whole token limit, ``budget_spent``)."""
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def budget_spent(self) -> bool: ...
+
+    def feed(self, chunk: str) -> str: ...
+
+    def finish(self, truncated: bool = False) -> str: ...
 
 
 # Refusals that follow the user's or the administrator's own settings: no warning in the log.

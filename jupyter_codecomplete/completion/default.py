@@ -59,7 +59,7 @@ from ..protocol import (
     KernelCandidates,
     ServingModel,
 )
-from .base import BaseInlineCompletionHandler, CompletionError, with_deadlines
+from .base import BaseInlineCompletionHandler, CompletionError, StreamReader, with_deadlines
 from .edits import edit_model_key, handle_edit_request
 from .facts import RequestFacts, resolve_language
 from .notebook_edits import handle_notebook_edit_request
@@ -722,22 +722,24 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     async def drive(
         self,
         prepared: Prepared,
-        pipeline: Pipeline,
+        pipeline: StreamReader,
         notes: list[str],
         config: RunnableConfig | None = None,
+        max_chars: int | None = None,
     ) -> AsyncGenerator[str, None]:
-        """The one driver of model → pipeline: deltas of the cleaned suggestion of a prepared request.
+        """The one driver of model → reader: what the reader passes on of a prepared request's text.
 
         The model's stream runs under the request's first-token and total deadlines (a late model
-        raises :class:`TimeoutError`) and is read up to :attr:`max_raw_chars`; it is closed as soon
-        as the pipeline says the suggestion has ended, or when the caller closes this iterator.
-        The websocket (through :meth:`suggest`), ``POST api/codecomplete/completions`` and ``eval``
-        all come here."""
+        raises :class:`TimeoutError`) and is read up to ``max_chars`` (:attr:`max_raw_chars` by
+        default); it is closed as soon as the reader says it is done, or when the caller closes
+        this iterator. A completion's reader is its cleaning pipeline (the websocket through
+        :meth:`suggest`, ``POST api/codecomplete/completions``, ``eval``); an edit prediction's
+        reads the answer up to its format's end marker (``edits.read_answer``)."""
         source = with_deadlines(
             self.raw_stream(prepared, config),
             prepared.first_timeout,
             prepared.total_timeout,
-            max_chars=self.max_raw_chars,
+            max_chars=self.max_raw_chars if max_chars is None else max_chars,
             notes=notes,
         )
         try:

@@ -2,11 +2,12 @@
 
 The same path as a completion (:class:`~.default.DefaultInlineCompletionHandler`): the request's
 model and prompt style are decided once, the prompt is built from the style's ``edit`` record
-(``prompting/edits.py``), the model streams through :meth:`raw_stream` under the model's first-token
-and total deadlines (:func:`~.base.with_deadlines`), and the socket's cancellation (a newer request,
-an explicit cancel, a closed socket) closes the upstream stream at once. The answer is read up to
-the format's end marker (the model stream is closed there) and at most a bounded number of
-characters; then it is parsed and cleaned (``postprocess/edits.py``) off the event loop.
+(``prompting/edits.py``), and the model streams through the completions' one driver
+(:meth:`~.default.DefaultInlineCompletionHandler.drive`: the model's first-token and total
+deadlines, the bound on what is read, the socket's cancellation closing the upstream stream at
+once) into this kind's reader (:class:`AnswerReader`): the answer is read up to the format's end
+marker (the model stream is closed there) and at most a bounded number of characters; then it is
+parsed and cleaned (``postprocess/edits.py``) off the event loop.
 
 Model: ``edit`` (``c.CodeCompleteApp.edit_model``) when configured, else ``chat``, else the
 completion model of the request's language. Style: the model's configured ``style`` when it has a
@@ -17,9 +18,10 @@ generic format for instruction models.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -50,7 +52,7 @@ from ..protocol import (
     ServingModel,
     TextEdit,
 )
-from .base import with_deadlines
+from .base import StreamReader
 from .prepared import Prepared
 
 # Output budget of one prediction: the rewrite of the region, in tokens (about 3 characters each).
@@ -80,7 +82,14 @@ class EditEngine(Protocol):
 
     def backend(self, key: str) -> Backend: ...
 
-    def raw_stream(self, prepared: Prepared, config: RunnableConfig | None = None) -> AsyncIterator[str]: ...
+    def drive(
+        self,
+        prepared: Prepared,
+        pipeline: StreamReader,
+        notes: list[str],
+        config: RunnableConfig | None = None,
+        max_chars: int | None = None,
+    ) -> AsyncGenerator[str, None]: ...
 
     async def learn_reported(self, key: str, wait: float = ...) -> None: ...
 
@@ -226,48 +235,70 @@ def prepare_edits(
     return EditPrepared(facts, built, model_call, read)
 
 
+class AnswerReader:
+    """The edit prediction's reader for the one driver (:meth:`EditEngine.drive`): it keeps the
+    model's answer and is done at the format's end marker (also one split across pieces) or past
+    ``read_chars`` (``stopped``: the model did not stop). It passes nothing on: the answer is
+    parsed whole."""
+
+    def __init__(self, ends: Sequence[str], read_chars: int, max_tokens: int) -> None:
+        self.ends = tuple(ends)
+        self.read_chars = read_chars
+        self.max_tokens = max_tokens
+        self.parts: list[str] = []
+        self.pieces = 0
+        self.stopped = False
+        self.done = False
+        self._seen = 0
+        self._tail = ""
+        self._longest = max((len(m) for m in self.ends), default=0)
+
+    @property
+    def budget_spent(self) -> bool:
+        return self.pieces >= self.max_tokens
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def feed(self, chunk: str) -> str:
+        if self.done:
+            return ""
+        self.parts.append(chunk)
+        self.pieces += 1
+        self._seen += len(chunk)
+        if self._seen > self.read_chars:
+            self.stopped = self.done = True
+        elif self.ends:
+            # the piece and the text before it that a marker split across pieces may start in
+            window = self._tail + chunk
+            if any(m in window for m in self.ends):
+                self.done = True  # the rewrite is complete: the model's stream is closed here
+            self._tail = window[-(self._longest - 1) :] if self._longest > 1 else ""
+        return ""
+
+    def finish(self, truncated: bool = False) -> str:
+        return ""
+
+
 async def read_answer(handler: EditEngine, ep: EditPrepared, notes: list[str]) -> tuple[str, bool]:
-    """The model's answer, read up to the format's end marker or :attr:`EditPrepared.read_chars`;
-    and whether the reading stopped at that bound (the model did not stop)."""
+    """The model's answer, read by the one driver up to the format's end marker or
+    :attr:`EditPrepared.read_chars`; and whether the reading stopped at that bound (the model did
+    not stop)."""
     spec = ep.style.edit
     assert spec is not None
     ends = spec.answer.end
-    longest = max((len(m) for m in ends), default=0)
-    parts: list[str] = []
-    tail = ""
-    seen = 0
-    pieces = 0
-    stopped = False
-    source = with_deadlines(
-        handler.raw_stream(ep.prepared),
-        ep.prepared.first_timeout,
-        ep.prepared.total_timeout,
-        max_chars=ep.read_chars,
-        notes=None,
-    )
-    try:
-        async for piece in source:
-            handler.mark_warm(ep.key)
-            parts.append(piece)
-            pieces += 1
-            seen += len(piece)
-            if seen > ep.read_chars:
-                stopped = True
-                break
-            if ends:
-                # the piece and the text before it that a marker split across pieces may start in
-                window = tail + piece
-                if any(m in window for m in ends):
-                    break  # the rewrite is complete: the model's stream is closed here
-                tail = window[-(longest - 1) :] if longest > 1 else ""
-    finally:
-        await source.aclose()  # type: ignore[attr-defined]  # an async generator has aclose
-    text = "".join(parts)
+    reader = AnswerReader(ends, ep.read_chars, ep.prepared.max_tokens)
+    async with contextlib.aclosing(handler.drive(ep.prepared, reader, [], max_chars=ep.read_chars)) as out:
+        async for _ in out:
+            pass
+    text = reader.text
+    stopped = reader.stopped
     if len(text) >= ep.read_chars and not any(m in text for m in ends):
         stopped = True
     if stopped:
         notes.append(f"The model did not stop within {ep.read_chars} characters; no edit.")
-    elif pieces >= ep.prepared.max_tokens and not any(m in text for m in ends):
+    elif reader.budget_spent and not any(m in text for m in ends):
         # as many pieces as its token limit allows and no end marker: cut off there, the rewrite
         # is not whole (a format whose end marker is a stop sequence never shows it)
         stopped = True
