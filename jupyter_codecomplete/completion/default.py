@@ -63,7 +63,7 @@ from .base import BaseInlineCompletionHandler, CompletionError, StreamReader, wi
 from .edits import edit_model_key, handle_edit_request
 from .facts import RequestFacts, resolve_language
 from .notebook_edits import handle_notebook_edit_request
-from .prepared import Prepared
+from .prepared import Prepared, deadlines
 from .recent import RecentCompletions, fingerprint
 from .settings import EngineSettings, Overrides
 
@@ -527,10 +527,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         # a placeholder the model repeats ends the suggestion there (it is not the user's text)
         redacted = [PLACEHOLDER_START] if gate.redacted else []
         stop = list(dict.fromkeys([*built.stop, *cfg.stop, *over.stop, *redacted]))
-        total = cfg.timeout_single_line if single and cfg.timeout_single_line else cfg.timeout
-        first = total
-        if key not in self._warm:
-            first = total = max(total, cfg.first_request_timeout)
+        first, total = deadlines(cfg, self.is_warm(key), single)
         pp = PostprocessContext(
             language=request.language,
             prefix=request.prefix,

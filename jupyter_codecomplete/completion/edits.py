@@ -53,7 +53,7 @@ from ..protocol import (
     TextEdit,
 )
 from .base import StreamReader
-from .prepared import Prepared
+from .prepared import Prepared, deadlines
 
 # Output budget of one prediction: the rewrite of the region, in tokens (about 3 characters each).
 MIN_EDIT_TOKENS = 256
@@ -210,10 +210,7 @@ def prepare_edits(
         prompt = completion_prompt(built, style.edit)
         stop += [s for s in style.edit.completion_stop if s not in stop]
         messages = None
-    total = cfg.timeout
-    first = total
-    if not handler.is_warm(key):
-        first = total = max(total, cfg.first_request_timeout)
+    first, total = deadlines(cfg, handler.is_warm(key))
     model_call = Prepared(
         key,
         backend,

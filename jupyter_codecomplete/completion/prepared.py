@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..backends import Backend
+from ..backends import Backend, ModelConfig
 from ..postprocess import PostprocessContext
 from ..postprocess.cursor import Cursor
 from ..privacy import GateReport
@@ -42,3 +42,14 @@ class Prepared:
     facts: RequestFacts | None = None
     # what the privacy gate did to the request's context (redacted, left out, held back)
     gate: GateReport | None = None
+
+
+def deadlines(config: ModelConfig, warm: bool, single_line: bool = False) -> tuple[float, float]:
+    """A model call's first-token and total deadlines, the same for both kinds of suggestion: the
+    model's ``timeout`` (``timeout_single_line`` for a single-line suggestion when set), and for
+    a model that has not answered since it was (re)configured the longer
+    ``first_request_timeout`` (it may be loading)."""
+    total = config.timeout_single_line if single_line and config.timeout_single_line else config.timeout
+    if not warm:
+        total = max(total, config.first_request_timeout)
+    return total, total
