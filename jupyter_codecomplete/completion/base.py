@@ -172,6 +172,9 @@ async def with_deadlines(
 
 # Refusals that follow the user's or the administrator's own settings: no warning in the log.
 SETTING_REFUSALS = frozenset({"excluded"})
+# Requests not sent because the model server asked for a pause (backends/pressure.py): the pause
+# itself was logged once, as the server's answer; one line per keystroke would flood the log.
+QUIET_REFUSALS = SETTING_REFUSALS | {"model_busy"}
 
 
 class BaseInlineCompletionHandler:
@@ -288,7 +291,7 @@ class BaseInlineCompletionHandler:
         """The error envelope of a failed request ``number``, logged (scrubbed) as a warning; a
         refusal that is the user's own setting (an excluded document) only at debug level."""
         error = self.error_info(exc)
-        level = logging.DEBUG if error.type in SETTING_REFUSALS else logging.WARNING
+        level = logging.DEBUG if error.type in QUIET_REFUSALS else logging.WARNING
         self.log.log(level, "codecomplete %s#%s failed: %s", what, number, error.message)
         return error
 

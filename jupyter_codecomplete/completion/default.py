@@ -38,7 +38,7 @@ from langchain_core.runnables import (
 
 from .. import languages
 from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
-from ..backends.http import HttpStreamingChat, HttpStreamingLLM
+from ..backends.http import HttpStreamingChat, HttpStreamingLLM, HttpTransport
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
 from ..privacy import (
@@ -149,6 +149,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._tasks: set[asyncio.Task[Any]] = set()
         self.recent = RecentCompletions(engine.recent_completions)
         self.warm_up = engine.warm_up
+        # the session key of each request, for a session-aware router (backends/affinity.py)
+        self.affinity = engine.affinity
         # what must not leave the machine: the one gate every request's context passes
         self._known_secrets = engine.known_secrets
         self._environment_secrets = environment_secrets(os.environ)
@@ -566,6 +568,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             native_suffix=native,
             facts=facts,
             gate=gate,
+            session=self.affinity.session(preq.file_path if preq.file_path is not None else request.path),
         )
 
     def pipeline(self, prepared: Prepared) -> Pipeline:
@@ -594,6 +597,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     def model_kwargs(self, prepared: Prepared) -> dict[str, Any]:
         """What the model call gets besides its input (both paths): budget, stops, suffix, extras."""
         kwargs: dict[str, Any] = dict(prepared.bind)
+        if prepared.session is not None and isinstance(prepared.backend.llm, HttpTransport):
+            kwargs["session"] = prepared.session  # our HTTP kinds send it (backends/http.py)
         if prepared.backend.config.send_stop and prepared.stop:
             kwargs["stop"] = prepared.stop
         if prepared.backend.chat:
@@ -785,7 +790,13 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                     yield out
         except Exception as exc:
             info = self.error_info(exc)
-            if info.type in NOT_READY_ERRORS and self.models.get(prepared.key) is prepared.backend.config:
+            # a server that says when to ask again (503 with Retry-After) is saturated, not down
+            saturated = info.retry_after is not None
+            if (
+                info.type in NOT_READY_ERRORS
+                and not saturated
+                and self.models.get(prepared.key) is prepared.backend.config
+            ):
                 self.set_problem(prepared.key, info.message)
                 self._record_served(request, prepared)  # the reply says so
             raise

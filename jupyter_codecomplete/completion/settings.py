@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..backends import ModelConfig
+from ..backends import NO_AFFINITY, Affinity, ModelConfig
 from ..prompting import StyleRegistry
 from .base import DEFAULT_MAX_SUGGESTION_CHARS, DEFAULT_MAX_SUGGESTION_LINES
 
@@ -58,6 +58,8 @@ class EngineSettings:
     forbid_context: tuple[str, ...] = ()
     # a source, not a value: two settings with the same values are equal whoever asks it
     known_secrets: Callable[[], Sequence[str]] | None = field(default=None, compare=False)
+    # the session key of each request (backends/affinity.py); off unless configured
+    affinity: Affinity = NO_AFFINITY
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any] | None) -> EngineSettings:
@@ -86,6 +88,7 @@ class EngineSettings:
             exclude_gitignored=bool(data.get("exclude_gitignored", True)),
             forbid_context=tuple(data.get("forbid_context") or ()),
             known_secrets=data.get("known_secrets"),
+            affinity=data["affinity"] if isinstance(data.get("affinity"), Affinity) else NO_AFFINITY,
         )
 
     def as_mapping(self) -> dict[str, Any]:
@@ -105,6 +108,7 @@ class EngineSettings:
             "exclude_gitignored": self.exclude_gitignored,
             "forbid_context": self.forbid_context,
             "known_secrets": self.known_secrets,
+            "affinity": self.affinity,
         }
 
 
