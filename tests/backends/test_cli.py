@@ -58,7 +58,9 @@ c.CodeCompleteApp.chat_model = {{"base_url": "{openai_up.base_url}", "model": "t
     assert "sk-cli-secret-77" not in proc.stdout
     # what each model is sent (docs/privacy.md): where it runs, its channels, redaction, warm-ups
     assert comp["locality"] == "machine" and comp["warm"] is True
-    assert comp["privacy"] == "context sent: outputs, tracebacks, kernel, edit_history, files; secrets redacted"
+    assert (
+        comp["privacy"] == "context sent: outputs, tracebacks, kernel, edit_history, files; secrets redacted"
+    )
     # the sample completion went through /api/generate and carried the text after the cursor
     gen = [r for r in ollama_up.records if r.path == "/api/generate"]
     assert gen and "print(fibonacci(10))" in gen[-1].body["prompt"] + gen[-1].body.get("suffix", "")
