@@ -174,6 +174,16 @@ class CodeCompleteConfig(LoggingConfigurable):
         "network and the embedded model, never for a paid API; on: always; off: never.",
     )
 
+    shared_ahead_per_minute = Int(
+        0,
+        config=True,
+        help="Warm-ups and prefetches (requests made before the user asks) per minute that may reach "
+        "a shared model: one on a private network or a remote service, or one whose config says "
+        "shared: true. Each single-user server is one user, so this is a cap per user. 0 (default): "
+        "none, the shared accelerators serve only what users ask for; -1: no cap. warm_up = 'off' "
+        "turns them off for every model.",
+    )
+
     session_header = Unicode(
         "x-session-id",
         config=True,
@@ -427,6 +437,7 @@ class CodeCompleteConfig(LoggingConfigurable):
             forbid_context=tuple(self.forbid_context),
             known_secrets=self._stored_secrets,
             affinity=self.affinity(),
+            shared_ahead_per_minute=self.shared_ahead_per_minute,
         )
 
     def affinity(self) -> Affinity:

@@ -264,13 +264,14 @@ export interface IWarmRequest {
 
 /**
  * The answer to a warm-up: `warmed`, or why not (`off`: not for this model; `busy`: a
- * suggestion streams; `superseded`: a newer warm-up or a request came; `failed`; `protocol`).
+ * suggestion streams; `superseded`: a newer warm-up or a request came; `failed`; `protocol`;
+ * `capped`: a shared model whose warm-ups for this minute are spent).
  */
 export interface IWarmReply {
   type: 'warm';
   reply_to: number;
   warmed: boolean;
-  reason?: 'off' | 'busy' | 'superseded' | 'failed' | 'protocol' | null;
+  reason?: 'off' | 'busy' | 'superseded' | 'failed' | 'protocol' | 'capped' | null;
   ms?: number | null;
 }
 

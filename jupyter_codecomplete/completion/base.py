@@ -259,6 +259,11 @@ class BaseInlineCompletionHandler:
         """For each configured route, whether its model may be warmed (the hello's ``warm_routes``)."""
         return {}
 
+    def spend_ahead(self, request: InlineCompletionRequest | None = None) -> bool:
+        """Count one request made ahead of the user (a warm-up, a prefetch) for ``request``'s
+        model; False: its cap is spent, send nothing (the default: no cap)."""
+        return True
+
     async def warm(self, request: InlineCompletionRequest) -> None:
         """Have the model evaluate ``request``'s prompt ahead, for its prompt cache (only called
         when :meth:`warms` says so; cancelled when a completion request comes)."""
