@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 from tornado import httpclient, web
 from tornado.httpserver import HTTPServer
 
@@ -158,6 +159,10 @@ class RouterState:
     rr: itertools.cycle[str] = field(default_factory=lambda: itertools.cycle([""]))
     routed: list[tuple[str, str, str]] = field(default_factory=list)  # (key, replica, mode)
     sources: dict[str, int] = field(default_factory=dict)  # where the key came from (through LiteLLM)
+    closed_upstream: int = 0  # replica streams the router closed because the gateway hung up
+    client: httpx.AsyncClient = field(
+        default_factory=lambda: httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=512))
+    )
 
     def __post_init__(self) -> None:
         self.ring = Ring(list(self.replicas))
@@ -195,28 +200,27 @@ class RouteHandler(web.RequestHandler):
             name, mode = next(self.state.rr), "round-robin"
         self.state.routed.append((key, name, mode))
         self.set_header("x-routed-to", name)
-
-        def forward(chunk: bytes) -> None:
-            if not self.closed:
-                self.write(chunk)
-                self.flush()
-
-        def on_header(line: str) -> None:
-            if line.lower().startswith("content-type:"):
-                self.set_header("Content-Type", line.split(":", 1)[1].strip())
-
-        request = httpclient.HTTPRequest(
+        # httpx, streamed: when the gateway hangs up (the extension closed a superseded stream and
+        # the gateway passed that on), the replica's stream is closed too, as a real router does
+        async with self.state.client.stream(
+            "POST",
             self.state.replicas[name] + "/" + path,
-            method="POST",
-            body=self.request.body,
+            content=self.request.body,
             headers={"Content-Type": "application/json"},
-            streaming_callback=forward,
-            header_callback=on_header,
-            request_timeout=60,
-        )
-        response = await httpclient.AsyncHTTPClient().fetch(request, raise_error=False)
-        if response.code != 200:
-            self.set_status(response.code)
+        ) as resp:
+            self.set_status(resp.status_code)
+            if resp.headers.get("content-type"):
+                self.set_header("Content-Type", resp.headers["content-type"])
+            async for chunk in resp.aiter_raw():
+                if self.closed:
+                    self.state.closed_upstream += 1
+                    return
+                self.write(chunk)
+                try:
+                    await self.flush()
+                except Exception:
+                    self.state.closed_upstream += 1
+                    return
 
 
 def start_router(state: RouterState, port: int) -> HTTPServer:
@@ -379,24 +383,26 @@ class Typed:
     timeline: list[tuple[float, str]] = field(default_factory=list)  # (t, "ok" | error type)
 
 
-async def type_document(
-    sock: CompletionSocket, doc: str, start: int, keystroke_s: float, chars: int, out: Typed, t0: float
-) -> int:
-    """Type ``chars`` characters of SNIPPET into ``doc``: one streamed request per keystroke (a
-    newer one supersedes the older, as in the browser); each reply's first piece timed."""
-    number = start
-    pending: dict[int, float] = {}
-    done = asyncio.Event()
+class User:
+    """One simulated user's socket: one reader for its whole life (a read cancelled halfway would
+    lose a frame), each request's answer given to the :class:`Typed` it was sent for."""
 
-    async def reader() -> None:
+    def __init__(self, sock: CompletionSocket) -> None:
+        self.sock = sock
+        self.pending: dict[int, tuple[float, Typed, float]] = {}  # number -> (sent, record, t0)
+        self.task = asyncio.get_running_loop().create_task(self._read())
+        self.numbers = 0  # the last request number used on this socket
+
+    async def _read(self) -> None:
         while True:
             try:
-                msg = await sock.recv(timeout=30)
+                msg = await self.sock.recv()
             except Exception:
                 return
             n = msg.get("reply_to")
-            if n not in pending:
+            if n not in self.pending:
                 continue
+            sent, out, t0 = self.pending[n]
             err = msg.get("error")
             text = (msg.get("response") or {}).get("insertText") or ""
             if err:
@@ -404,30 +410,46 @@ async def type_document(
                 if kind not in ("superseded", "cancelled"):
                     out.errors[kind] = out.errors.get(kind, 0) + 1
                     out.timeline.append((time.monotonic() - t0, kind))
-                pending.pop(n, None)
+                self.pending.pop(n, None)
             elif (msg.get("type") == "stream" and (text or msg.get("done"))) or (
                 msg.get("type") == "inline_completion"
                 and not any(i.get("isIncomplete") for i in (msg.get("list") or {}).get("items") or [])
             ):
                 # the first piece of the suggestion (the reply before it only opens the stream)
-                out.first_ms.append((time.monotonic() - pending.pop(n)) * 1000)
+                out.first_ms.append((time.monotonic() - sent) * 1000)
                 out.shown += 1
                 out.timeline.append((time.monotonic() - t0, "ok"))
-            if done.is_set() and not pending:
-                return
+                self.pending.pop(n, None)
 
-    task = asyncio.create_task(reader())
-    text = f"# {doc}, typed by {id(sock):x}\nimport numpy as np\n\n" + SNIPPET * 4  # each user's own text
+    def close(self) -> None:
+        self.task.cancel()
+        self.sock.close()
+
+
+async def type_document(
+    user: User, doc: str, start: int, keystroke_s: float, chars: int, out: Typed, t0: float
+) -> int:
+    """Type ``chars`` characters into ``doc``: one streamed request per keystroke (a newer one
+    supersedes the older, as in the browser); each reply's first piece timed."""
+    number = start
+    # each user's own file: about 2 KB of code above the place they type at (what a model server
+    # caches: a prompt that starts the same is not evaluated again)
+    above = f"# {doc}, typed by {id(user):x}\nimport numpy as np\n\n" + "".join(
+        f"def step_{k}(x):\n    return x * {k} + {len(doc)}\n\n" for k in range(50)
+    )
+    text = above + SNIPPET * 4
+    base = len(above)
+    mine: list[int] = []
     for i in range(chars):
         number += 1
-        prefix = text[: i + 1]
-        pending[number] = time.monotonic()
+        mine.append(number)
+        user.pending[number] = (time.monotonic(), out, t0)
         out.requests += 1
-        await sock.send(
+        await user.sock.send(
             {
                 "type": "inline_completion",
                 "number": number,
-                "prefix": prefix,
+                "prefix": text[: base + i + 1],
                 "suffix": "",
                 "language": "python",
                 "path": doc,
@@ -435,25 +457,25 @@ async def type_document(
             }
         )
         await asyncio.sleep(keystroke_s)
-    done.set()
-    try:
-        await asyncio.wait_for(task, 10)
-    except asyncio.TimeoutError:
-        task.cancel()
+    end = time.monotonic() + 10
+    while any(n in user.pending for n in mine) and time.monotonic() < end:  # noqa: ASYNC110 - a bounded wait
+        await asyncio.sleep(0.02)
+    left = [n for n in mine if user.pending.pop(n, None) is not None]
+    if left:
+        out.errors["no_answer"] = out.errors.get("no_answer", 0) + len(left)
     return number
 
 
-async def typing_phase(
-    users: dict[str, CompletionSocket], docs: int, chars: int, keystroke_s: float
-) -> dict[str, Typed]:
+async def typing_phase(users: dict[str, User], docs: int, chars: int, keystroke_s: float) -> dict[str, Typed]:
     results = {name: Typed() for name in users}
     t0 = time.monotonic()
 
-    async def one(name: str, sock: CompletionSocket) -> None:
-        n = 1000 * (int(time.time()) % 1000)
+    async def one(name: str, user: User) -> None:
+        n = user.numbers
         for d in range(docs):
-            n = await type_document(sock, f"work/notebook{d}.py", n, keystroke_s, chars, results[name], t0)
+            n = await type_document(user, f"work/notebook{d}.py", n, keystroke_s, chars, results[name], t0)
             await asyncio.sleep(0.3)
+        user.numbers = n + 1
 
     await asyncio.gather(*(one(name, s) for name, s in users.items()))
     return results
@@ -468,7 +490,7 @@ def prompt_of(body: dict[str, Any]) -> str:
 
 
 def evaluated_chars(
-    replicas: dict[str, OpenAIUpstream], since: dict[str, int], cache: int = 64
+    replicas: dict[str, OpenAIUpstream], since: dict[str, int], cache: int = 16
 ) -> tuple[int, int]:
     """(characters of prompt the replicas had to evaluate, requests) since ``since``: each
     replica keeps the last ``cache`` prompts it served; a new prompt's longest common prefix with
@@ -617,9 +639,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         result["hub_and_servers_start_s"] = round(time.monotonic() - t, 1)
         print(f"hub and {len(names)} servers up in {result['hub_and_servers_start_s']} s", flush=True)
 
-        async def connect(name: str) -> CompletionSocket:
+        async def connect(name: str) -> User:
             url = f"ws://{HOST}:{hub_port}/user/{name}/api/codecomplete/inline"
-            return await CompletionSocket.connect(url, token=tokens[name])
+            return User(await CompletionSocket.connect(url, token=tokens[name]))
 
         sockets = {n: await connect(n) for n in names if n != "limited"}
         chars = args.chars
@@ -627,10 +649,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         def mark() -> dict[str, int]:
             return {n: len(r.records) for n, r in replicas.items()}
 
-        async def phase(label: str, who: dict[str, CompletionSocket], use_key: bool) -> dict[str, Any]:
+        async def phase(label: str, who: dict[str, User], use_key: bool) -> dict[str, Any]:
             state.use_key = use_key
             state.routed.clear()
             state.sources.clear()
+            state.closed_upstream = 0
             since = mark()
             t = time.monotonic()
             typed = await typing_phase(who, args.docs, chars, args.keystroke_ms / 1000)
@@ -657,6 +680,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 "tokens_after_close": after,
                 "errors": {k: v for r in typed.values() for k, v in r.errors.items()},
                 "key_source": dict(state.sources),
+                "replica_streams_closed_early": state.closed_upstream,
             }
             print(label, json.dumps(out), flush=True)
             return out
@@ -676,7 +700,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         t0 = time.monotonic()
         n = 0
         for _burst in range(3):  # type, pause, type again: what the user sees
-            n = await type_document(limited, "work/limited.py", n, 0.25, 24, typed, t0)
+            n = await type_document(limited, "work/limited.py", n, 0.25, 24, typed, t0) + 1
             await asyncio.sleep(4)
         upstream_calls = sum(len(r.records) - since[k] for k, r in replicas.items())
         oks = [t for t, k in typed.timeline if k == "ok"]
