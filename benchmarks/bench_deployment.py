@@ -682,7 +682,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 "share_on_one_replica": round(share_on_one(state.routed), 3),
                 "prompt_chars_evaluated_per_request": round(ev / n, 1) if n else None,
                 "prompt_chars_evaluated_per_keystroke": round(
-                    ev / max(1, sum(r.requests for r in typed.values())), 1
+                    ev / max(1, sum(r.keystrokes for r in typed.values())), 1
                 ),
                 "tokens_generated": gen,
                 "tokens_wasted": wasted,
