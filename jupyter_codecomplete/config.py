@@ -20,13 +20,15 @@ import copy
 import glob
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from traitlets import Bool, Dict, Enum, Float, Instance, Int, List, Type, Unicode, default
 from traitlets.config import Config, LoggingConfigurable
 from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader
 
-from .backends import ModelConfig
+from .backends import NO_AFFINITY, Affinity, ModelConfig
+from .backends.affinity import default_user, load_secret
 from .collector import defers_by_default
 from .completion import (
     BaseInlineCompletionHandler,
@@ -170,6 +172,52 @@ class CodeCompleteConfig(LoggingConfigurable):
         "notebook opened, a cell focused, a pause): one prompt evaluated, one token, at most one at a "
         "time and never while a suggestion streams. auto: for a model on this machine or a private "
         "network and the embedded model, never for a paid API; on: always; off: never.",
+    )
+
+    shared_ahead_per_minute = Int(
+        0,
+        config=True,
+        help="Warm-ups and prefetches (requests made before the user asks) per minute that may reach "
+        "a shared model: one on a private network or a remote service, or one whose config says "
+        "shared: true. Each single-user server is one user, so this is a cap per user. 0 (default): "
+        "none, the shared accelerators serve only what users ask for; -1: no cap. warm_up = 'off' "
+        "turns them off for every model.",
+    )
+
+    session_header = Unicode(
+        "x-session-id",
+        config=True,
+        help="The HTTP header that carries each model request's session key (one per user and "
+        "document), for a session-aware router in front of model replicas (the vLLM production "
+        "stack's router: --routing-logic session --session-key x-session-id; SGLang's and "
+        "vllm-router's consistent hashing read x-session-id). Empty: no header.",
+    )
+    session_key = Enum(
+        ["hashed", "names", "off"],
+        "hashed",
+        config=True,
+        help="The session key sent with model requests: hashed (an HMAC of the user and the "
+        "document under a secret in the user's Jupyter data directory: stable across restarts, "
+        "names nothing), names (the user and the document's path, readable in the router's logs), "
+        "off (no key).",
+    )
+    session_user_field = Bool(
+        True,
+        config=True,
+        help="Also send the session key in the body's end-user field where the API has one "
+        "(OpenAI's `user`, which the LiteLLM proxy and vLLM accept).",
+    )
+    session_user = Unicode(
+        "",
+        config=True,
+        help="The user name the session key is made from (default: JUPYTERHUB_USER, else the "
+        "operating system's login name).",
+    )
+    session_secret_path = Unicode(
+        "",
+        config=True,
+        help="The file of the secret hashed session keys are made with (default: <jupyter data "
+        "dir>/codecomplete/session-secret, made once, mode 0600).",
     )
 
     exclude = List(
@@ -388,6 +436,28 @@ class CodeCompleteConfig(LoggingConfigurable):
             exclude_gitignored=self.exclude_gitignored,
             forbid_context=tuple(self.forbid_context),
             known_secrets=self._stored_secrets,
+            affinity=self.affinity(),
+            shared_ahead_per_minute=self.shared_ahead_per_minute,
+        )
+
+    def affinity(self) -> Affinity:
+        """How each request's session key is made (``session_*``); the secret is read (or made)
+        only when keys are hashed."""
+        if self.session_key == "off" or (not self.session_header and not self.session_user_field):
+            return NO_AFFINITY
+        secret = b""
+        if self.session_key == "hashed":
+            from jupyter_core.paths import jupyter_data_dir
+
+            default = os.path.join(jupyter_data_dir(), "codecomplete", "session-secret")
+            path = self.session_secret_path or default
+            secret = load_secret(Path(path))
+        return Affinity(
+            mode="names" if self.session_key == "names" else "hashed",
+            header=self.session_header or None,
+            body=self.session_user_field,
+            user=self.session_user or default_user(),
+            secret=secret,
         )
 
     def _stored_secrets(self) -> list[str]:

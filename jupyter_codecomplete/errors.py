@@ -43,6 +43,7 @@ TITLES: dict[str, str] = {
     "backend_unreachable": "The model server cannot be reached",
     "backend_unavailable": "The model server is unavailable",
     "rate_limited": "The model server is rate limiting",
+    "model_busy": "Model busy",
     "timeout": "The model took too long",
     "backend_error": "The model server reported an error",
     "bad_config": "The model is not configured correctly",
@@ -94,6 +95,7 @@ HTTP_STATUS: dict[str, int] = {
     "offline": 503,
     "no_model": 400,
     "rate_limited": 429,
+    "model_busy": 429,
     "timeout": 504,
 }
 
@@ -283,6 +285,18 @@ def from_status(
         clip(scrub(f"HTTP {status}: {message}", secrets)),
         title=f"The model server answered HTTP {status}",
         retry_after=retry_after,
+        status=status,
+    )
+
+
+def busy(seconds: float, status: int | None = None) -> BackendError:
+    """A request not sent: the model server asked for a pause (``backends/pressure.py``) that has
+    ``seconds`` left. Quiet and typed (``model_busy``): the client says it once, not per keystroke."""
+    wait = max(1, round(seconds))
+    return BackendError(
+        "model_busy",
+        f"model busy, retrying in {wait} s",
+        retry_after=round(seconds, 3),
         status=status,
     )
 
@@ -543,6 +557,7 @@ __all__ = [
     "as_error",
     "bad_answer",
     "body_message",
+    "busy",
     "error_message",
     "from_response",
     "from_status",

@@ -443,12 +443,14 @@ class ErrorReply(BaseModel):
 class WarmReply(BaseModel):
     """The answer to a :class:`WarmRequest`: ``warmed`` when the model server evaluated the prompt;
     else ``reason``: ``off`` (not for this model: c.CodeCompleteApp.warm_up), ``busy`` (a suggestion
-    streams), ``superseded`` (a newer warm-up or a completion request came), ``failed``."""
+    streams), ``superseded`` (a newer warm-up or a completion request came), ``failed``,
+    ``capped`` (a shared model: this minute's warm-ups are spent,
+    c.CodeCompleteApp.shared_ahead_per_minute)."""
 
     type: Literal["warm"] = "warm"
     reply_to: int
     warmed: bool
-    reason: Literal["off", "busy", "superseded", "failed", "protocol"] | None = None
+    reason: Literal["off", "busy", "superseded", "failed", "protocol", "capped"] | None = None
     ms: float | None = None
 
 

@@ -1,7 +1,7 @@
 /**
  * Error notifications, one per distinct error rather than one per keystroke.
  */
-import { IErrorInfo, isQuietError } from './protocol';
+import { IErrorInfo, isBusyError, isQuietError } from './protocol';
 
 /**
  * Shows each distinct error once until completions work again.
@@ -60,9 +60,14 @@ export namespace ErrorNotifier {
 
   /**
    * What makes two errors "the same": type, title and message with numbers ignored
-   * (a retry delay or a byte count must not make a new notification).
+   * (a retry delay or a byte count must not make a new notification); every pause of a busy
+   * model service is one.
    */
   export function keyOf(info: IErrorInfo): string {
+    if (isBusyError(info)) {
+      // a 429, a 503 that says when, and every request answered during the pause: one notice
+      return 'model_busy';
+    }
     const message = (info.message ?? '').replace(/\d+(\.\d+)?/g, '#');
     return `${info.type}\u0000${info.title}\u0000${message}`;
   }

@@ -264,13 +264,14 @@ export interface IWarmRequest {
 
 /**
  * The answer to a warm-up: `warmed`, or why not (`off`: not for this model; `busy`: a
- * suggestion streams; `superseded`: a newer warm-up or a request came; `failed`; `protocol`).
+ * suggestion streams; `superseded`: a newer warm-up or a request came; `failed`; `protocol`;
+ * `capped`: a shared model whose warm-ups for this minute are spent).
  */
 export interface IWarmReply {
   type: 'warm';
   reply_to: number;
   warmed: boolean;
-  reason?: 'off' | 'busy' | 'superseded' | 'failed' | 'protocol' | null;
+  reason?: 'off' | 'busy' | 'superseded' | 'failed' | 'protocol' | 'capped' | null;
   ms?: number | null;
 }
 
@@ -451,4 +452,30 @@ export const QUIET_ERROR_TYPES: ReadonlyArray<string> = ['cancelled', 'supersede
  */
 export function isQuietError(info: IErrorInfo | null | undefined): boolean {
   return !!info && QUIET_ERROR_TYPES.includes(info.type);
+}
+
+/**
+ * Error types that say a shared model service asked for a pause (a gateway's rate limit, every
+ * replica busy): the server pauses that model for all of the user's tabs and answers requests
+ * meanwhile at once with `model_busy` (`jupyter_codecomplete/backends/pressure.py`).
+ */
+export const BUSY_ERROR_TYPES: ReadonlyArray<string> = ['model_busy', 'rate_limited'];
+
+/**
+ * Whether an error is such a pause (said once in the status item, never per keystroke): a busy
+ * type, or an unavailable model server that said when to ask again.
+ */
+export function isBusyError(info: IErrorInfo | null | undefined): boolean {
+  return (
+    !!info &&
+    (BUSY_ERROR_TYPES.includes(info.type) ||
+      (info.type === 'backend_unavailable' && typeof info.retry_after === 'number'))
+  );
+}
+
+/**
+ * The whole seconds a pause lasts, as a person is told them (at least 1).
+ */
+export function busySeconds(info: IErrorInfo): number {
+  return Math.max(1, Math.ceil(info.retry_after ?? 1));
 }

@@ -29,6 +29,7 @@ import { mayPrefetch, Prefetcher, shouldPrefetch } from './prefetch';
 import {
   IContextFile,
   IErrorInfo,
+  isBusyError,
   IHelloMessage,
   IInlineCompletionReply,
   IKernelCandidates,
@@ -611,6 +612,10 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       return [];
     }
     this._emit({ kind: 'failed', number, language, error: info });
+    if (isBusyError(info)) {
+      // a shared model asked for a pause: the status item says it once, no error per keystroke
+      return [];
+    }
     return [
       {
         insertText: '',

@@ -7,7 +7,9 @@
  *   keystrokes (pauses over 400 ms left out), clamped to 100–400 ms; a rate from 3 down to 1.5 as
  *   the place looks likelier to take a suggestion (after a non-word character: +0.5, at the end
  *   of the line: +0.4, at the end of the document: +0.1); the wait is `rate × base − expected
- *   time to show`, clamped to 100–1000 ms.
+ *   time to show`, clamped to 100–1000 ms. While a shared model service is strained (it asked for
+ *   a pause: a gateway's 429, every replica busy) the wait stretches instead: twice `rate × base`,
+ *   nothing taken off for the model's slowness, up to 2 s, so fewer requests join its queue.
  * - `Gate`: the places (trigger × line kind × typing rhythm) where the server learned that this
  *   user's suggestions are mostly wasted and leave little (`GET api/codecomplete/usage/gate`,
  *   `jupyter_codecomplete/usage/gate.py`), and the place of the last dismissal.
@@ -62,6 +64,20 @@ export class AdaptiveDebounce {
   }
 
   /**
+   * A shared model service asked for a pause: stretch the wait until `until` (ms, Date.now()).
+   */
+  strain(until: number): void {
+    this._strainedUntil = Math.max(this._strainedUntil, until);
+  }
+
+  /**
+   * Whether the wait is stretched now.
+   */
+  get strained(): boolean {
+    return Date.now() < this._strainedUntil;
+  }
+
+  /**
    * The typing interval the wait is based on.
    */
   get base(): number {
@@ -101,6 +117,9 @@ export class AdaptiveDebounce {
       (place.afterNonWord ? 0.5 : 0) + (place.lineEnd ? 0.4 : 0) + (place.documentEnd ? 0.1 : 0)
     );
     const rate = 3 - 1.5 * score;
+    if (this.strained) {
+      return clamp(100, AdaptiveDebounce.STRAINED_MAX, 2 * rate * this.base);
+    }
     return clamp(100, 1000, rate * this.base - this.expectedLatency);
   }
 
@@ -108,6 +127,7 @@ export class AdaptiveDebounce {
   private _intervals: number[] = [];
   private _recent: number[] = [];
   private _latency: number | null = null;
+  private _strainedUntil = 0;
 }
 
 /**
@@ -115,6 +135,12 @@ export class AdaptiveDebounce {
  */
 export namespace AdaptiveDebounce {
   export const BASE = 200;
+  /**
+   * The longest wait while a shared model is strained (ms), and how long after its pause ends
+   * the wait stays stretched.
+   */
+  export const STRAINED_MAX = 2000;
+  export const STRAIN_AFTER_MS = 30000;
   export const MIN_SAMPLES = 20;
   export const MAX_SAMPLES = 100;
   export const MAX_INTERVAL = 400;

@@ -8,7 +8,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { Menu, Widget } from '@lumino/widgets';
 
 import { codeCompleteIcon } from './icon';
-import { IErrorInfo, IServingModel, isQuietError } from './protocol';
+import { busySeconds, IErrorInfo, IServingModel, isBusyError, isQuietError } from './protocol';
 import { SlowModelWatch } from './slowness';
 import type { IEngineInstall } from './models';
 import type { CompletionSocket } from './socket';
@@ -18,7 +18,7 @@ import type { ICodeCompleteStatus } from './tokens';
  * What the status item shows.
  */
 export type StatusState =
-  'idle' | 'working' | 'disabled' | 'language-off' | 'excluded' | 'error' | 'offline';
+  'idle' | 'working' | 'disabled' | 'language-off' | 'excluded' | 'error' | 'offline' | 'busy';
 
 /**
  * The status of completions, fed by the settings, the socket and the provider.
@@ -47,6 +47,9 @@ export class StatusModel implements ICodeCompleteStatus {
     }
     if (this._connection === 'disconnected') {
       return 'offline';
+    }
+    if (this._busyUntil > Date.now()) {
+      return 'busy';
     }
     if (this._lastError || this._model?.problem) {
       return 'error';
@@ -90,6 +93,9 @@ export class StatusModel implements ICodeCompleteStatus {
         break;
       case 'excluded':
         parts.push(this._trans.__('· excluded'));
+        break;
+      case 'busy':
+        parts.push(this._trans.__('· model busy, retrying in %1 s', this._busySeconds));
         break;
       default:
         if (this._slowShown) {
@@ -186,6 +192,13 @@ export class StatusModel implements ICodeCompleteStatus {
         }
         return this._trans.__('Completion error: %1 — %2\n%3', e.title, e.message, model);
       }
+      case 'busy':
+        return this._trans.__(
+          'The shared model service asked for a pause (%1): no requests reach it for %2 s, in any of your tabs; suggestions come again afterwards.\n%3',
+          this._busyError?.message ?? '',
+          this._busySeconds,
+          model
+        );
       case 'working':
         return this._trans.__('Completing…\n%1', model);
       default:
@@ -330,6 +343,7 @@ export class StatusModel implements ICodeCompleteStatus {
   succeeded(number: number): void {
     this._active.delete(number);
     this._lastError = null;
+    this._endBusy();
     this._excluded = null;
     this._changed.emit();
   }
@@ -339,16 +353,52 @@ export class StatusModel implements ICodeCompleteStatus {
    */
   failed(number: number, error: IErrorInfo | null): void {
     this._active.delete(number);
-    if (error && !isQuietError(error)) {
+    if (isBusyError(error)) {
+      this._busy(error!);
+    } else if (error && !isQuietError(error)) {
       this._lastError = error;
     }
     this._changed.emit();
+  }
+
+  /**
+   * A shared model asked for a pause: "model busy, retrying in N s" until it runs out (a later
+   * reply of the same pause does not restart the count, it only lengthens it).
+   */
+  private _busy(error: IErrorInfo): void {
+    const until = Date.now() + busySeconds(error) * 1000;
+    if (until > this._busyUntil) {
+      if (this._busyUntil <= Date.now()) {
+        this._busySeconds = busySeconds(error); // the number said is the pause's when it began
+      }
+      this._busyUntil = until;
+      this._busyError = error;
+      clearTimeout(this._busyTimer);
+      this._busyTimer = setTimeout(() => this._changed.emit(), until - Date.now() + 10);
+    }
+  }
+
+  private _endBusy(): void {
+    this._busyUntil = 0;
+    this._busyError = null;
+    clearTimeout(this._busyTimer);
+  }
+
+  /**
+   * Whether a shared model's pause runs now.
+   */
+  get busy(): boolean {
+    return this.state === 'busy';
   }
 
   private _trans: ReturnType<ITranslator['load']>;
   private _fromSettings: Private.IFromSettings = { enabled: true, languageOff: null };
   private _model: IServingModel | null = null;
   private _lastError: IErrorInfo | null = null;
+  private _busyUntil = 0;
+  private _busySeconds = 0;
+  private _busyError: IErrorInfo | null = null;
+  private _busyTimer: ReturnType<typeof setTimeout> | undefined = undefined;
   private _excluded: string | null = null;
   private _connection: CompletionSocket.State = 'connecting';
   private _offlineDetail = '';

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from jupyter_codecomplete.backends import PRESSURE
 from jupyter_codecomplete.testing import OpenAIUpstream, UpstreamConfig
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
@@ -58,3 +59,12 @@ def jp_server_config(codecomplete_config: dict[str, Any], authorizer_class: type
     if authorizer_class is not None:
         server["authorizer_class"] = authorizer_class
     return {"ServerApp": server, "CodeCompleteApp": codecomplete_config}
+
+
+@pytest.fixture(autouse=True)
+def no_server_pauses() -> Iterator[None]:
+    """A model server's pause (429/503, backends/pressure.py) is the server process's state: each
+    test starts without one, as a new server process would."""
+    PRESSURE.clear()
+    yield
+    PRESSURE.clear()

@@ -371,3 +371,23 @@ async def test_the_stream_is_closed_at_the_end_marker(jp_ws_fetch: Any, upstream
     record = upstream.last()
     await asyncio.sleep(0.2)
     assert record.client_closed and record.tokens_sent < 1000
+
+
+@pytest.mark.parametrize("fmt", ["edit-chat"])
+async def test_an_edit_prediction_carries_the_documents_session_key(
+    jp_ws_fetch: Any, upstream: OpenAIUpstream
+) -> None:
+    """The same router session as the document's completions (backends/affinity.py)."""
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(edit_request(1))
+    [reply] = await socket.until_done(1)
+    assert reply["error"] is None, reply
+    edit = upstream.last()
+    path = edit_request(1)["path"]
+    await socket.send(request(2, "import num", path=path))
+    await socket.until_done(2)
+    completion = upstream.last()
+    assert completion is not edit
+    key = edit.headers["x-session-id"]
+    assert key and completion.headers["x-session-id"] == key
+    assert edit.body["user"] == key  # openai-chat takes the end-user field

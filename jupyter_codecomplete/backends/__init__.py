@@ -9,6 +9,7 @@ Provider quirks live next to the provider they belong to; errors come from
 :mod:`jupyter_codecomplete.errors`.
 """
 
+from .affinity import NO_AFFINITY, Affinity, Session
 from .base import (
     ENTRY_POINT_GROUP,
     LOCAL,
@@ -26,10 +27,14 @@ from .base import (
     register_backend,
     url_locality,
 )
+from .pressure import PRESSURE, ServerPressure
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "LOCAL",
+    "NO_AFFINITY",
+    "PRESSURE",
+    "Affinity",
     "Backend",
     "BackendError",
     "Description",
@@ -37,6 +42,8 @@ __all__ = [
     "Locality",
     "ModelConfig",
     "ProviderKey",
+    "ServerPressure",
+    "Session",
     "backend_kinds",
     "builtin_kinds",
     "make_backend",

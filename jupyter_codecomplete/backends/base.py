@@ -46,8 +46,8 @@ class ProviderKey(NamedTuple):
 # address), on a private network (a private address or a local name), or anywhere else.
 Locality = Literal["process", "machine", "network", "remote"]
 LOCAL: frozenset[str] = frozenset({"process", "machine"})
-# Host names that only resolve inside a private network
-_PRIVATE_SUFFIXES = (".local", ".internal", ".lan", ".home.arpa", ".intranet", ".corp")
+# Host names that only resolve inside a private network (".svc": a Kubernetes service)
+_PRIVATE_SUFFIXES = (".local", ".internal", ".lan", ".home.arpa", ".intranet", ".corp", ".svc")
 
 
 def url_locality(url: str | None) -> Locality:
@@ -196,6 +196,15 @@ class ModelConfig(BaseModel):
             "machine (in-process, or a server on a loopback address)."
         ),
     )
+    shared: bool | None = Field(
+        None,
+        description=(
+            "The model serves many users (a team's service behind a router or a gateway): warm-ups "
+            "and prefetches to it are capped (`c.CodeCompleteApp.shared_ahead_per_minute`). `None`: "
+            "from where it runs (on a private network or remote: shared; in this process or on "
+            "this machine: not)."
+        ),
+    )
 
     def resolved_api_key(self) -> str | None:
         if self.api_key is not None:
@@ -323,6 +332,15 @@ class Backend:
         """Where the model runs (a fact the kind states; warm-ups, prefetch and redaction read
         it): by default, from the host of the URL the backend calls (:func:`url_locality`)."""
         return url_locality(self.config.base_url or self.default_url)
+
+    @property
+    def shared(self) -> bool:
+        """The model serves many users, not only this one (a fact warm-ups and prefetch read):
+        the config's ``shared`` when set, else from :attr:`locality` (a private network or a
+        remote service is shared; a model in this process or on this machine is not)."""
+        if self.config.shared is not None:
+            return self.config.shared
+        return self.locality in ("network", "remote")
 
     @property
     def local(self) -> bool:

@@ -13,7 +13,11 @@ the same way:
   (the one status table, ``retry_after`` from ``Retry-After``), with the model's secrets scrubbed;
 * rejected optional fields: a 400 naming one (``suffix``, ``stop``...) is retried once without it,
   and the field is never sent to that server again (:class:`FieldMemory`);
-* the text repairs declared in the model's :class:`Quirks` (:class:`QuirkFilter`).
+* the text repairs declared in the model's :class:`Quirks` (:class:`QuirkFilter`);
+* a shared service: each request's session key (:mod:`.affinity`, bound as ``session``) in the
+  configured header and, for kinds that take one, the body's user field (:attr:`session_field`);
+  a ``429``/``503`` (or a spent rate-limit budget) pauses that server for every request of the
+  process (:mod:`.pressure`): meanwhile requests are answered at once with ``model_busy``.
 
 Subclasses say how to build the body (:meth:`_request`) and read one event (:meth:`_read_event`).
 """
@@ -38,7 +42,9 @@ from pydantic import Field, PrivateAttr, SecretStr
 
 from .. import errors
 from ..errors import BackendError, error_message, parse_retry_after
+from .affinity import Session
 from .base import Backend, Description, ModelConfig, pick_model
+from .pressure import BUSY_STATUSES, PRESSURE
 from .quirks import QuirkFilter, Quirks, QuirkState
 from .streaming import END, Identified, StreamedLLM, achunks, chunks, take
 
@@ -55,6 +61,8 @@ class Call:
     format: Format
     # The text right before the cursor, when the request shows it (for the leading-space repair).
     before_cursor: str | None = None
+    # The request's session key for a session-aware router (:mod:`.affinity`), when it has one.
+    session: Session | None = None
 
 
 @dataclass
@@ -105,6 +113,9 @@ class HttpTransport(Identified, QuirkState):
         return kwargs
 
     identity: ClassVar[tuple[str, ...]] = ("base_url", "model", "max_tokens", "temperature")
+    # The body field that names the end user, where the kind's API has one (OpenAI's ``user``):
+    # it carries the session key too (None: only the header does).
+    session_field: ClassVar[str | None] = None
 
     # -- subclass interface
     def _request(self, prompt: str, stop: list[str], kwargs: dict[str, Any]) -> Call:
@@ -118,11 +129,25 @@ class HttpTransport(Identified, QuirkState):
     def url(self, path: str) -> str:
         return self.base_url.rstrip("/") + "/" + path.lstrip("/")
 
-    def request_headers(self) -> dict[str, str]:
+    def request_headers(self, session: Session | None = None) -> dict[str, str]:
         headers = {"Accept": "application/json, text/event-stream", **self.headers}
         if self.api_key is not None and not any(k.lower() == "authorization" for k in headers):
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
+        if session is not None and session.header:
+            headers[session.header] = session.key
         return headers
+
+    def with_session(self, call: Call, kwargs: dict[str, Any]) -> Call:
+        """``call`` with the session bound on the model call (``session``, popped from ``kwargs``
+        before the body is built): its header, and the body's user field where the kind has one
+        (a body that names a user already keeps it)."""
+        session = kwargs.pop("session", None)
+        if not isinstance(session, Session):
+            return call
+        call.session = session
+        if session.body and self.session_field and self.session_field not in call.body:
+            call.body[self.session_field] = session.key
+        return call
 
     def client(self) -> httpx.AsyncClient:
         """One pooled client per event loop (connections belong to the loop that opened them)."""
@@ -195,12 +220,16 @@ class HttpTransport(Identified, QuirkState):
 
     async def events(self, call: Call) -> AsyncGenerator[Any, None]:
         """The decoded JSON events of one streamed answer (retried once without a rejected field)."""
+        server = self.base_url.rstrip("/")
+        held = PRESSURE.held(server)
+        if held is not None:
+            raise errors.busy(held)  # the server asked for a pause: nothing is sent
         body = self.memory.apply(call.body)
+        headers = self.request_headers(call.session)
         for attempt in range(2):
             try:
-                async with self.client().stream(
-                    "POST", self.url(call.path), json=body, headers=self.request_headers()
-                ) as resp:
+                url = self.url(call.path)
+                async with self.client().stream("POST", url, json=body, headers=headers) as resp:
                     if resp.status_code >= 400:
                         msg = errors.body_message(await resp.aread(), resp.reason_phrase)
                         if resp.status_code in (400, 422) and attempt == 0:
@@ -208,13 +237,19 @@ class HttpTransport(Identified, QuirkState):
                             if dropped is not None:
                                 body = self.memory.apply(body)
                                 continue
+                        retry_after: float | str | None = resp.headers.get("retry-after")
+                        if resp.status_code in BUSY_STATUSES:
+                            # one pause for this server, for every socket and tab of the process
+                            paused = PRESSURE.refused(server, resp.status_code, resp.headers)
+                            retry_after = retry_after if paused is None else paused
                         raise errors.from_status(
                             resp.status_code,
                             msg,
-                            resp.headers.get("retry-after"),
+                            retry_after,
                             self.all_secrets(),
                             url=self.url(call.path),
                         )
+                    PRESSURE.answered(server, resp.headers)
                     if 300 <= resp.status_code < 400:
                         raise errors.redirected(
                             resp.status_code, resp.headers.get("location"), self.all_secrets()
@@ -487,7 +522,10 @@ class HttpStreamingLLM(HttpTransport, StreamedLLM):
         """The completion's text as it streams, with no LangChain run around it: the engine's path
         when nothing observes the run (``DefaultInlineCompletionHandler.direct``), and what
         :meth:`_astream` wraps. Closing it closes the HTTP response at once."""
-        call = self._request(prompt, self._stops(stop, kwargs), dict(kwargs))
+        kwargs = dict(kwargs)
+        session = kwargs.pop("session", None)
+        call = self._request(prompt, self._stops(stop, kwargs), kwargs)
+        call = self.with_session(call, {"session": session})
         async with contextlib.aclosing(self.texts(call, prompt)) as texts:
             async for text in texts:
                 yield text
@@ -533,7 +571,10 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
         """The answer's text as it streams, with no LangChain run around it (see
         :meth:`HttpStreamingLLM.stream_text`)."""
         dicts: Any = convert_to_openai_messages(messages)
-        call = self._chat_request(dicts, self._stops(stop, kwargs), dict(kwargs))
+        kwargs = dict(kwargs)
+        session = kwargs.pop("session", None)
+        call = self._chat_request(dicts, self._stops(stop, kwargs), kwargs)
+        call = self.with_session(call, {"session": session})
         async with contextlib.aclosing(self.texts(call, "", repair=False)) as texts:
             async for text in texts:
                 yield text

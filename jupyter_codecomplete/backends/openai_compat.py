@@ -62,6 +62,8 @@ class OpenAICompletionsLLM(HttpStreamingLLM):
 
     # Sent as they are (a config's ``options.extra_body``: e.g. vLLM's ``min_tokens``).
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    # OpenAI's end-user field: the session key goes there too (backends/affinity.py)
+    session_field: ClassVar[str | None] = "user"
 
     @property
     def _llm_type(self) -> str:
@@ -95,6 +97,7 @@ class OpenAIChatLLM(HttpStreamingChat):
     cancellation as every other HTTP backend)."""
 
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    session_field: ClassVar[str | None] = "user"
 
     @property
     def _llm_type(self) -> str:

@@ -190,6 +190,9 @@ class StreamReader(Protocol):
 
 # Refusals that follow the user's or the administrator's own settings: no warning in the log.
 SETTING_REFUSALS = frozenset({"excluded"})
+# Requests not sent because the model server asked for a pause (backends/pressure.py): the pause
+# itself was logged once, as the server's answer; one line per keystroke would flood the log.
+QUIET_REFUSALS = SETTING_REFUSALS | {"model_busy"}
 
 
 class BaseInlineCompletionHandler:
@@ -274,6 +277,11 @@ class BaseInlineCompletionHandler:
         """For each configured route, whether its model may be warmed (the hello's ``warm_routes``)."""
         return {}
 
+    def spend_ahead(self, request: InlineCompletionRequest | None = None) -> bool:
+        """Count one request made ahead of the user (a warm-up, a prefetch) for ``request``'s
+        model; False: its cap is spent, send nothing (the default: no cap)."""
+        return True
+
     async def warm(self, request: InlineCompletionRequest) -> None:
         """Have the model evaluate ``request``'s prompt ahead, for its prompt cache (only called
         when :meth:`warms` says so; cancelled when a completion request comes)."""
@@ -306,7 +314,7 @@ class BaseInlineCompletionHandler:
         """The error envelope of a failed request ``number``, logged (scrubbed) as a warning; a
         refusal that is the user's own setting (an excluded document) only at debug level."""
         error = self.error_info(exc)
-        level = logging.DEBUG if error.type in SETTING_REFUSALS else logging.WARNING
+        level = logging.DEBUG if error.type in QUIET_REFUSALS else logging.WARNING
         self.log.log(level, "codecomplete %s#%s failed: %s", what, number, error.message)
         return error
 

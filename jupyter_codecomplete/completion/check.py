@@ -61,6 +61,7 @@ async def check_model(
         return report
     # what this model is sent: where it runs, its context channels, redaction, warm-ups
     report["locality"] = backend.locality
+    report["shared"] = backend.shared
     report["privacy"] = handler.policy(backend).describe()
     report["warm"] = handler.warms_backend(backend)
     reported = None

@@ -38,7 +38,7 @@ from langchain_core.runnables import (
 
 from .. import languages
 from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
-from ..backends.http import HttpStreamingChat, HttpStreamingLLM
+from ..backends.http import HttpStreamingChat, HttpStreamingLLM, HttpTransport
 from ..postprocess import Pipeline, PostprocessContext, make_pipeline
 from ..postprocess.cursor import Cursor, analyze, normalize_newlines
 from ..privacy import (
@@ -59,6 +59,7 @@ from ..protocol import (
     KernelCandidates,
     ServingModel,
 )
+from .ahead import AheadBudget
 from .base import BaseInlineCompletionHandler, CompletionError, StreamReader, with_deadlines
 from .edits import edit_model_key, handle_edit_request
 from .facts import RequestFacts, resolve_language
@@ -149,6 +150,10 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         self._tasks: set[asyncio.Task[Any]] = set()
         self.recent = RecentCompletions(engine.recent_completions)
         self.warm_up = engine.warm_up
+        # the session key of each request, for a session-aware router (backends/affinity.py)
+        self.affinity = engine.affinity
+        # warm-ups and prefetches that may reach a shared model (completion/ahead.py)
+        self.ahead = AheadBudget(engine.shared_ahead_per_minute)
         # what must not leave the machine: the one gate every request's context passes
         self._known_secrets = engine.known_secrets
         self._environment_secrets = environment_secrets(os.environ)
@@ -308,10 +313,24 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         return self.warms_backend(backend)
 
     def warms_backend(self, backend: Backend) -> bool:
-        """Whether ``backend``'s model may be warmed and prefetched for (``warm_up``)."""
-        if self.warm_up in ("on", "off"):
-            return self.warm_up == "on"
-        return backend.locality != "remote"
+        """Whether ``backend``'s model may be warmed and prefetched for: ``warm_up`` (``auto``:
+        never a remote service), and for a shared model (``Backend.shared``) only when
+        ``shared_ahead_per_minute`` allows any (each one is then counted: :meth:`spend_ahead`)."""
+        if self.warm_up == "off":
+            return False
+        if self.warm_up == "auto" and backend.locality == "remote":
+            return False
+        return not backend.shared or self.ahead.allows_any
+
+    def spend_ahead(self, request: InlineCompletionRequest | None = None) -> bool:
+        """Count one warm-up or prefetch for ``request``'s model: False when it is a shared model
+        whose cap for this minute is spent (nothing is sent then)."""
+        try:
+            key = self.route(request)
+            backend = self.backend(key)
+        except Exception:
+            return False
+        return not backend.shared or self.ahead.spend(key)
 
     def warm_routes(self) -> dict[str, bool]:
         """For each configured route (language or MIME type), whether its model may be warmed
@@ -563,6 +582,7 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             native_suffix=native,
             facts=facts,
             gate=gate,
+            session=self.affinity.session(preq.file_path if preq.file_path is not None else request.path),
         )
 
     def pipeline(self, prepared: Prepared) -> Pipeline:
@@ -591,6 +611,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     def model_kwargs(self, prepared: Prepared) -> dict[str, Any]:
         """What the model call gets besides its input (both paths): budget, stops, suffix, extras."""
         kwargs: dict[str, Any] = dict(prepared.bind)
+        if prepared.session is not None and isinstance(prepared.backend.llm, HttpTransport):
+            kwargs["session"] = prepared.session  # our HTTP kinds send it (backends/http.py)
         if prepared.backend.config.send_stop and prepared.stop:
             kwargs["stop"] = prepared.stop
         if prepared.backend.chat:
@@ -761,6 +783,9 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             # asked ahead of the user: only where a model request costs nothing but time
             notes.append("prefetch not sent: the model for this route is not one that is warmed")
             return
+        if request.prefetch and not self.spend_ahead(request):
+            notes.append("prefetch not sent: the shared model's requests ahead for this minute are spent")
+            return
         # before the first model request (the answer also informs its prompt), not during it
         await self.learn_reported(self.facts(request).key)
         prepared, pipeline = await self.prepare_async(request)
@@ -784,7 +809,13 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                     yield out
         except Exception as exc:
             info = self.error_info(exc)
-            if info.type in NOT_READY_ERRORS and self.models.get(prepared.key) is prepared.backend.config:
+            # a server that says when to ask again (503 with Retry-After) is saturated, not down
+            saturated = info.retry_after is not None
+            if (
+                info.type in NOT_READY_ERRORS
+                and not saturated
+                and self.models.get(prepared.key) is prepared.backend.config
+            ):
                 self.set_problem(prepared.key, info.message)
                 self._record_served(request, prepared)  # the reply says so
             raise

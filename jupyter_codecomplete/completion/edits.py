@@ -27,7 +27,7 @@ from typing import Protocol
 
 from langchain_core.runnables import RunnableConfig
 
-from ..backends import Backend, ModelConfig
+from ..backends import Affinity, Backend, ModelConfig
 from ..errors import StreamScrubber
 from ..postprocess import PostprocessContext
 from ..postprocess.edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, EditLimits, clean_edits
@@ -71,6 +71,7 @@ class EditEngine(Protocol):
     models: dict[str, ModelConfig]
     styles: StyleRegistry
     log: logging.Logger
+    affinity: Affinity
 
     def is_warm(self, key: str) -> bool: ...
 
@@ -227,6 +228,8 @@ def prepare_edits(
         stop,
         first,
         total,
+        # the same key as the document's completions: one router session per user and document
+        session=handler.affinity.session(request.path),
     )
     read = MAX_GROWTH * region_chars + MAX_CHANGED_CHARS + READ_SLACK_CHARS
     return EditPrepared(facts, built, model_call, read)

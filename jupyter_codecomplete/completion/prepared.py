@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..backends import Backend, ModelConfig
+from ..backends import Backend, ModelConfig, Session
 from ..postprocess import PostprocessContext
 from ..postprocess.cursor import Cursor
 from ..privacy import GateReport
@@ -42,6 +42,8 @@ class Prepared:
     facts: RequestFacts | None = None
     # what the privacy gate did to the request's context (redacted, left out, held back)
     gate: GateReport | None = None
+    # the request's session key for a session-aware router (user and document), when sent
+    session: Session | None = None
 
 
 def deadlines(config: ModelConfig, warm: bool, single_line: bool = False) -> tuple[float, float]:

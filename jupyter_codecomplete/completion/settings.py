@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..backends import ModelConfig
+from ..backends import NO_AFFINITY, Affinity, ModelConfig
 from ..prompting import StyleRegistry
 from .base import DEFAULT_MAX_SUGGESTION_CHARS, DEFAULT_MAX_SUGGESTION_LINES
 
@@ -34,7 +34,9 @@ class EngineSettings:
     ``recent_completions``: how many finished suggestions are remembered (0: none);
     ``max_suggestion_chars`` / ``max_suggestion_lines``: the bounds of one suggestion;
     ``warm_up``: whether ``warm`` messages reach the model (``auto``: for a model on this machine
-    or a private network, and the embedded one; never a paid API unless ``on``).
+    or a private network, and the embedded one; never a paid API unless ``on``);
+    ``shared_ahead_per_minute``: how many warm-ups and prefetches a minute may reach a model that
+    is shared (``Backend.shared``; 0: none, -1: no cap).
     ``root_dir``, ``exclude``, ``default_exclude``, ``exclude_gitignored``, ``forbid_context``,
     ``known_secrets``: what must not leave the machine (``privacy/``, docs/privacy.md): the
     server's root (where ``.codecompleteignore`` files are looked up to), the administrator's
@@ -58,6 +60,10 @@ class EngineSettings:
     forbid_context: tuple[str, ...] = ()
     # a source, not a value: two settings with the same values are equal whoever asks it
     known_secrets: Callable[[], Sequence[str]] | None = field(default=None, compare=False)
+    # the session key of each request (backends/affinity.py); off unless configured
+    affinity: Affinity = NO_AFFINITY
+    # warm-ups and prefetches per minute that may reach a shared model (0: none; -1: no cap)
+    shared_ahead_per_minute: int = 0
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any] | None) -> EngineSettings:
@@ -86,6 +92,8 @@ class EngineSettings:
             exclude_gitignored=bool(data.get("exclude_gitignored", True)),
             forbid_context=tuple(data.get("forbid_context") or ()),
             known_secrets=data.get("known_secrets"),
+            affinity=data["affinity"] if isinstance(data.get("affinity"), Affinity) else NO_AFFINITY,
+            shared_ahead_per_minute=int(data.get("shared_ahead_per_minute") or 0),
         )
 
     def as_mapping(self) -> dict[str, Any]:
@@ -105,6 +113,8 @@ class EngineSettings:
             "exclude_gitignored": self.exclude_gitignored,
             "forbid_context": self.forbid_context,
             "known_secrets": self.known_secrets,
+            "affinity": self.affinity,
+            "shared_ahead_per_minute": self.shared_ahead_per_minute,
         }
 
 

@@ -10,8 +10,9 @@ the prompt is, how a token, the last event, a whole answer and an error are fram
   ``default`` completion (:class:`UpstreamConfig`);
 * plays the rule's faults and hostile modes:
 
-  ``status`` (+ ``body``, ``retry_after``), ``hang`` (never answer), ``error_body`` (200 with an error
-  body), ``reject_fields`` (400 when a body has these fields), ``drip_s`` (one byte per N seconds),
+  ``status`` (+ ``body``, ``retry_after``), ``headers`` (set on any answer: a gateway's
+  ``x-ratelimit-*``), ``hang`` (never answer), ``error_body`` (200 with an error body),
+  ``reject_fields`` (400 when a body has these fields), ``drip_s`` (one byte per N seconds),
   ``close_after`` (close mid-stream after N tokens), ``stream_error`` (an error event after N
   tokens), ``invalid_json`` (events that are not JSON), ``bad_shape`` (events that are JSON of an
   unexpected shape), ``no_finish_reason``, ``echo_prompt``, ``literal_newlines``, ``leading_space``,
@@ -233,6 +234,8 @@ class ScriptedHandler(RecordingHandler):
 
     async def answer(self, body: dict[str, Any], rule: Rule, prompt: str, rec: RequestRecord) -> None:
         cfg = self.upstream.config
+        for name, value in dict(rule.get("headers") or {}).items():
+            self.set_header(str(name), str(value))  # e.g. a gateway's x-ratelimit-* headers
         for name in rule.get("reject_fields", []):
             if name in body:
                 self.set_status(400)

@@ -303,6 +303,8 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             return refuse("off")
         if WARM_SLOT.streaming:
             return refuse("busy")
+        if not self.completion_handler.spend_ahead(request):
+            return refuse("capped")  # a shared model: this minute's warm-ups are spent
         task = asyncio.get_running_loop().create_task(self.warm(request), name=f"codecomplete:warm:{number}")
         superseded = WarmReply(reply_to=number, warmed=False, reason="superseded")
         WARM_SLOT.hold(task, functools.partial(self.send, superseded, defer=True))

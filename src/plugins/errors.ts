@@ -7,7 +7,7 @@ import { Notification, showErrorMessage } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { ErrorNotifier } from '../notifier';
-import { IErrorInfo } from '../protocol';
+import { busySeconds, IErrorInfo, isBusyError } from '../protocol';
 import { ICodeCompleteProvider, ICodeCompleteSettings, ICompletionConnection } from '../tokens';
 
 export const errorsPlugin: JupyterFrontEndPlugin<void> = {
@@ -30,6 +30,13 @@ export const errorsPlugin: JupyterFrontEndPlugin<void> = {
       }`;
     const notifier = new ErrorNotifier({
       show: (info: IErrorInfo) => {
+        if (isBusyError(info)) {
+          // a shared model's pause: said once, as information (the status item counts it down)
+          Notification.info(trans.__('Model busy, retrying in %1 s', busySeconds(info)), {
+            autoClose: Math.min(15000, busySeconds(info) * 1000 + 2000)
+          });
+          return;
+        }
         const title = trans.__('Code completion failed: %1', info.title);
         Notification.emit(title, 'error', {
           autoClose: 10000,

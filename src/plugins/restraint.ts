@@ -9,7 +9,8 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import { editorState } from '../editorstate';
-import { IGateModel, Restraint } from '../restraint';
+import { busySeconds, isBusyError } from '../protocol';
+import { AdaptiveDebounce, IGateModel, Restraint } from '../restraint';
 import { RestraintMode } from '../settings';
 import { ICodeCompleteProvider, ICodeCompleteSettings, IUsageTracker } from '../tokens';
 import { lineKind } from '../usage';
@@ -79,6 +80,12 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
     // the model's time to show: from a request to its first ghost text
     const started = new Map<number, number>();
     provider.activity.connect((_, activity) => {
+      if (activity.kind === 'failed' && isBusyError(activity.error)) {
+        // a shared model asked for a pause: fewer requests for a while after it, too
+        debounce.strain(
+          Date.now() + busySeconds(activity.error!) * 1000 + AdaptiveDebounce.STRAIN_AFTER_MS
+        );
+      }
       if (activity.kind === 'started') {
         started.set(activity.number, Date.now());
         if (started.size > 64) {

@@ -46,10 +46,15 @@ FAKE_PAID = {"class": "langchain_core.language_models.fake.FakeListLLM", "kwargs
 def test_each_kind_states_where_its_model_runs(config: dict[str, Any], locality: str) -> None:
     backend = make_backend(ModelConfig.model_validate(config))
     assert backend.locality == locality
-    # warm-ups and prefetch follow it (warm_up "auto"): never for a remote model
+    # warm-ups and prefetch follow it (warm_up "auto"): never for a remote model, and for a
+    # shared one (a private network's service) only within the administrator's cap (none by default)
     engine = make_engine(EngineSettings(models={"completion": backend.config}))
     assert isinstance(engine, DefaultInlineCompletionHandler)
-    assert engine.warms(None) is (locality != "remote")
+    assert engine.warms(None) is (locality in ("process", "machine"))
+    assert backend.shared is (locality in ("network", "remote"))
+    capped = make_engine(EngineSettings(models={"completion": backend.config}, shared_ahead_per_minute=5))
+    assert isinstance(capped, DefaultInlineCompletionHandler)
+    assert capped.warms(None) is (locality != "remote")
     assert backend.local is (locality in ("process", "machine"))
 
 

@@ -1,0 +1,774 @@
+"""Many users, one shared model service, on this machine (issue 37): one command.
+
+    python benchmarks/bench_deployment.py            # about 4 minutes on 2 cores
+    python benchmarks/bench_deployment.py --users 10 --out /tmp/ccbench-deploy/result.json
+
+What it starts, everything on loopback (127.0.0.1) and under /tmp/ccbench-deploy:
+
+* two model replicas: the scripted OpenAI-format upstream (``jupyter_codecomplete.testing``),
+  each on its own thread, streaming its tokens with a delay;
+* a session-aware router in front of them (this file, ``Router``): consistent hashing on the
+  ``x-session-id`` header (else the body's ``user``), the vLLM production stack router's
+  ``--routing-logic session`` in miniature; it can be told to ignore the key (round robin), which
+  is what a router sees when the extension sends none;
+* the LiteLLM proxy (``litellm[proxy]``, pinned below, in a throw-away venv) in front of the router:
+  one model group, header forwarding on, a key per user with a rate limit per user (a
+  ``custom_auth`` function: LiteLLM's virtual keys need a database, its custom auth does not; the
+  limiter is LiteLLM's own, its window shortened to 10 s with ``LITELLM_RATE_LIMIT_WINDOW_SIZE``);
+* JupyterHub (from the registry, in a throw-away venv) with ``SimpleLocalProcessSpawner`` (no
+  system users), the dummy authenticator, configurable-http-proxy from npm, and N users, each a
+  real single-user server with this extension (this interpreter, the worktree first on the path),
+  configured system-wide through ``JUPYTER_CONFIG_PATH`` and given its own gateway key in the
+  spawner's environment.
+
+Simulated users type through the real websocket (through the hub's proxy) and the bench measures:
+the share of each user's requests on one replica with and without routing on the session key,
+prompt characters the replicas evaluate per keystroke (a replica keeps the prompts it served in
+a prefix cache: what a new prompt shares with one of them is not evaluated again), model tokens
+wasted (generated for a stream the client closed), the first piece's p50 at N users against 1,
+and what a rate-limited user sees (one notice, the quiet held replies, recovery).
+
+Pins. ``jupyterhub==6.1.1`` (the registry's current release). ``litellm[proxy]==1.89.3``: the
+releases 1.82.7 and 1.82.8 were a compromised upload (a credential stealer, March 2026:
+BerriAI/litellm#24518, OSV MAL-2026-2144); the proxy then had critical advisories fixed in 1.83.0
+(OIDC auth bypass, GHSA-jjhc-v7c2-5hh6), 1.83.7 (SQL injection in the key check,
+GHSA-r75f-5x8p-qvmc; MCP stdio command injection; SSTI), 1.83.10 (guardrail sandbox escape) and
+1.84.0 (Host-header auth bypass, GHSA-4xpc-pv4p-pm3w); 1.89.3 is past every one of them, came
+through the release pipeline after the incident, and raised the starlette, pyjwt and
+python-multipart floors that had advisories of their own. Nothing here is reachable from
+outside the machine either way.
+
+Nothing is installed into the interpreter that runs this file: the hub and the gateway get venvs
+of their own under /tmp, and jupyterhub's package is put in a folder that the single-user servers
+append to their path (after this interpreter's own packages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import hashlib
+import itertools
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tornado import httpclient, web
+from tornado.httpserver import HTTPServer
+
+from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, UpstreamConfig
+
+ROOT = Path("/tmp/ccbench-deploy")
+WORKTREE = Path(__file__).resolve().parents[1]
+JUPYTERHUB = "jupyterhub==6.1.1"
+LITELLM = "litellm[proxy]==1.89.3"
+CHP = "configurable-http-proxy@5.3.0"
+HOST = "127.0.0.1"
+MODEL_GROUP = "coder"
+WINDOW_S = 10  # LiteLLM's rate-limit window here (its default is 60 s)
+LIMITED_RPW = 5  # the rate-limited user's requests per window
+PAUSE_S = 0.5  # a typist's pause at a word's end (the request goes then)
+SNIPPET = (
+    "def moving_average(values, window):\n    total = sum(values[:window])\n    out = [total / window]\n"
+)
+
+
+# -- setup -------------------------------------------------------------------------------------------
+
+
+def run(cmd: list[str], **kw: Any) -> None:
+    print("  $", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, **kw)
+
+
+def setup() -> dict[str, Path]:
+    """The throw-away environments (made once; kept between runs under ROOT)."""
+    ROOT.mkdir(parents=True, exist_ok=True)
+    hub, gw, deps, chp = ROOT / "hub-venv", ROOT / "gw-venv", ROOT / "hubdeps", ROOT / "chp"
+    if not (hub / "bin" / "jupyterhub").exists():
+        run([sys.executable, "-m", "venv", str(hub)])
+        run([str(hub / "bin" / "pip"), "install", "-q", JUPYTERHUB])
+    if not (gw / "bin" / "litellm").exists():
+        run([sys.executable, "-m", "venv", str(gw)])
+        run([str(gw / "bin" / "pip"), "install", "-q", LITELLM])
+    if not (deps / "jupyterhub").exists():
+        run([sys.executable, "-m", "pip", "install", "-q", "--target", str(deps), JUPYTERHUB])
+    proxy = chp / "node_modules" / ".bin" / "configurable-http-proxy"
+    if not proxy.exists():
+        run(["npm", "install", "--silent", "--prefix", str(chp), CHP])
+    return {"hub": hub, "gw": gw, "deps": deps, "chp": proxy}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+async def wait_http(url: str, timeout: float, ok: tuple[int, ...] = (200,)) -> None:
+    client = httpclient.AsyncHTTPClient()
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            r = await client.fetch(url, raise_error=False, request_timeout=2)
+            if r.code in ok:
+                return
+        except Exception:
+            pass
+        if time.monotonic() > end:
+            raise TimeoutError(f"{url} did not answer in {timeout} s")
+        await asyncio.sleep(0.5)
+
+
+# -- the session-aware router ----------------------------------------------------------------------
+
+
+class Ring:
+    """Consistent hashing of keys onto replicas (160 points per replica)."""
+
+    def __init__(self, names: list[str], points: int = 160) -> None:
+        ring = sorted(
+            (int(hashlib.sha256(f"{n}#{i}".encode()).hexdigest()[:16], 16), n)
+            for n in names
+            for i in range(points)
+        )
+        self.keys = [k for k, _ in ring]
+        self.names = [n for _, n in ring]
+
+    def pick(self, key: str) -> str:
+        h = int(hashlib.sha256(key.encode()).hexdigest()[:16], 16)
+        return self.names[bisect.bisect(self.keys, h) % len(self.names)]
+
+
+@dataclass
+class RouterState:
+    replicas: dict[str, str]  # name -> base url (…/v1)
+    use_key: bool = True
+    rr: itertools.cycle[str] = field(default_factory=lambda: itertools.cycle([""]))
+    routed: list[tuple[str, str, str]] = field(default_factory=list)  # (key, replica, mode)
+    sources: dict[str, int] = field(default_factory=dict)  # where the key came from (through LiteLLM)
+    closed_upstream: int = 0  # replica streams the router closed because the gateway hung up
+    client: httpx.AsyncClient = field(
+        default_factory=lambda: httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=512))
+    )
+
+    def __post_init__(self) -> None:
+        self.ring = Ring(list(self.replicas))
+        self.rr = itertools.cycle(list(self.replicas))
+
+
+class RouteHandler(web.RequestHandler):
+    """Forwards ``POST /v1/*`` to a replica, streaming the answer back as it comes."""
+
+    def initialize(self, state: RouterState) -> None:
+        self.state = state
+        self.closed = False
+
+    def check_xsrf_cookie(self) -> None:
+        return
+
+    def on_connection_close(self) -> None:
+        self.closed = True
+
+    async def get(self, path: str) -> None:
+        base = next(iter(self.state.replicas.values()))
+        r = await httpclient.AsyncHTTPClient().fetch(base + "/" + path, raise_error=False)
+        self.set_status(r.code)
+        self.write(r.body)
+
+    async def post(self, path: str) -> None:
+        body = json.loads(self.request.body or b"{}")
+        header = self.request.headers.get("x-session-id")
+        key = header or str(body.get("user") or "")
+        source = "header" if header else ("body user" if key else "none")
+        self.state.sources[source] = self.state.sources.get(source, 0) + 1
+        if self.state.use_key and key:
+            name, mode = self.state.ring.pick(key), "session"
+        else:
+            name, mode = next(self.state.rr), "round-robin"
+        self.state.routed.append((key, name, mode))
+        self.set_header("x-routed-to", name)
+        # httpx, streamed: when the gateway hangs up (the extension closed a superseded stream and
+        # the gateway passed that on), the replica's stream is closed too, as a real router does
+        async with self.state.client.stream(
+            "POST",
+            self.state.replicas[name] + "/" + path,
+            content=self.request.body,
+            headers={"Content-Type": "application/json"},
+        ) as resp:
+            self.set_status(resp.status_code)
+            if resp.headers.get("content-type"):
+                self.set_header("Content-Type", resp.headers["content-type"])
+            async for chunk in resp.aiter_raw():
+                if self.closed:
+                    self.state.closed_upstream += 1
+                    return
+                self.write(chunk)
+                try:
+                    await self.flush()
+                except Exception:
+                    self.state.closed_upstream += 1
+                    return
+
+
+def start_router(state: RouterState, port: int) -> HTTPServer:
+    app = web.Application([(r"/v1/(.*)", RouteHandler, {"state": state})])
+    server = HTTPServer(app)
+    server.listen(port, HOST)
+    return server
+
+
+# -- LiteLLM and JupyterHub --------------------------------------------------------------------------
+
+
+CUSTOM_AUTH = '''
+"""Per-user keys with a per-user rate limit, without a database (LiteLLM custom auth)."""
+import json, os
+from fastapi import Request
+from litellm.proxy._types import UserAPIKeyAuth
+
+KEYS = json.loads(os.environ["BENCH_KEYS"])  # key -> {"user": name, "rpm": limit}
+
+
+async def user_api_key_auth(request: Request, api_key: str) -> UserAPIKeyAuth:
+    found = KEYS.get(api_key)
+    if found is None:
+        raise Exception("unknown key")
+    return UserAPIKeyAuth(api_key=api_key, user_id=found["user"], rpm_limit=found["rpm"])
+'''
+
+
+def litellm_config(router_port: int) -> str:
+    return textwrap.dedent(
+        f"""\
+        model_list:
+          - model_name: {MODEL_GROUP}
+            litellm_params:
+              model: text-completion-openai/test-coder
+              api_base: http://{HOST}:{router_port}/v1
+              api_key: none
+        litellm_settings:
+          telemetry: false
+          drop_params: false
+          model_group_settings:
+            forward_client_headers_to_llm_api: [{MODEL_GROUP}]
+        general_settings:
+          custom_auth: custom_auth.user_api_key_auth
+        """
+    )
+
+
+def hub_config(paths: dict[str, Path], hub_port: int, api_token: str, keys: dict[str, str]) -> str:
+    boot = (
+        f"import sys; sys.path.insert(0, {str(WORKTREE)!r}); sys.path.append({str(paths['deps'])!r}); "
+        "from jupyterhub.singleuser import main; sys.exit(main())"
+    )
+    return textwrap.dedent(
+        f"""\
+        import json
+        c.JupyterHub.ip = {HOST!r}
+        c.JupyterHub.port = {hub_port}
+        c.JupyterHub.hub_ip = {HOST!r}
+        c.JupyterHub.db_url = "sqlite:///{ROOT}/hub.sqlite"
+        c.JupyterHub.cookie_secret_file = "{ROOT}/cookie_secret"
+        c.JupyterHub.authenticator_class = "dummy"
+        c.Authenticator.allow_all = True
+        c.ConfigurableHTTPProxy.command = [{str(paths["chp"])!r}]
+        c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
+        c.SimpleLocalProcessSpawner.home_dir_template = "{ROOT}/home/{{username}}"
+        c.Spawner.cmd = [{sys.executable!r}, "-c", {boot!r}]
+        c.Spawner.args = ["--allow-root", "--ServerApp.ip={HOST}"]
+        c.Spawner.start_timeout = 120
+        c.Spawner.http_timeout = 120
+        c.JupyterHub.concurrent_spawn_limit = 4
+        keys = json.loads({json.dumps(json.dumps(keys))})
+        def environment(spawner):
+            return keys[spawner.user.name]
+        c.Spawner.environment = {{
+            "LITELLM_API_KEY": environment,
+            "JUPYTER_CONFIG_PATH": "{ROOT}/etc/jupyter",
+        }}
+        c.JupyterHub.services = [{{"name": "bench", "api_token": {api_token!r}}}]
+        c.JupyterHub.load_roles = [{{
+            "name": "bench",
+            "scopes": ["admin:users", "admin:servers", "tokens", "access:servers"],
+            "services": ["bench"],
+        }}]
+        """
+    )
+
+
+def server_config(gateway_port: int) -> str:
+    """The system-wide configuration every single-user server reads (docs/jupyterhub.md)."""
+    model = {
+        "backend": "openai",
+        "base_url": f"http://{HOST}:{gateway_port}/v1",
+        "model": "test-coder",
+        "api_model": MODEL_GROUP,
+        "style": "raw",
+        "server": "litellm",
+        "api_key_env": "LITELLM_API_KEY",
+        "shared": True,
+        "timeout": 20.0,
+        "first_request_timeout": 30.0,
+    }
+    return textwrap.dedent(
+        f"""\
+        c.ServerApp.jpserver_extensions = {{"jupyter_codecomplete": True}}
+        c.CodeCompleteApp.completion_model = {model!r}
+        c.CodeCompleteApp.discover_local_servers = False
+        c.CodeCompleteApp.recent_completions = 0
+        c.CodeCompleteApp.record_usage = False
+        c.ModelService.allow_user_choice = False
+        """
+    )
+
+
+class Hub:
+    def __init__(self, port: int, token: str) -> None:
+        self.base = f"http://{HOST}:{port}"
+        self.token = token
+        self.client = httpclient.AsyncHTTPClient()
+
+    async def api(self, method: str, path: str, body: Any = None) -> Any:
+        r = await self.client.fetch(
+            f"{self.base}/hub/api/{path}",
+            method=method,
+            headers={"Authorization": f"token {self.token}"},
+            body=None if body is None and method == "GET" else json.dumps(body or {}),
+            raise_error=False,
+            request_timeout=60,
+        )
+        if r.code >= 400:
+            raise RuntimeError(f"{method} {path}: {r.code} {r.body[:300]!r}")
+        return json.loads(r.body) if r.body else None
+
+    async def start_user(self, name: str) -> str:
+        await self.api("POST", f"users/{name}")
+        await self.api("POST", f"users/{name}/server")
+        end = time.monotonic() + 180
+        while True:
+            user = await self.api("GET", f"users/{name}")
+            server = (user.get("servers") or {}).get("")
+            if server and server.get("ready"):
+                break
+            if time.monotonic() > end:
+                raise TimeoutError(f"{name}'s server did not start")
+            await asyncio.sleep(1)
+        token = await self.api("POST", f"users/{name}/tokens", {"note": "bench", "expires_in": 3600})
+        return str(token["token"])
+
+
+# -- simulated users ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Typed:
+    first_ms: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    shown: int = 0
+    requests: int = 0
+    keystrokes: int = 0
+    timeline: list[tuple[float, str]] = field(default_factory=list)  # (t, "ok" | error type)
+
+
+class User:
+    """One simulated user's socket: one reader for its whole life (a read cancelled halfway would
+    lose a frame), each request's answer given to the :class:`Typed` it was sent for."""
+
+    def __init__(self, sock: CompletionSocket) -> None:
+        self.sock = sock
+        self.pending: dict[int, tuple[float, Typed, float]] = {}  # number -> (sent, record, t0)
+        self.task = asyncio.get_running_loop().create_task(self._read())
+        self.numbers = 0  # the last request number used on this socket
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                msg = await self.sock.recv()
+            except Exception:
+                return
+            n = msg.get("reply_to")
+            if n not in self.pending:
+                continue
+            sent, out, t0 = self.pending[n]
+            err = msg.get("error")
+            text = (msg.get("response") or {}).get("insertText") or ""
+            if err:
+                kind = err["type"]
+                if kind not in ("superseded", "cancelled"):
+                    out.errors[kind] = out.errors.get(kind, 0) + 1
+                    out.timeline.append((time.monotonic() - t0, kind))
+                self.pending.pop(n, None)
+            elif (msg.get("type") == "stream" and (text or msg.get("done"))) or (
+                msg.get("type") == "inline_completion"
+                and not any(i.get("isIncomplete") for i in (msg.get("list") or {}).get("items") or [])
+            ):
+                # the first piece of the suggestion (the reply before it only opens the stream)
+                out.first_ms.append((time.monotonic() - sent) * 1000)
+                out.shown += 1
+                out.timeline.append((time.monotonic() - t0, "ok"))
+                self.pending.pop(n, None)
+
+    def close(self) -> None:
+        self.task.cancel()
+        self.sock.close()
+
+
+async def type_document(
+    user: User, doc: str, start: int, keystroke_s: float, chars: int, out: Typed, t0: float
+) -> int:
+    """Type ``chars`` characters into ``doc``: one streamed request per keystroke (a newer one
+    supersedes the older, as in the browser); each reply's first piece timed."""
+    number = start
+    # each user's own file: about 2 KB of code above the place they type at (what a model server
+    # caches: a prompt that starts the same is not evaluated again)
+    above = f"# {doc}, typed by {id(user):x}\nimport numpy as np\n\n" + "".join(
+        f"def step_{k}(x):\n    return x * {k} + {len(doc)}\n\n" for k in range(50)
+    )
+    text = above + SNIPPET * 4
+    base = len(above)
+    mine: list[int] = []
+    for i in range(chars):
+        # a person types a word at ~8 keys a second and pauses at its end; the browser's debounce
+        # asks in that pause, not at every key (src/restraint.ts), so a request goes at word ends
+        out.keystrokes += 1
+        await asyncio.sleep(keystroke_s)
+        if text[base + i] not in " \n(:,=." and i != chars - 1:
+            continue
+        number += 1
+        mine.append(number)
+        user.pending[number] = (time.monotonic(), out, t0)
+        out.requests += 1
+        await user.sock.send(
+            {
+                "type": "inline_completion",
+                "number": number,
+                "prefix": text[: base + i + 1],
+                "suffix": "",
+                "language": "python",
+                "path": doc,
+                "stream": True,
+            }
+        )
+        await asyncio.sleep(PAUSE_S)
+    end = time.monotonic() + 10
+    while any(n in user.pending for n in mine) and time.monotonic() < end:  # noqa: ASYNC110 - a bounded wait
+        await asyncio.sleep(0.02)
+    left = [n for n in mine if user.pending.pop(n, None) is not None]
+    if left:
+        out.errors["no_answer"] = out.errors.get("no_answer", 0) + len(left)
+    return number
+
+
+async def typing_phase(users: dict[str, User], docs: int, chars: int, keystroke_s: float) -> dict[str, Typed]:
+    results = {name: Typed() for name in users}
+    t0 = time.monotonic()
+
+    async def one(name: str, user: User) -> None:
+        n = user.numbers
+        for d in range(docs):
+            n = await type_document(user, f"work/notebook{d}.py", n, keystroke_s, chars, results[name], t0)
+            await asyncio.sleep(0.3)
+        user.numbers = n + 1
+
+    await asyncio.gather(*(one(name, s) for name, s in users.items()))
+    return results
+
+
+# -- the measures ---------------------------------------------------------------------------------------
+
+
+def prompt_of(body: dict[str, Any]) -> str:
+    p = body.get("prompt")
+    return p[0] if isinstance(p, list) else str(p or "")
+
+
+def evaluated_chars(
+    replicas: dict[str, OpenAIUpstream], since: dict[str, int], cache: int = 16
+) -> tuple[int, int]:
+    """(characters of prompt the replicas had to evaluate, requests) since ``since``: each
+    replica keeps the last ``cache`` prompts it served; a new prompt's longest common prefix with
+    one of them is a cache hit."""
+    total = count = 0
+    for name, rep in replicas.items():
+        seen: list[str] = []
+        for rec in rep.records[since[name] :]:
+            if not rec.path.endswith("/completions"):
+                continue
+            prompt = prompt_of(rec.body)
+            best = 0
+            for old in seen:
+                k = os.path.commonprefix([old, prompt])  # noqa: RUF071 - characters are what is compared
+                best = max(best, len(k))
+            total += len(prompt) - best
+            count += 1
+            seen.append(prompt)
+            del seen[:-cache]
+    return total, count
+
+
+def wasted_tokens(replicas: dict[str, OpenAIUpstream], since: dict[str, int]) -> tuple[int, int, int]:
+    """(tokens generated in all, tokens of streams the client closed before their end, of those
+    generated after the close)."""
+    generated = wasted = after = 0
+    for name, rep in replicas.items():
+        for rec in rep.records[since[name] :]:
+            if not rec.path.endswith("/completions"):
+                continue
+            generated += rec.tokens_sent
+            if rec.client_closed:
+                wasted += rec.tokens_sent
+                after += rec.tokens_after_close
+    return generated, wasted, after
+
+
+def share_on_one(routed: list[tuple[str, str, str]]) -> float:
+    """Mean over session keys of the share of the key's requests on its most used replica."""
+    by_key: dict[str, dict[str, int]] = {}
+    for key, replica, _ in routed:
+        by_key.setdefault(key, {}).setdefault(replica, 0)
+        by_key[key][replica] += 1
+    shares = [max(c.values()) / sum(c.values()) for c in by_key.values() if sum(c.values()) >= 3]
+    return statistics.mean(shares) if shares else float("nan")
+
+
+def p50(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+# -- the run --------------------------------------------------------------------------------------------
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    paths = setup()
+    for sub in ("home", "etc/jupyter"):
+        shutil.rmtree(ROOT / sub, ignore_errors=True)
+        (ROOT / sub).mkdir(parents=True)
+    for f in ("hub.sqlite", "jupyterhub-proxy.pid"):
+        (ROOT / f).unlink(missing_ok=True)
+    procs: list[subprocess.Popen[bytes]] = []
+    replicas = {
+        # a small code model's pace: 50 ms to the first token, 15 ms a token, ~20 tokens a suggestion
+        f"replica{i}": OpenAIUpstream(
+            UpstreamConfig(
+                default="for i in range(window, len(values)):\n        total += values[i]\n",
+                ttft_s=0.05,
+                token_s=0.015,
+            )
+        )
+        for i in range(args.replicas)
+    }
+    for rep in replicas.values():
+        rep.start()
+    state = RouterState({name: rep.base_url for name, rep in replicas.items()})
+    router_port, gw_port, hub_port = free_port(), free_port(), free_port()
+    router = start_router(state, router_port)
+    names = [f"user{i:02d}" for i in range(args.users)] + ["limited"]
+    keys = {n: "sk-bench-" + secrets.token_hex(12) for n in names}
+    key_table = {k: {"user": n, "rpm": LIMITED_RPW if n == "limited" else 100_000} for n, k in keys.items()}
+    result: dict[str, Any] = {
+        "users": args.users,
+        "replicas": args.replicas,
+        "litellm": LITELLM,
+        "jupyterhub": JUPYTERHUB,
+    }
+    try:
+        # the gateway
+        gwdir = ROOT / "gateway"
+        gwdir.mkdir(exist_ok=True)
+        (gwdir / "custom_auth.py").write_text(CUSTOM_AUTH)
+        (gwdir / "config.yaml").write_text(litellm_config(router_port))
+        env = {
+            **os.environ,
+            "BENCH_KEYS": json.dumps(key_table),
+            "LITELLM_RATE_LIMIT_WINDOW_SIZE": str(WINDOW_S),
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "LITELLM_TELEMETRY": "False",
+            "PYTHONPATH": str(gwdir),
+            "NO_PROXY": "*",
+        }
+        t = time.monotonic()
+        procs.append(
+            subprocess.Popen(  # noqa: ASYNC220 - started once, before anything is measured
+                [
+                    str(paths["gw"] / "bin" / "litellm"),
+                    "--config",
+                    str(gwdir / "config.yaml"),
+                    "--host",
+                    HOST,
+                    "--port",
+                    str(gw_port),
+                    "--num_workers",
+                    "1",
+                ],
+                cwd=gwdir,
+                env=env,
+                stdout=open(ROOT / "litellm.log", "wb"),  # noqa: ASYNC230 - the log, kept open for the process
+                stderr=subprocess.STDOUT,
+            )
+        )
+        await wait_http(f"http://{HOST}:{gw_port}/health/liveliness", 180)
+        result["gateway_start_s"] = round(time.monotonic() - t, 1)
+        print(f"gateway up in {result['gateway_start_s']} s", flush=True)
+        # the hub
+        (ROOT / "etc/jupyter/jupyter_server_config.py").write_text(server_config(gw_port))
+        token = secrets.token_hex(16)
+        (ROOT / "jupyterhub_config.py").write_text(hub_config(paths, hub_port, token, keys))
+        t = time.monotonic()
+        procs.append(
+            subprocess.Popen(  # noqa: ASYNC220 - started once, before anything is measured
+                [str(paths["hub"] / "bin" / "jupyterhub"), "-f", str(ROOT / "jupyterhub_config.py")],
+                cwd=ROOT,
+                stdout=open(ROOT / "hub.log", "wb"),  # noqa: ASYNC230 - the log, kept open for the process
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "PATH": f"{paths['hub'] / 'bin'}:{os.environ['PATH']}"},
+            )
+        )
+        hub = Hub(hub_port, token)
+        await wait_http(f"{hub.base}/hub/api", 120)
+        tokens: dict[str, str] = {}
+        for batch in range(0, len(names), 4):
+            got = await asyncio.gather(*(hub.start_user(n) for n in names[batch : batch + 4]))
+            tokens.update(zip(names[batch : batch + 4], got, strict=True))
+        result["hub_and_servers_start_s"] = round(time.monotonic() - t, 1)
+        print(f"hub and {len(names)} servers up in {result['hub_and_servers_start_s']} s", flush=True)
+
+        async def connect(name: str) -> User:
+            url = f"ws://{HOST}:{hub_port}/user/{name}/api/codecomplete/inline"
+            return User(await CompletionSocket.connect(url, token=tokens[name]))
+
+        sockets = {n: await connect(n) for n in names if n != "limited"}
+        chars = args.chars
+
+        def mark() -> dict[str, int]:
+            return {n: len(r.records) for n, r in replicas.items()}
+
+        async def phase(label: str, who: dict[str, User], use_key: bool) -> dict[str, Any]:
+            state.use_key = use_key
+            state.routed.clear()
+            state.sources.clear()
+            state.closed_upstream = 0
+            since = mark()
+            t = time.monotonic()
+            typed = await typing_phase(who, args.docs, chars, args.keystroke_ms / 1000)
+            await asyncio.sleep(0.5)
+            ev, n = evaluated_chars(replicas, since)
+            gen, wasted, after = wasted_tokens(replicas, since)
+            firsts = [ms for r in typed.values() for ms in r.first_ms]
+            out = {
+                "users": len(who),
+                "seconds": round(time.monotonic() - t, 1),
+                "keystrokes": sum(r.keystrokes for r in typed.values()),
+                "requests": sum(r.requests for r in typed.values()),
+                "model_requests": n,
+                "first_piece_p50_ms": round(p50(firsts), 1),
+                "first_piece_p90_ms": round(statistics.quantiles(firsts, n=10)[8], 1)
+                if len(firsts) >= 10
+                else None,
+                "share_on_one_replica": round(share_on_one(state.routed), 3),
+                "prompt_chars_evaluated_per_request": round(ev / n, 1) if n else None,
+                "prompt_chars_evaluated_per_keystroke": round(
+                    ev / max(1, sum(r.keystrokes for r in typed.values())), 1
+                ),
+                "tokens_generated": gen,
+                "tokens_wasted": wasted,
+                "tokens_after_close": after,
+                "errors": {k: v for r in typed.values() for k, v in r.errors.items()},
+                "key_source": dict(state.sources),
+                "replica_streams_closed_early": state.closed_upstream,
+            }
+            print(label, json.dumps(out), flush=True)
+            return out
+
+        # warm every server's first request (the model lookup) out of the figures
+        await typing_phase(sockets, 1, 3, 0.2)
+        one = dict(itertools.islice(sockets.items(), 1))
+        result["one_user"] = await phase("1 user, session routing", one, True)
+        result["all_users_session"] = await phase(f"{len(sockets)} users, session routing", sockets, True)
+        result["all_users_no_key"] = await phase(f"{len(sockets)} users, key ignored", sockets, False)
+
+        # the gateway rate-limits one user: LIMITED_RPW requests per WINDOW_S
+        limited = await connect("limited")
+        state.use_key = True
+        state.routed.clear()
+        await asyncio.sleep(2)  # what the phases before left in flight ends
+        typed = Typed()
+        t0 = time.monotonic()
+        n = 0
+        for _burst in range(3):  # type, pause, type again: what the user sees
+            n = await type_document(limited, "work/limited.py", n, 0.12, 40, typed, t0) + 1
+            await asyncio.sleep(4)
+        upstream_calls = len(state.routed)  # only this user types now
+        oks = [t for t, k in typed.timeline if k == "ok"]
+        limits = [t for t, k in typed.timeline if k == "rate_limited"]
+        after_limit = [t for t in oks if limits and t > limits[0]]
+        result["rate_limited_user"] = {
+            "keystrokes": typed.keystrokes,
+            "requests": typed.requests,
+            "suggestions_shown": typed.shown,
+            "replies_by_error": typed.errors,
+            "notices_a_user_sees": len(
+                {"model_busy" if k in ("rate_limited", "model_busy") else k for k in typed.errors}
+            ),
+            "upstream_calls": upstream_calls,
+            "first_429_at_s": round(limits[0], 1) if limits else None,
+            "suggestions_again_at_s": round(after_limit[0], 1) if after_limit else None,
+            "window_s": WINDOW_S,
+            "limit_per_window": LIMITED_RPW,
+        }
+        print("rate-limited user", json.dumps(result["rate_limited_user"]), flush=True)
+        for s in [*sockets.values(), limited]:
+            s.close()
+    finally:
+        router.stop()
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for rep in replicas.values():
+            rep.stop()
+        # the hub's proxy and the single-user servers it started, if any are left
+        pid_file = ROOT / "jupyterhub-proxy.pid"
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+            except (OSError, ValueError):
+                pass
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--docs", type=int, default=2, help="documents each user types in, one after another")
+    parser.add_argument("--chars", type=int, default=60, help="keystrokes per document")
+    parser.add_argument("--keystroke-ms", type=float, default=120.0)
+    parser.add_argument("--out", default=str(ROOT / "result.json"))
+    parser.add_argument("--timeout", type=float, default=900.0, help="the whole run's bound (s)")
+    args = parser.parse_args()
+    result = asyncio.run(asyncio.wait_for(main_async(args), args.timeout))
+    Path(args.out).write_text(json.dumps(result, indent=2))
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
