@@ -148,6 +148,11 @@ export interface IProbeReport {
   serves?: string | null;
   style?: string;
   fim_supported?: boolean;
+  /**
+   * How the middle is filled: the backend's own suffix field, the style's FIM tokens, or (a chat
+   * model) the instructions.
+   */
+  fim?: { style_tokens: boolean; native_suffix: boolean; chat: boolean; reported?: boolean | null };
   first_token_s?: number | null;
   tokens_per_s?: number | null;
   tokens?: number;

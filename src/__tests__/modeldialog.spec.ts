@@ -214,3 +214,97 @@ describe('ModelChooser: a GGUF that needs llama.cpp', () => {
     );
   });
 });
+
+/**
+ * A server whose Test and Use answer; Use switches, so the listing after it marks the row.
+ */
+class AnsweringClient extends ScriptedClient {
+  test(): ReturnType<ModelsClient['test']> {
+    return Promise.resolve({
+      ok: true,
+      style: 'chat',
+      fim_supported: true,
+      fim: { style_tokens: false, native_suffix: false, chat: true },
+      first_token_s: 0.12,
+      tokens_per_s: 30
+    });
+  }
+  use(id: string): ReturnType<ModelsClient['use']> {
+    return Promise.resolve({
+      active: id,
+      serving: { name: id, backend: 'openai-chat' } as never,
+      report: { ok: true, style: 'chat', fim_supported: true, first_token_s: 0.1 }
+    });
+  }
+}
+
+describe('ModelChooser: the answer where the user clicked', () => {
+  let chooser: ModelChooser;
+  afterEach(() => {
+    chooser.dispose();
+  });
+
+  async function open(client: ModelsClient): Promise<ModelChooser> {
+    chooser = new ModelChooser({ client, onSwitched: () => undefined });
+    document.body.append(chooser.node);
+    await flush();
+    return chooser;
+  }
+
+  it("Test answers in the row, announced and focused, in a chat model's words", async () => {
+    const other = entry('other');
+    const chat = entry('gpt-chat', { backend: 'openai-chat' });
+    await open(new AnsweringClient([listing([other, chat], null)]));
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="gpt-chat"]')!;
+    row.querySelector<HTMLButtonElement>('.jp-CodeComplete-test')!.click();
+    await flush();
+    const result = row.querySelector<HTMLElement>('.jp-CodeComplete-rowResult')!;
+    expect(result.getAttribute('aria-live')).toBe('polite');
+    expect(result.getAttribute('role')).toBe('status');
+    expect(result.textContent).toContain('first token 120 ms');
+    expect(result.textContent).toContain('a chat model: asked by instructions');
+    expect(result.textContent).not.toContain('style chat');
+    expect(document.activeElement).toBe(result);
+  });
+
+  it('"Now using" shows in the clicked row after the list is drawn again, and has the focus', async () => {
+    const other = entry('other', { active: true });
+    const chosen = entry('chosen');
+    await open(
+      new AnsweringClient([
+        listing([other, chosen], null),
+        listing(
+          [
+            { ...other, active: false },
+            { ...chosen, active: true }
+          ],
+          null
+        )
+      ])
+    );
+    chooser.node
+      .querySelector<HTMLButtonElement>('[data-id="chosen"] .jp-CodeComplete-use')!
+      .click();
+    await flush();
+    await flush();
+    // the row node was replaced by the refresh: look it up again
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="chosen"]')!;
+    expect(row.querySelector('.jp-CodeComplete-modelName')!.textContent).toBe('chosen (in use)');
+    const result = row.querySelector<HTMLElement>('.jp-CodeComplete-rowResult')!;
+    expect(result.textContent).toContain('Now using chosen.');
+    expect(document.activeElement).toBe(result);
+  });
+
+  it("the custom form's Use answers beside its buttons", async () => {
+    await open(new AnsweringClient([listing([entry('other')], null)]));
+    const form = chooser.node.querySelector<HTMLElement>('.jp-CodeComplete-customForm')!;
+    form.querySelector<HTMLButtonElement>('.jp-CodeComplete-use')!.click();
+    await flush();
+    await flush();
+    const result = chooser.node.querySelector<HTMLElement>(
+      '.jp-CodeComplete-customForm .jp-CodeComplete-rowResult'
+    )!;
+    expect(result.textContent).toContain('Now using custom.');
+    expect(document.activeElement).toBe(result);
+  });
+});
