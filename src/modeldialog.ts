@@ -133,19 +133,7 @@ export class ModelChooser extends Widget {
     text.className = 'jp-CodeComplete-modelText';
     const name = document.createElement('div');
     name.className = 'jp-CodeComplete-modelName';
-    // the saved choice differs from what serves when it was changed elsewhere (a terminal's
-    // `jupyter codecomplete models use`): say when it applies
-    const saved = this._listing?.saved;
-    const savedHere =
-      !entry.active && !!saved && saved === entry.id && saved !== this._listing?.active;
-    name.textContent =
-      entry.name +
-      (entry.active
-        ? ' ' + trans.__('(in use)')
-        : savedHere
-          ? ' ' + trans.__('(saved choice: applies at the next start)')
-          : '') +
-      (entry.edit_active ? ' ' + trans.__('(edits)') : '');
+    name.textContent = this._nameText(entry);
     if (entry.edit_active) {
       row.classList.add('jp-mod-editActive');
     }
@@ -213,6 +201,28 @@ export class ModelChooser extends Widget {
     forEdits.onclick = () => void this._use('edits', entry.id, result, forEdits);
     buttons.append(test, use, forEdits);
     return row;
+  }
+
+  /**
+   * A row's name with what it is doing: "(in use)" on the row that serves, whatever its source
+   * (the custom form's too), the saved choice when it differs, "(edits)".
+   */
+  private _nameText(entry: IModelEntry): string {
+    const trans = this._trans;
+    // the saved choice differs from what serves when it was changed elsewhere (a terminal's
+    // `jupyter codecomplete models use`): say when it applies
+    const saved = this._listing?.saved;
+    const savedHere =
+      !entry.active && !!saved && saved === entry.id && saved !== this._listing?.active;
+    return (
+      entry.name +
+      (entry.active
+        ? ' ' + trans.__('(in use)')
+        : savedHere
+          ? ' ' + trans.__('(saved choice: applies at the next start)')
+          : '') +
+      (entry.edit_active ? ' ' + trans.__('(edits)') : '')
+    );
   }
 
   /**
@@ -500,6 +510,15 @@ export class ModelChooser extends Widget {
     const saved = listing.entries.find(e => e.source === 'custom');
     const form = document.createElement('form');
     form.className = 'jp-CodeComplete-customForm';
+    if (saved) {
+      // the saved endpoint, marked like every other row when it serves
+      const name = document.createElement('div');
+      name.className = 'jp-CodeComplete-modelName';
+      name.textContent = this._nameText(saved);
+      form.classList.toggle('jp-mod-active', !!saved.active);
+      form.classList.toggle('jp-mod-editActive', !!saved.edit_active);
+      form.append(name);
+    }
     const field = (label: string, input: HTMLElement) => {
       const l = document.createElement('label');
       l.textContent = label;
@@ -542,7 +561,7 @@ export class ModelChooser extends Widget {
       !listing.policy.allow_user_choice
     );
     const use = this._button(
-      trans.__('Use'),
+      saved?.active ? trans.__('In use') : trans.__('Use'),
       'jp-CodeComplete-use',
       !listing.policy.allow_user_choice
     );

@@ -308,3 +308,40 @@ describe('ModelChooser: the answer where the user clicked', () => {
     expect(document.activeElement).toBe(result);
   });
 });
+
+describe('ModelChooser: the custom endpoint in use', () => {
+  it('is marked "(in use)" like every other row (after a restart the listing says so)', async () => {
+    const custom = entry('custom', {
+      source: 'custom',
+      name: 'my-coder at http://llm:8000/v1',
+      active: true
+    });
+    const chooser = new ModelChooser({
+      client: new ScriptedClient([listing([entry('other'), custom], null)]),
+      onSwitched: () => undefined
+    });
+    await flush();
+    const form = chooser.node.querySelector<HTMLElement>('.jp-CodeComplete-customForm')!;
+    expect(form.querySelector('.jp-CodeComplete-modelName')!.textContent).toBe(
+      'my-coder at http://llm:8000/v1 (in use)'
+    );
+    expect(form.classList.contains('jp-mod-active')).toBe(true);
+    expect(form.querySelector('.jp-CodeComplete-use')!.textContent).toBe('In use');
+    // exactly one row of the dialog says it serves
+    expect(chooser.node.textContent!.split('(in use)').length - 1).toBe(1);
+  });
+
+  it('is not marked when another row serves', async () => {
+    const custom = entry('custom', { source: 'custom', name: 'my-coder at http://llm:8000/v1' });
+    const chooser = new ModelChooser({
+      client: new ScriptedClient([listing([entry('other', { active: true }), custom], null)]),
+      onSwitched: () => undefined
+    });
+    await flush();
+    const form = chooser.node.querySelector<HTMLElement>('.jp-CodeComplete-customForm')!;
+    expect(form.querySelector('.jp-CodeComplete-modelName')!.textContent).toBe(
+      'my-coder at http://llm:8000/v1'
+    );
+    expect(form.querySelector('.jp-CodeComplete-use')!.textContent).toBe('Use');
+  });
+});

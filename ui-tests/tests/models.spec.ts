@@ -142,6 +142,18 @@ test('Test and Use answer where the user clicked: in view, focused, announced', 
   await expect(again).toContainText('Now using test-coder');
   await expect(again).toBeFocused();
   await expect(again).toBeInViewport();
+  // the custom endpoint that serves is marked like every other row
+  await expect(
+    page.locator(`${CHOOSER} .jp-CodeComplete-customForm .jp-CodeComplete-modelName`)
+  ).toContainText('test-coder at http://127.0.0.1:8911/v1 (in use)');
+  await closeChooser(page);
+  // and still after the page is loaded again
+  await page.reload();
+  await page.waitForSelector(`.jp-StatusBar-Widget ${STATUS}`);
+  await openChooser(page);
+  await expect(
+    page.locator(`${CHOOSER} .jp-CodeComplete-customForm .jp-CodeComplete-modelName`)
+  ).toContainText('(in use)');
   await closeChooser(page);
   await restore(page);
 });
