@@ -34,6 +34,12 @@ export interface IUsageGroup {
   kept_chars: number;
   kept_30s_chars: number;
   kept_5m_chars: number;
+  /**
+   * How many kept figures were counted when their tab closed before the 30 s window ended, and
+   * their characters.
+   */
+  kept_at_close?: number;
+  kept_at_close_chars?: number;
   kept_ratio: number | null;
   editing_hours: number;
   kept_per_hour: number | null;
@@ -224,6 +230,30 @@ function num(x: number | null): string {
 }
 
 /**
+ * What "kept" means, and (when some were) how many suggestions were counted when their tab closed
+ * before the 30 s window ended.
+ */
+export function keptNote(total: IUsageGroup, trans: TranslationBundle): string {
+  const meaning = trans.__(
+    'Kept: characters still in the document 5 minutes after they were accepted (30 seconds while the 5 minutes are not over).'
+  );
+  const atClose = total.kept_at_close ?? 0;
+  if (atClose <= 0) {
+    return meaning;
+  }
+  return (
+    meaning +
+    ' ' +
+    trans._n(
+      'For %1 suggestion whose tab closed within 30 seconds of the accept, what was still there at close is counted (%2 characters).',
+      'For %1 suggestions whose tab closed within 30 seconds of the accept, what was still there at close is counted (%2 characters).',
+      atClose,
+      total.kept_at_close_chars ?? 0
+    )
+  );
+}
+
+/**
  * The statistics panel.
  */
 export class StatisticsPanel extends Widget {
@@ -327,10 +357,9 @@ export class StatisticsPanel extends Widget {
     const note = document.createElement('p');
     note.className = 'jp-CodeComplete-statistics-note';
     note.textContent = summary.recording
-      ? trans.__(
-          'Recorded on this machine only (%1). Kept: characters still in the document 5 minutes after they were accepted (30 seconds while the 5 minutes are not over).',
-          summary.path ?? ''
-        )
+      ? trans.__('Recorded on this machine only (%1).', summary.path ?? '') +
+        ' ' +
+        keptNote(t, trans)
       : trans.__('This server does not record usage (c.CodeCompleteApp.record_usage).');
     body.appendChild(note);
     if (summary.problem) {
