@@ -121,7 +121,10 @@ function chart(
     title,
     spec: {
       $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-      width: 360,
+      // the width of its box, which the panel's width decides (Notebook 7's sidebar is ~311 px):
+      // the legend and axes inside it, drawn again when the panel is resized
+      width: 'container',
+      autosize: { type: 'fit', contains: 'padding', resize: true },
       height: 180,
       data: { values },
       mark,
@@ -327,6 +330,31 @@ export class StatisticsPanel extends Widget {
     void this.refresh();
   }
 
+  /**
+   * Vega sizes a chart of the container's width on the window's resize event: tell it when the
+   * panel's width changed (a sidebar dragged wider) and only then (the shell relays the event).
+   */
+  protected onResize(msg: Widget.ResizeMessage): void {
+    super.onResize(msg);
+    const width = this.node.clientWidth;
+    if (width === this._drawnWidth || this._resizeFrame !== null) {
+      return;
+    }
+    this._resizeFrame = requestAnimationFrame(() => {
+      this._resizeFrame = null;
+      this._drawnWidth = this.node.clientWidth;
+      window.dispatchEvent(new Event('resize'));
+    });
+  }
+
+  dispose(): void {
+    if (this._resizeFrame !== null) {
+      cancelAnimationFrame(this._resizeFrame);
+      this._resizeFrame = null;
+    }
+    super.dispose();
+  }
+
   private async _render(summary: IUsageSummary): Promise<void> {
     const trans = this._trans;
     const body = this._body;
@@ -485,6 +513,8 @@ export class StatisticsPanel extends Widget {
   private _rendermime: IRenderMimeRegistry | null;
   private _serverSettings: ServerConnection.ISettings;
   private _trans: TranslationBundle;
+  private _drawnWidth = -1;
+  private _resizeFrame: number | null = null;
   private _days: HTMLSelectElement;
   private _body: HTMLElement;
   private _summary: IUsageSummary | null = null;
@@ -533,7 +563,11 @@ namespace Private {
     for (const cells of rows) {
       table.appendChild(row(cells, 'td'));
     }
-    section.append(h, table);
+    // a narrow panel scrolls a wide table, not the whole panel
+    const scroll = document.createElement('div');
+    scroll.className = 'jp-CodeComplete-statistics-tableScroll';
+    scroll.append(table);
+    section.append(h, scroll);
     return section;
   }
 }

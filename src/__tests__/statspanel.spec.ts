@@ -45,6 +45,9 @@ describe('usageCharts', () => {
     expect(byId.get('acceptance-by-trigger').encoding.color).toBeUndefined();
     for (const spec of byId.values()) {
       expect(spec.$schema).toContain('vega-lite/v5');
+      // as wide as its box, whatever the panel's width (Notebook 7's sidebar is ~311 px)
+      expect(spec.width).toBe('container');
+      expect(spec.autosize).toMatchObject({ type: 'fit', contains: 'padding' });
       expect(spec.mark).toBeTruthy();
     }
   });
