@@ -98,7 +98,7 @@ describe('editorEdits', () => {
     expect(apply(sent, edits)).toBe('plot(sales["price"], sales)\n');
   });
 
-  it('keeps a line rewritten whole as one edit, and applying the words gives the same text', () => {
+  it('gives the text the edit gives, and never strikes whitespace alone', () => {
     const sent = 'x = compute(a, b)\ny = 2\n';
     const rewrite = editorEdits(sent, sent, [{ start: 0, end: 17, text: 'total = add(c, d)' }])!;
     expect(apply(sent, rewrite)).toBe('total = add(c, d)\ny = 2\n');
