@@ -163,7 +163,13 @@ export class ModelChooser extends Widget {
       progress.max = 1;
       progress.hidden = true;
       text.append(progress);
-      const download = this._button(trans.__('Download'), 'jp-CodeComplete-download', entry.locked);
+      // a pull that stopped with bytes kept continues from them: Resume
+      const kept = entry.partial_bytes ?? 0;
+      const download = this._button(
+        kept > 0 ? trans.__('Resume') : trans.__('Download'),
+        'jp-CodeComplete-download',
+        entry.locked
+      );
       // Cancel only while a download runs (hidden and disabled otherwise)
       const cancel = this._button(trans.__('Cancel'), 'jp-CodeComplete-cancel', true);
       cancel.hidden = true;
@@ -176,6 +182,13 @@ export class ModelChooser extends Widget {
         });
       };
       buttons.append(download, cancel);
+      if (kept > 0) {
+        result.textContent = trans.__(
+          '%1 of %2 kept from a pull that stopped: Resume continues from there.',
+          formatBytes(kept) || '0 B',
+          formatBytes(entry.size_bytes)
+        );
+      }
       const running = this._listing?.downloads.find(
         d => d.id === entry.id && d.state === 'running'
       );
@@ -471,10 +484,12 @@ export class ModelChooser extends Widget {
     cancel.disabled = false;
     const show = (d: IDownload) => {
       progress.value = d.fraction ?? 0;
-      result.textContent =
+      const moved =
         d.state === 'verifying'
           ? trans.__('Checking the checksum…')
           : trans.__('%1 of %2', formatBytes(d.done) || '0 B', formatBytes(d.total));
+      // the server's notice (a 503 it resumes from by itself) is said beside the progress
+      result.textContent = d.notice ? `${moved} ${d.notice}` : moved;
     };
     let last: IDownload;
     try {
@@ -496,6 +511,8 @@ export class ModelChooser extends Widget {
     }
     progress.hidden = true;
     download.disabled = false;
+    // bytes kept that the next pull resumes from: the button says Resume
+    download.textContent = last.resumable ? trans.__('Resume') : trans.__('Download');
     this._answer(
       result,
       last.state === 'cancelled'

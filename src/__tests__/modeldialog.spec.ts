@@ -1,6 +1,7 @@
 import { ModelChooser } from '../modeldialog';
 import {
   ICustomEndpoint,
+  IDownload,
   IEditSwitch,
   IEngineInstall,
   IModelEntry,
@@ -343,5 +344,115 @@ describe('ModelChooser: the custom endpoint in use', () => {
       'my-coder at http://llm:8000/v1'
     );
     expect(form.querySelector('.jp-CodeComplete-use')!.textContent).toBe('Use');
+  });
+});
+
+function download(fields: Partial<IDownload>): IDownload {
+  return {
+    id: 'test-demo',
+    state: 'running',
+    done: 0,
+    total: 8_000_000,
+    fraction: 0,
+    bytes_per_s: null,
+    path: null,
+    error: null,
+    ...fields
+  };
+}
+
+/**
+ * A hub behind the server: the pull's states as the server streams them.
+ */
+class DownloadingClient extends ScriptedClient {
+  constructor(
+    listings: IModelListing[],
+    public states: IDownload[]
+  ) {
+    super(listings);
+  }
+  started = 0;
+  startDownload(): Promise<IDownload> {
+    this.started++;
+    return Promise.resolve(this.states[0]);
+  }
+  followDownload(id: string, onProgress: (d: IDownload) => void): Promise<IDownload> {
+    this.states.forEach(onProgress);
+    return Promise.resolve(this.states[this.states.length - 1]);
+  }
+}
+
+describe('ModelChooser: a pull that stopped', () => {
+  const catalogue = (fields: Partial<IModelEntry> = {}) =>
+    entry('test-demo', {
+      source: 'catalogue',
+      backend: 'embedded',
+      status: 'not downloaded',
+      size_bytes: 8_000_000,
+      ...fields
+    });
+
+  it('offers Resume where bytes are kept, and says how many', async () => {
+    const chooser = new ModelChooser({
+      client: new ScriptedClient([listing([catalogue({ partial_bytes: 3_000_000 })], null)]),
+      onSwitched: () => undefined
+    });
+    await flush();
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="test-demo"]')!;
+    expect(row.querySelector('.jp-CodeComplete-download')!.textContent).toBe('Resume');
+    expect(row.querySelector('.jp-CodeComplete-rowResult')!.textContent).toContain(
+      'kept from a pull that stopped: Resume continues from there.'
+    );
+  });
+
+  it('says Download where nothing is kept, and Resume after a failure that kept bytes', async () => {
+    const client = new DownloadingClient(
+      [listing([catalogue()], null)],
+      [
+        download({ done: 3_000_000, fraction: 0.375 }),
+        download({
+          state: 'failed',
+          done: 3_000_000,
+          resumable: true,
+          error: { type: 'network', message: 'The hub sent nothing for 30 s. 3.0 MB are kept.' }
+        })
+      ]
+    );
+    const chooser = new ModelChooser({ client, onSwitched: () => undefined });
+    await flush();
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="test-demo"]')!;
+    const button = row.querySelector<HTMLButtonElement>('.jp-CodeComplete-download')!;
+    expect(button.textContent).toBe('Download');
+    button.click();
+    await flush();
+    await flush();
+    expect(client.started).toBe(1);
+    expect(button.textContent).toBe('Resume');
+    expect(button.disabled).toBe(false);
+    expect(row.querySelector('.jp-CodeComplete-rowResult')!.textContent).toContain(
+      '3.0 MB are kept'
+    );
+  });
+
+  it("shows the server's notice while it resumes by itself after a 503", async () => {
+    const notice = 'The hub answered HTTP 503; the download resumes from 3.0 MB by itself in 2 s.';
+    let seen = '';
+    const client = new DownloadingClient([listing([catalogue()], null)], []);
+    client.followDownload = (id, onProgress) => {
+      onProgress(download({ done: 3_000_000, fraction: 0.375, notice }));
+      seen = chooser.node.querySelector(
+        '[data-id="test-demo"] .jp-CodeComplete-rowResult'
+      )!.textContent!;
+      return Promise.resolve(download({ state: 'cancelled' }));
+    };
+    client.states = [download({})];
+    const chooser = new ModelChooser({ client, onSwitched: () => undefined });
+    await flush();
+    chooser.node
+      .querySelector<HTMLButtonElement>('[data-id="test-demo"] .jp-CodeComplete-download')!
+      .click();
+    await flush();
+    await flush();
+    expect(seen).toContain(notice);
   });
 });
