@@ -516,6 +516,7 @@ class Downloader:
                             f"The hub sent more than the {total} bytes announced for {job.entry.file}; "
                             "reading stopped at the size."
                         )
+                        await resp.aclose()  # at once: nothing more comes in meanwhile
                         break
                     buf += chunk
                     job.done = sink.offset + len(buf)
