@@ -215,6 +215,11 @@ def format_stats(summary: dict[str, Any]) -> str:
         f"({_pct(total['kept_ratio'])}); {_num(total['kept_per_hour'])} kept per hour of editing "
         f"({total['editing_hours']:.1f} h)"
     )
+    if total.get("kept_at_close"):
+        lines.append(
+            f"Kept includes {total['kept_at_close']} suggestion(s) whose tab closed within 30 s of accepting "
+            f"(what was still there at close: {total['kept_at_close_chars']:,} characters)"
+        )
     if summary.get("accept_pauses"):
         learned = ", ".join(f"{kind} {ms / 1000:.1f} s" for kind, ms in summary["accept_pauses"].items())
         lines.append(f"Your pause before taking a suggestion (held places wait so long): {learned}")

@@ -274,7 +274,8 @@ class UsageEvent(_Strict):
     """What became of one suggestion the user was shown (see ``docs/usage.md``).
 
     Sent by the client when the suggestion's fate is known, and again with ``kept_30s`` /
-    ``kept_5m`` when those windows end: the store keeps one row per ``id`` (the last one sent wins).
+    ``kept_5m`` when those windows end (``kept_at_close`` when its document closes first): the store
+    keeps one row per ``id`` (the last one sent wins).
     No code text: lengths, a hash and a position; ``sample`` only when the user keeps samples."""
 
     id: Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.:-]+$")]
@@ -303,6 +304,9 @@ class UsageEvent(_Strict):
     held: Annotated[bool, Field(strict=True)] = False
     kept_30s: Annotated[int, Field(ge=0, le=MAX_TEXT)] | None = None
     kept_5m: Annotated[int, Field(ge=0, le=MAX_TEXT)] | None = None
+    # what was still there when its document (or the browser tab) closed before the 30 s window
+    # ended: counted as kept when neither window could be measured
+    kept_at_close: Annotated[int, Field(ge=0, le=MAX_TEXT)] | None = None
     # a hash of the suggestion text and the cursor's line / column: no code
     text_hash: Annotated[str, Field(max_length=64)] | None = None
     line: Annotated[int, Field(ge=0, le=10_000_000)] | None = None

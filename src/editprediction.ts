@@ -21,6 +21,8 @@ import {
   WidgetType
 } from '@codemirror/view';
 
+import { diffWordsWithSpace } from 'diff';
+
 import { CaptureKeyListener, editorOfPlainKey } from './dismiss';
 
 /**
@@ -81,6 +83,82 @@ class InsertedText extends WidgetType {
   ignoreEvent(): boolean {
     return true;
   }
+}
+
+/**
+ * The longest replacement (removed plus inserted characters) split by words, and the most word
+ * changes looked for in it: past them an edit is shown as it came (the diff's cost stays small).
+ */
+const MAX_WORD_DIFF_CHARS = 4000;
+const MAX_WORD_DIFF_EDITS = 200;
+
+/**
+ * Each replacement split into the words it changes (jsdiff's word diff, whitespace exact):
+ * `df["price"], df` → `sales["price"], sales` is two edits, `df` → `sales` twice, not one struck
+ * chunk. Unchanged text between changes that is only whitespace stays inside the change (a line
+ * rewritten whole is one edit, not a comb). Applying the result is applying `edits`.
+ *
+ * @param text - the document the edits are in (UTF-16 offsets)
+ */
+export function wordEdits(text: string, edits: ReadonlyArray<IPredictedEdit>): IPredictedEdit[] {
+  const out: IPredictedEdit[] = [];
+  for (const e of edits) {
+    const removed = text.slice(e.from, e.to);
+    if (
+      !removed ||
+      !e.insert ||
+      removed.length + e.insert.length > MAX_WORD_DIFF_CHARS ||
+      removed === e.insert
+    ) {
+      out.push(e);
+      continue;
+    }
+    const changes = diffWordsWithSpace(removed, e.insert, {
+      maxEditLength: MAX_WORD_DIFF_EDITS
+    });
+    if (!changes) {
+      out.push(e);
+      continue;
+    }
+    let pos = e.from;
+    let piece: IPredictedEdit | null = null;
+    // an unchanged run of whitespace between two changes is held here: part of the change if
+    // another change follows it
+    let held: { from: number; text: string } | null = null;
+    const flush = () => {
+      if (piece) {
+        out.push(piece);
+      }
+      piece = null;
+    };
+    for (const c of changes) {
+      if (!c.added && !c.removed) {
+        if (piece && !/\S/.test(c.value)) {
+          held = { from: pos, text: c.value };
+        } else {
+          flush();
+          held = null;
+        }
+        pos += c.value.length;
+        continue;
+      }
+      if (piece && held) {
+        // whitespace kept between two changes: removed and inserted again, inside one edit
+        const p: IPredictedEdit = piece;
+        piece = { from: p.from, to: held.from + held.text.length, insert: p.insert + held.text };
+      }
+      held = null;
+      piece ??= { from: pos, to: pos, insert: '' };
+      if (c.removed) {
+        pos += c.value.length;
+        piece = { ...piece, to: pos };
+      } else {
+        piece = { ...piece, insert: piece.insert + c.value };
+      }
+    }
+    flush();
+  }
+  return out;
 }
 
 /**

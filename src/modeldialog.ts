@@ -133,19 +133,7 @@ export class ModelChooser extends Widget {
     text.className = 'jp-CodeComplete-modelText';
     const name = document.createElement('div');
     name.className = 'jp-CodeComplete-modelName';
-    // the saved choice differs from what serves when it was changed elsewhere (a terminal's
-    // `jupyter codecomplete models use`): say when it applies
-    const saved = this._listing?.saved;
-    const savedHere =
-      !entry.active && !!saved && saved === entry.id && saved !== this._listing?.active;
-    name.textContent =
-      entry.name +
-      (entry.active
-        ? ' ' + trans.__('(in use)')
-        : savedHere
-          ? ' ' + trans.__('(saved choice: applies at the next start)')
-          : '') +
-      (entry.edit_active ? ' ' + trans.__('(edits)') : '');
+    name.textContent = this._nameText(entry);
     if (entry.edit_active) {
       row.classList.add('jp-mod-editActive');
     }
@@ -159,8 +147,7 @@ export class ModelChooser extends Widget {
       good.textContent = entry.good_for;
       text.append(good);
     }
-    const result = document.createElement('div');
-    result.className = 'jp-CodeComplete-rowResult';
+    const result = Private.resultNode();
     text.append(result);
     const buttons = document.createElement('div');
     buttons.className = 'jp-CodeComplete-rowButtons';
@@ -176,7 +163,13 @@ export class ModelChooser extends Widget {
       progress.max = 1;
       progress.hidden = true;
       text.append(progress);
-      const download = this._button(trans.__('Download'), 'jp-CodeComplete-download', entry.locked);
+      // a pull that stopped with bytes kept continues from them: Resume
+      const kept = entry.partial_bytes ?? 0;
+      const download = this._button(
+        kept > 0 ? trans.__('Resume') : trans.__('Download'),
+        'jp-CodeComplete-download',
+        entry.locked
+      );
       // Cancel only while a download runs (hidden and disabled otherwise)
       const cancel = this._button(trans.__('Cancel'), 'jp-CodeComplete-cancel', true);
       cancel.hidden = true;
@@ -185,10 +178,17 @@ export class ModelChooser extends Widget {
       cancel.onclick = () => {
         cancel.disabled = true;
         this._client.cancelDownload(entry.id).catch(reason => {
-          result.textContent = this._errorText(reason);
+          this._answer(result, this._errorText(reason));
         });
       };
       buttons.append(download, cancel);
+      if (kept > 0) {
+        result.textContent = trans.__(
+          '%1 of %2 kept from a pull that stopped: Resume continues from there.',
+          formatBytes(kept) || '0 B',
+          formatBytes(entry.size_bytes)
+        );
+      }
       const running = this._listing?.downloads.find(
         d => d.id === entry.id && d.state === 'running'
       );
@@ -214,6 +214,28 @@ export class ModelChooser extends Widget {
     forEdits.onclick = () => void this._use('edits', entry.id, result, forEdits);
     buttons.append(test, use, forEdits);
     return row;
+  }
+
+  /**
+   * A row's name with what it is doing: "(in use)" on the row that serves, whatever its source
+   * (the custom form's too), the saved choice when it differs, "(edits)".
+   */
+  private _nameText(entry: IModelEntry): string {
+    const trans = this._trans;
+    // the saved choice differs from what serves when it was changed elsewhere (a terminal's
+    // `jupyter codecomplete models use`): say when it applies
+    const saved = this._listing?.saved;
+    const savedHere =
+      !entry.active && !!saved && saved === entry.id && saved !== this._listing?.active;
+    return (
+      entry.name +
+      (entry.active
+        ? ' ' + trans.__('(in use)')
+        : savedHere
+          ? ' ' + trans.__('(saved choice: applies at the next start)')
+          : '') +
+      (entry.edit_active ? ' ' + trans.__('(edits)') : '')
+    );
   }
 
   /**
@@ -253,27 +275,25 @@ export class ModelChooser extends Widget {
       result,
       trans.__('Checking the model…'),
       async () => {
+        let answer: string;
         if (task === 'edits') {
           const out = await this._client.useForEdits(id, custom);
           const serving: IEditServing = out.edit_serving;
-          this._say(
-            trans.__(
-              'Edit predictions now use %1. %2 %3',
-              serving.name,
-              this._editFormatText(serving.style, serving.native),
-              this._reportText(out.report)
-            ),
-            false
+          answer = trans.__(
+            'Edit predictions now use %1. %2 %3',
+            serving.name,
+            this._editFormatText(serving.style, serving.native),
+            this._reportText(out.report)
           );
         } else {
           const out = await this._client.use(id, custom);
           this._onSwitched(out.serving);
-          this._say(
-            trans.__('Now using %1. %2', out.serving.name, this._reportText(out.report)),
-            false
-          );
+          answer = trans.__('Now using %1. %2', out.serving.name, this._reportText(out.report));
         }
+        this._say(answer, false);
         await this.refresh();
+        // the list was drawn again: the answer goes to the row that was clicked, in its new node
+        this._answer(this._resultFor(id) ?? result, answer);
       },
       false,
       onError
@@ -368,8 +388,8 @@ export class ModelChooser extends Widget {
     try {
       await act();
     } catch (reason) {
-      result.textContent = this._errorText(reason);
       button.disabled = false;
+      this._answer(result, this._errorText(reason));
       onError?.(reason);
       return false;
     }
@@ -402,8 +422,25 @@ export class ModelChooser extends Widget {
     const tps = report.tokens_per_s
       ? trans.__('%1 tokens/s', report.tokens_per_s.toFixed(1))
       : trans.__('- tokens/s');
-    const fim = report.fim_supported ? trans.__('FIM') : trans.__('no FIM');
-    return trans.__('OK: %1, %2, style %3, %4', ttft, tps, report.style ?? '-', fim);
+    return trans.__('OK: %1, %2, %3', ttft, tps, this._promptText(report));
+  }
+
+  /**
+   * How the model is prompted, in a user's words: a chat model is asked by instructions (not
+   * "style chat, FIM"); a completion model by its prompt style, with or without the middle.
+   */
+  private _promptText(report: IProbeReport): string {
+    const trans = this._trans;
+    const fim = report.fim;
+    if (fim?.chat) {
+      return trans.__('a chat model: asked by instructions, the code after the cursor included');
+    }
+    const how = !report.fim_supported
+      ? trans.__('no fill-in-the-middle')
+      : fim?.native_suffix
+        ? trans.__('fill-in-the-middle by the server')
+        : trans.__('fill-in-the-middle');
+    return trans.__('prompt style %1, %2', report.style ?? '-', how);
   }
 
   private async _test(
@@ -417,7 +454,7 @@ export class ModelChooser extends Widget {
       result,
       this._trans.__('Testing…'),
       async () => {
-        result.textContent = this._reportText(await this._client.test(id, custom));
+        this._answer(result, this._reportText(await this._client.test(id, custom)));
       },
       true
     );
@@ -447,16 +484,18 @@ export class ModelChooser extends Widget {
     cancel.disabled = false;
     const show = (d: IDownload) => {
       progress.value = d.fraction ?? 0;
-      result.textContent =
+      const moved =
         d.state === 'verifying'
           ? trans.__('Checking the checksum…')
           : trans.__('%1 of %2', formatBytes(d.done) || '0 B', formatBytes(d.total));
+      // the server's notice (a 503 it resumes from by itself) is said beside the progress
+      result.textContent = d.notice ? `${moved} ${d.notice}` : moved;
     };
     let last: IDownload;
     try {
       last = await this._client.followDownload(entry.id, show);
     } catch (reason) {
-      result.textContent = this._errorText(reason);
+      this._answer(result, this._errorText(reason));
       download.disabled = false;
       cancel.hidden = true;
       cancel.disabled = true;
@@ -472,10 +511,14 @@ export class ModelChooser extends Widget {
     }
     progress.hidden = true;
     download.disabled = false;
-    result.textContent =
+    // bytes kept that the next pull resumes from: the button says Resume
+    download.textContent = last.resumable ? trans.__('Resume') : trans.__('Download');
+    this._answer(
+      result,
       last.state === 'cancelled'
         ? trans.__('Cancelled.')
-        : trans.__('Failed: %1', last.error?.message ?? '');
+        : trans.__('Failed: %1', last.error?.message ?? '')
+    );
   }
 
   private _customSection(listing: IModelListing): HTMLElement {
@@ -484,6 +527,15 @@ export class ModelChooser extends Widget {
     const saved = listing.entries.find(e => e.source === 'custom');
     const form = document.createElement('form');
     form.className = 'jp-CodeComplete-customForm';
+    if (saved) {
+      // the saved endpoint, marked like every other row when it serves
+      const name = document.createElement('div');
+      name.className = 'jp-CodeComplete-modelName';
+      name.textContent = this._nameText(saved);
+      form.classList.toggle('jp-mod-active', !!saved.active);
+      form.classList.toggle('jp-mod-editActive', !!saved.edit_active);
+      form.append(name);
+    }
     const field = (label: string, input: HTMLElement) => {
       const l = document.createElement('label');
       l.textContent = label;
@@ -516,8 +568,8 @@ export class ModelChooser extends Widget {
     field(trans.__('Base URL'), baseUrl);
     field(trans.__('Model'), model);
     field(trans.__('API key'), key);
-    const result = document.createElement('div');
-    result.className = 'jp-CodeComplete-rowResult';
+    const result = Private.resultNode();
+    result.dataset.id = 'custom';
     const buttons = document.createElement('div');
     buttons.className = 'jp-CodeComplete-rowButtons';
     const test = this._button(
@@ -526,7 +578,7 @@ export class ModelChooser extends Widget {
       !listing.policy.allow_user_choice
     );
     const use = this._button(
-      trans.__('Use'),
+      saved?.active ? trans.__('In use') : trans.__('Use'),
       'jp-CodeComplete-use',
       !listing.policy.allow_user_choice
     );
@@ -563,6 +615,36 @@ export class ModelChooser extends Widget {
     form.onsubmit = event => event.preventDefault();
     section.append(form);
     return section;
+  }
+
+  /**
+   * The answer to a click, where the user clicked: in that row's result, which is a live region
+   * (screen readers announce it), scrolled into view and focused.
+   */
+  private _answer(result: HTMLElement, text: string): void {
+    result.textContent = text;
+    if (!result.isConnected) {
+      return;
+    }
+    result.scrollIntoView?.({ block: 'nearest' });
+    result.focus({ preventScroll: true });
+  }
+
+  /**
+   * The result node of the row of `id` ('custom': the custom form's) in the list as drawn now.
+   */
+  private _resultFor(id: string): HTMLElement | null {
+    const nodes = this._sections.querySelectorAll<HTMLElement>(
+      '.jp-CodeComplete-modelRow, .jp-CodeComplete-rowResult[data-id="custom"]'
+    );
+    for (const node of Array.from(nodes)) {
+      if (node.dataset.id === id) {
+        return node.classList.contains('jp-CodeComplete-rowResult')
+          ? node
+          : node.querySelector<HTMLElement>('.jp-CodeComplete-rowResult');
+      }
+    }
+    return null;
   }
 
   private _say(text: string, error: boolean): void {
@@ -619,6 +701,18 @@ export function showModelDialog(options: ModelChooser.IOptions): Promise<void> {
 }
 
 namespace Private {
+  /**
+   * A row's result: a polite live region that can take focus (not in the tab order).
+   */
+  export function resultNode(): HTMLElement {
+    const result = document.createElement('div');
+    result.className = 'jp-CodeComplete-rowResult';
+    result.setAttribute('role', 'status');
+    result.setAttribute('aria-live', 'polite');
+    result.tabIndex = -1;
+    return result;
+  }
+
   /**
    * The parts of a downloadable model's row.
    */

@@ -32,6 +32,10 @@ export interface IModelEntry {
   revision: string | null;
   quantization: string | null;
   verified: string | null;
+  /**
+   * A catalogue file's bytes kept from a pull that stopped (the next pull resumes: Resume).
+   */
+  partial_bytes?: number;
   active: boolean;
   /**
    * This entry serves edit predictions.
@@ -64,6 +68,15 @@ export interface IDownload {
   bytes_per_s: number | null;
   path: string | null;
   error: { type: string; message: string } | null;
+  /**
+   * Said while it runs and after (the hub answered 503 and the pull resumed by itself; it sent more
+   * than the size and reading stopped there).
+   */
+  notice?: string | null;
+  /**
+   * It failed with bytes kept: the next pull resumes from them.
+   */
+  resumable?: boolean;
 }
 
 /**
@@ -148,6 +161,11 @@ export interface IProbeReport {
   serves?: string | null;
   style?: string;
   fim_supported?: boolean;
+  /**
+   * How the middle is filled: the backend's own suffix field, the style's FIM tokens, or (a chat
+   * model) the instructions.
+   */
+  fim?: { style_tokens: boolean; native_suffix: boolean; chat: boolean; reported?: boolean | null };
   first_token_s?: number | null;
   tokens_per_s?: number | null;
   tokens?: number;

@@ -6,7 +6,7 @@
  * An edit for another cell is kept with the text that cell had when the request was sent; it is
  * shown and applied only while the cell's text is still that text.
  */
-import { IPredictedEdit, Offsets, validEdits } from './editprediction';
+import { IPredictedEdit, Offsets, validEdits, wordEdits } from './editprediction';
 import { ITextEdit } from './protocol';
 
 /**
@@ -88,7 +88,8 @@ export function editorEdits(
     to: Offsets.toUtf16(sent, e.end),
     insert: e.text
   }));
-  return validEdits(out, current.length) && out.length ? out : null;
+  // shown by the words they change (a rename's two names, not the chunk between them)
+  return validEdits(out, current.length) && out.length ? wordEdits(current, out) : null;
 }
 
 /**

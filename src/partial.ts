@@ -3,6 +3,10 @@
  * across Enter. JupyterLab's inline completer only accepts a whole suggestion, and hides the
  * ghost text when the cursor moves to a new line; both are answered here from the suggestion
  * the provider already has, without a model call.
+ *
+ * Only over our own suggestion: with another provider's ghost text on screen (jupyter-ai,
+ * notebook-intelligence; Alt+[ / Alt+] switch between them), Ctrl+→ and Ctrl+Alt+→ are left to
+ * the editor, never used to insert our suggestion that is not shown.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
@@ -20,6 +24,31 @@ import { nextLine, nextWord } from './typing';
 export namespace PartialAcceptCommandIDs {
   export const acceptWord = 'codecomplete:accept-word';
   export const acceptLine = 'codecomplete:accept-line';
+}
+
+/**
+ * Whether the ghost text on screen is our suggestion's rest (JupyterLab shows one provider's
+ * suggestion at a time). Compared without whitespace: the ghost text's DOM turns line breaks into
+ * elements, and a suggestion still streaming may be ahead of or behind what is drawn.
+ */
+export function ownsGhostText(ghost: string | null, rest: string | null): boolean {
+  if (ghost === null || !rest) {
+    return false;
+  }
+  const shown = ghost.replace(/\s+/g, '');
+  const ours = rest.replace(/\s+/g, '');
+  if (!shown || !ours) {
+    return shown === ours;
+  }
+  return ours.startsWith(shown) || shown.startsWith(ours);
+}
+
+/**
+ * The ghost text drawn in an editor (JupyterLab's `.jp-GhostText`), or null when none is.
+ */
+export function shownGhostText(host: HTMLElement | null | undefined): string | null {
+  const node = host?.querySelector('.jp-GhostText');
+  return node ? (node.textContent ?? '') : null;
 }
 
 /**
@@ -55,8 +84,8 @@ export function registerPartialAccept(options: {
     const found = activeEditor(widget);
     const state = editorState(widget);
     const rest = state ? provider.rest(state) : null;
-    if (!found || !state || !rest) {
-      return;
+    if (!found || !state || !rest || !ownsGhostText(shownGhostText(found.editor.host), rest)) {
+      return; // another provider's suggestion (or none) is shown: not ours to insert
     }
     const part = take(rest);
     const { editor } = found;
@@ -92,6 +121,17 @@ export function registerPartialAccept(options: {
   const partialShortcut = (event: KeyboardEvent): boolean => {
     const target = event.target as Element | null;
     if (!target || typeof target.closest !== 'function') {
+      return false;
+    }
+    // only over our own suggestion: else the key is the editor's (word and line moves)
+    const widget = app.shell.currentWidget;
+    const found = activeEditor(widget);
+    const state = editorState(widget);
+    if (
+      !found ||
+      !state ||
+      !ownsGhostText(shownGhostText(found.editor.host), provider.rest(state))
+    ) {
       return false;
     }
     const keystroke = CommandRegistry.keystrokeForKeydownEvent(event);

@@ -417,6 +417,11 @@ export interface IUsageEvent {
   held?: boolean;
   kept_30s: number | null;
   kept_5m: number | null;
+  /**
+   * What was still there when its document (or the browser tab) closed before the 30 s window
+   * ended; counted as kept when neither window was measured.
+   */
+  kept_at_close?: number | null;
   text_hash: string | null;
   line: number | null;
   column: number | null;

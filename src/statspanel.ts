@@ -34,6 +34,12 @@ export interface IUsageGroup {
   kept_chars: number;
   kept_30s_chars: number;
   kept_5m_chars: number;
+  /**
+   * How many kept figures were counted when their tab closed before the 30 s window ended, and
+   * their characters.
+   */
+  kept_at_close?: number;
+  kept_at_close_chars?: number;
   kept_ratio: number | null;
   editing_hours: number;
   kept_per_hour: number | null;
@@ -115,7 +121,10 @@ function chart(
     title,
     spec: {
       $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-      width: 360,
+      // the width of its box, which the panel's width decides (Notebook 7's sidebar is ~311 px):
+      // the legend and axes inside it, drawn again when the panel is resized
+      width: 'container',
+      autosize: { type: 'fit', contains: 'padding', resize: true },
       height: 180,
       data: { values },
       mark,
@@ -224,6 +233,30 @@ function num(x: number | null): string {
 }
 
 /**
+ * What "kept" means, and (when some were) how many suggestions were counted when their tab closed
+ * before the 30 s window ended.
+ */
+export function keptNote(total: IUsageGroup, trans: TranslationBundle): string {
+  const meaning = trans.__(
+    'Kept: characters still in the document 5 minutes after they were accepted (30 seconds while the 5 minutes are not over).'
+  );
+  const atClose = total.kept_at_close ?? 0;
+  if (atClose <= 0) {
+    return meaning;
+  }
+  return (
+    meaning +
+    ' ' +
+    trans._n(
+      'For %1 suggestion whose tab closed within 30 seconds of the accept, what was still there at close is counted (%2 characters).',
+      'For %1 suggestions whose tab closed within 30 seconds of the accept, what was still there at close is counted (%2 characters).',
+      atClose,
+      total.kept_at_close_chars ?? 0
+    )
+  );
+}
+
+/**
  * The statistics panel.
  */
 export class StatisticsPanel extends Widget {
@@ -297,6 +330,31 @@ export class StatisticsPanel extends Widget {
     void this.refresh();
   }
 
+  /**
+   * Vega sizes a chart of the container's width on the window's resize event: tell it when the
+   * panel's width changed (a sidebar dragged wider) and only then (the shell relays the event).
+   */
+  protected onResize(msg: Widget.ResizeMessage): void {
+    super.onResize(msg);
+    const width = this.node.clientWidth;
+    if (width === this._drawnWidth || this._resizeFrame !== null) {
+      return;
+    }
+    this._resizeFrame = requestAnimationFrame(() => {
+      this._resizeFrame = null;
+      this._drawnWidth = this.node.clientWidth;
+      window.dispatchEvent(new Event('resize'));
+    });
+  }
+
+  dispose(): void {
+    if (this._resizeFrame !== null) {
+      cancelAnimationFrame(this._resizeFrame);
+      this._resizeFrame = null;
+    }
+    super.dispose();
+  }
+
   private async _render(summary: IUsageSummary): Promise<void> {
     const trans = this._trans;
     const body = this._body;
@@ -327,10 +385,9 @@ export class StatisticsPanel extends Widget {
     const note = document.createElement('p');
     note.className = 'jp-CodeComplete-statistics-note';
     note.textContent = summary.recording
-      ? trans.__(
-          'Recorded on this machine only (%1). Kept: characters still in the document 5 minutes after they were accepted (30 seconds while the 5 minutes are not over).',
-          summary.path ?? ''
-        )
+      ? trans.__('Recorded on this machine only (%1).', summary.path ?? '') +
+        ' ' +
+        keptNote(t, trans)
       : trans.__('This server does not record usage (c.CodeCompleteApp.record_usage).');
     body.appendChild(note);
     if (summary.problem) {
@@ -456,6 +513,8 @@ export class StatisticsPanel extends Widget {
   private _rendermime: IRenderMimeRegistry | null;
   private _serverSettings: ServerConnection.ISettings;
   private _trans: TranslationBundle;
+  private _drawnWidth = -1;
+  private _resizeFrame: number | null = null;
   private _days: HTMLSelectElement;
   private _body: HTMLElement;
   private _summary: IUsageSummary | null = null;
@@ -504,7 +563,11 @@ namespace Private {
     for (const cells of rows) {
       table.appendChild(row(cells, 'td'));
     }
-    section.append(h, table);
+    // a narrow panel scrolls a wide table, not the whole panel
+    const scroll = document.createElement('div');
+    scroll.className = 'jp-CodeComplete-statistics-tableScroll';
+    scroll.append(table);
+    section.append(h, scroll);
     return section;
   }
 }

@@ -18,7 +18,15 @@ import type { ICodeCompleteStatus } from './tokens';
  * What the status item shows.
  */
 export type StatusState =
-  'idle' | 'working' | 'disabled' | 'language-off' | 'excluded' | 'error' | 'offline' | 'busy';
+  | 'idle'
+  | 'working'
+  | 'disabled'
+  | 'provider-off'
+  | 'language-off'
+  | 'excluded'
+  | 'error'
+  | 'offline'
+  | 'busy';
 
 /**
  * The status of completions, fed by the settings, the socket and the provider.
@@ -38,6 +46,9 @@ export class StatusModel implements ICodeCompleteStatus {
   get state(): StatusState {
     if (!this._fromSettings.enabled) {
       return 'disabled';
+    }
+    if (!this._fromSettings.providerEnabled) {
+      return 'provider-off';
     }
     if (this._fromSettings.languageOff) {
       return 'language-off';
@@ -90,6 +101,9 @@ export class StatusModel implements ICodeCompleteStatus {
         break;
       case 'disabled':
         parts.push(this._trans.__('· off'));
+        break;
+      case 'provider-off':
+        parts.push(this._trans.__('· provider off'));
         break;
       case 'excluded':
         parts.push(this._trans.__('· excluded'));
@@ -168,6 +182,11 @@ export class StatusModel implements ICodeCompleteStatus {
         return this._trans.__(
           'Code completions are off everywhere. Click for the menu, then "Enable Code Completions".'
         );
+      case 'provider-off':
+        return this._trans.__(
+          'Our provider is switched off in the Inline Completer settings (Settings → Settings Editor → Inline Completer, "Code Completion"): no suggestions come from it. Switch it on there.\n%1',
+          model
+        );
       case 'language-off':
         return this._trans.__(
           'Code completions are off for %1. Click for the menu, then "Enable Code Completions for %1".\n%2',
@@ -221,6 +240,17 @@ export class StatusModel implements ICodeCompleteStatus {
   }
   set languageOff(value: string | null) {
     this._update('languageOff', value);
+  }
+
+  /**
+   * Whether our provider is on in JupyterLab's Inline Completer settings (the docs' recipe for
+   * living beside jupyter-ai or notebook-intelligence switches it off there).
+   */
+  get providerEnabled(): boolean {
+    return this._fromSettings.providerEnabled;
+  }
+  set providerEnabled(value: boolean) {
+    this._update('providerEnabled', value);
   }
 
   /**
@@ -392,7 +422,11 @@ export class StatusModel implements ICodeCompleteStatus {
   }
 
   private _trans: ReturnType<ITranslator['load']>;
-  private _fromSettings: Private.IFromSettings = { enabled: true, languageOff: null };
+  private _fromSettings: Private.IFromSettings = {
+    enabled: true,
+    languageOff: null,
+    providerEnabled: true
+  };
   private _model: IServingModel | null = null;
   private _lastError: IErrorInfo | null = null;
   private _busyUntil = 0;
@@ -584,5 +618,9 @@ namespace Private {
      * The display name of the current editor's language when completions are off for it.
      */
     languageOff: string | null;
+    /**
+     * Our provider on in the Inline Completer settings.
+     */
+    providerEnabled: boolean;
   }
 }

@@ -83,6 +83,11 @@ export interface ICodeCompleteSettings {
    */
   readonly debounce: number;
   /**
+   * Whether our provider is on in JupyterLab's Inline Completer settings (`changed` is emitted
+   * when it changes).
+   */
+  readonly providerEnabled?: boolean;
+  /**
    * Store one setting (in the setting registry when there is one).
    */
   save<K extends keyof ISettings>(key: K, value: ISettings[K]): Promise<void>;

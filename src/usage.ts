@@ -5,7 +5,9 @@
  * One *impression* per suggestion (per request number): created when its ghost text first
  * shows something, updated while the user types through it or accepts parts of it, ended by a
  * whole accept, a dismissal, another suggestion, or 10 s without news. Then one event goes to
- * the server; an accepted one is sent again with its kept figures when each window ends. No code
+ * the server; an accepted one is sent again with its kept figures when each window ends. One whose
+ * document (or browser tab) closes before the 30 s window ends is sent with what was still there
+ * at close (`kept_at_close`, the last look while it was open). No code
  * text leaves the tracker unless the user keeps samples: lengths, a hash, a line and column.
  */
 import { IServingModel, IUsageEvent, LineKind, UsageTrigger } from './protocol';
@@ -154,6 +156,7 @@ export class UsageTracker {
    * so the provider says nothing; the next request (or skip) is the moment to notice it.
    */
   observe(): void {
+    this._lookAtKept();
     const current = this._current;
     const live = this._editorState();
     if (!current || !live || !current.rest) {
@@ -425,7 +428,46 @@ export class UsageTracker {
     for (const id of [...this._edits.keys()]) {
       this.editEnded(id, false);
     }
+    this.closing();
     this.flush();
+  }
+
+  /**
+   * Documents are closing (the page unloads, or one document's tab closes: `readText` reads that
+   * document while it still can): each accepted suggestion whose 30 s window has not ended yet is
+   * sent with what is still there now, `kept_at_close`.
+   */
+  closing(readText: (key: string) => string | null = this._readText): void {
+    if (!this._settings().recordUsage) {
+      return;
+    }
+    for (const [id, w] of [...this._awaiting]) {
+      const text = readText(w.key);
+      if (text === null) {
+        continue;
+      }
+      w.event.kept_at_close = keptChars(w.accepted, text, w.anchor);
+      this._awaiting.delete(id);
+      this._enqueue({ ...w.event });
+    }
+  }
+
+  /**
+   * Look again (at most once a second) at what is still there of the suggestions whose 30 s
+   * window runs: the last look is their figure if their document closes unseen.
+   */
+  private _lookAtKept(): void {
+    const now = this._now();
+    if (this._awaiting.size === 0 || now - this._lookedAt < 1000) {
+      return;
+    }
+    this._lookedAt = now;
+    for (const w of this._awaiting.values()) {
+      const text = this._readText(w.key);
+      if (text !== null) {
+        w.lastKept = keptChars(w.accepted, text, w.anchor);
+      }
+    }
   }
 
   /**
@@ -515,6 +557,13 @@ export class UsageTracker {
       const accepted = current.pieces.join('');
       const anchor = s.before.length;
       const [first, second] = settings.usageKeptWindows;
+      this._awaiting.set(event.id, {
+        event,
+        key: s.key,
+        accepted,
+        anchor,
+        lastKept: accepted.length // just accepted: all of it is there
+      });
       this._setTimeout(() => this._kept(event, s.key, accepted, anchor, 'kept_30s'), first * 1000);
       this._setTimeout(() => this._kept(event, s.key, accepted, anchor, 'kept_5m'), second * 1000);
     }
@@ -527,12 +576,21 @@ export class UsageTracker {
     anchor: number,
     field: 'kept_30s' | 'kept_5m'
   ): void {
+    const waiting = field === 'kept_30s' ? this._awaiting.get(event.id) : undefined;
+    if (field === 'kept_30s') {
+      this._awaiting.delete(event.id);
+    }
     if (!this._settings().recordUsage) {
       return;
     }
     const text = this._readText(key);
     if (text === null) {
-      return; // the document is not open here: unknown, not zero
+      // the document closed unseen: what was there at the last look (else unknown, not zero)
+      if (waiting !== undefined && (event.kept_at_close ?? null) === null) {
+        event.kept_at_close = waiting.lastKept;
+        this._enqueue({ ...event });
+      }
+      return;
     }
     event[field] = keptChars(accepted, text, anchor);
     this._enqueue({ ...event });
@@ -600,6 +658,8 @@ export class UsageTracker {
   private _queue: IUsageEvent[] = [];
   private _flushTimer: any = null;
   private _edits = new Map<string, Private.IEditImpression>();
+  private _awaiting = new Map<string, Private.IAwaitingKept>();
+  private _lookedAt = -Infinity;
 }
 
 /**
@@ -643,6 +703,20 @@ export namespace UsageTracker {
 }
 
 namespace Private {
+  /**
+   * An accepted suggestion whose 30 s window has not ended.
+   */
+  export interface IAwaitingKept {
+    event: IUsageEvent;
+    key: string;
+    accepted: string;
+    anchor: number;
+    /**
+     * What was still there at the last look.
+     */
+    lastKept: number;
+  }
+
   export interface IEditImpression {
     shownAt: number;
     latency: number;

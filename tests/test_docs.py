@@ -195,3 +195,48 @@ def test_the_privacy_page_names_what_the_code_does() -> None:
     for pattern in plugin_patterns():
         word = next((w for k, w in named.items() if pattern.kind.startswith(k)), None)
         assert word is not None and word in text, pattern.kind
+
+
+# -- menu paths ------------------------------------------------------------------------------------
+
+MENU_PATH = re.compile(r"[*]{1,2}Settings\s*→\s*([^*]+?)[*]{1,2}")
+ROOT = DOCS.parent
+
+
+def _our_submenu() -> tuple[str, set[str]]:
+    """Our submenu of JupyterLab's Settings menu (the schema) and the labels of its commands."""
+    schema = json.loads((ROOT / "schema" / "plugin.json").read_text(encoding="utf-8"))
+    [entry] = [
+        item
+        for menu in schema["jupyter.lab.menus"]["main"]
+        if menu["id"] == "jp-mainmenu-settings"
+        for item in menu["items"]
+        if item.get("type") == "submenu"
+    ]
+    ids = {i["command"] for i in entry["submenu"]["items"] if "command" in i}
+    labels: set[str] = set()
+    for source in (ROOT / "src" / "plugins").glob("*.ts"):
+        text = source.read_text(encoding="utf-8")
+        for m in re.finditer(r"addCommand\(\s*CommandIDs\.(\w+),\s*\{\s*label: trans\.__\('([^']+)'\)", text):
+            labels.add(m.group(2))
+    assert ids and labels, "the submenu or its labels were not found"
+    return entry["submenu"]["label"], labels
+
+
+def test_every_settings_menu_path_in_the_docs_is_one_a_user_finds() -> None:
+    """*Settings → X → Y* names what the Settings menu holds: our submenu and its commands, or the
+    Settings Editor (whose sections are the settings' titles). The README once said *Settings →
+    Inline Code Suggestions → Edit predictions*, which no menu has."""
+    ours, labels = _our_submenu()
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    found = 0
+    for page in pages:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        for m in MENU_PATH.finditer(text):
+            found += 1
+            steps = [s.strip() for s in m.group(1).split("→")]
+            where = f"{page.name}: *Settings → {m.group(1)}*"
+            assert steps[0] in (ours, "Settings Editor", "Advanced Settings Editor"), where
+            if steps[0] == ours and len(steps) > 1:
+                assert steps[1] in labels, where
+    assert found >= 5

@@ -19,13 +19,21 @@ stall), and it reads a response without a length to its end before checking the 
 
 * bytes arrive in pieces of at most :data:`READ_CHUNK` (one socket read); progress is counted for
   every piece, a Cancel (``DELETE``) cancels the task at once, even while the hub sends nothing;
-* reading stops at the expected size: a hub that streams more (with or without a length) is refused
-  there, not at the end of its stream; a hub silent for ``read_timeout`` seconds is an error;
+* reading stops at the expected size: a hub that announces more (``Content-Length``) is refused
+  before a byte is read; one that streams more without saying so is cut at the size, within the piece
+  that crosses it (what follows is never read), and the digest then decides; a hub silent for
+  ``read_timeout`` seconds is an error;
 * the bytes go to ``<models>/.partial/<file>.incomplete`` with a sidecar naming the repo, revision,
   size and digest they belong to. A dropped connection is retried from where it stopped with
   ``Range: bytes=N-`` (up to :data:`RETRIES` times while data keeps arriving); a pull that still
   fails, or a server that stops, keeps the partial file, and the next pull of the same pinned file
   resumes it with a range request (a hub that ignores the range and answers 200 starts it over);
+  the job and the catalogue row say so (``resumable``, ``partial_bytes``: the dialog offers Resume).
+  A hub that answers ``5xx`` mid-pull (a 503 after a dropped connection) is asked again once, after
+  :data:`UNAVAILABLE_WAIT` seconds, from where it stopped, and the job carries a ``notice`` saying so;
+* nothing stays that cannot be resumed: a cancel, a failure with no byte kept, a digest mismatch or a
+  non-GGUF file removes the partial file and its sidecar (and ``.partial`` when it is empty); the
+  lock file goes when its pull ends;
 * the SHA-256 is computed as the bytes are written (off the loop, with the partial file's bytes
   first); the file is renamed into the models folder only when the size, the digest and the GGUF magic
   all match. A cancelled pull, a digest mismatch or a file that is not GGUF leaves nothing behind.
@@ -61,6 +69,8 @@ READ_CHUNK = 64 * 1024
 WRITE_CHUNK = 1024 * 1024
 # Reconnections (with a range request) of one pull after a dropped connection, while data arrives.
 RETRIES = 3
+# Seconds before the one retry of a pull the hub answered 5xx (503: busy, a restart) in the middle.
+UNAVAILABLE_WAIT = 2.0
 PARTIAL_DIR = ".partial"
 
 try:  # POSIX: a lock file makes two pulls of one model (even from two processes) an error
@@ -75,6 +85,14 @@ class _Cancelled(Exception):
 
 class _Dropped(Exception):
     """The connection ended before the file did (retried with a range request)."""
+
+
+class _Unavailable(Exception):
+    """The hub answered 5xx (asked again once, after a wait)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
 
 
 def is_offline() -> bool:
@@ -106,6 +124,10 @@ class DownloadJob:
     path: str | None = None
     expected_sha256: str | None = None
     resumed_from: int = 0
+    # said to the user while it runs and after (a 503 the pull resumed from by itself)
+    notice: str | None = None
+    # it failed with bytes kept that the next pull resumes from
+    resumable: bool = False
     url: str = ""
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
@@ -133,6 +155,8 @@ class DownloadJob:
             "resumed_from": self.resumed_from,
             "path": self.path,
             "error": self.error,
+            "notice": self.notice,
+            "resumable": self.resumable,
         }
 
 
@@ -150,6 +174,7 @@ class Downloader:
         self.endpoint = endpoint
         self.log = log
         self.read_timeout = read_timeout
+        self.unavailable_wait = UNAVAILABLE_WAIT
         self.jobs: dict[str, DownloadJob] = {}
 
     # -- public -------------------------------------------------------------------------------------
@@ -158,6 +183,23 @@ class Downloader:
 
     def partial_of(self, entry: CatalogueEntry) -> Path:
         return self.models_dir / PARTIAL_DIR / f"{entry.file}.incomplete"
+
+    def partial_bytes(self, entry: CatalogueEntry) -> int:
+        """Bytes kept of a pull of this file that the next pull resumes (0: none)."""
+        part, side = self.partial_of(entry), self._sidecar(entry)
+        try:
+            saved = json.loads(side.read_text(encoding="utf-8"))
+            size = part.stat().st_size
+        except (OSError, ValueError):
+            return 0
+        if not isinstance(saved, dict):
+            return 0
+        same = (saved.get("repo"), saved.get("file"), saved.get("revision")) == (
+            entry.repo,
+            entry.file,
+            entry.revision,
+        )
+        return size if same else 0
 
     def is_downloaded(self, entry: CatalogueEntry) -> bool:
         target = self.target_of(entry)
@@ -356,18 +398,21 @@ class Downloader:
                 job.state, job.finished = "cancelled", time.monotonic()
                 job.error = {"type": "cancelled", "message": f"The download of {entry.id} was cancelled."}
             else:  # the server stops: the partial file stays for the next pull
+                kept = self._keep_or_remove(job, part)
                 self._fail(
-                    job, "network", f"The download of {entry.id} was interrupted (the server stopped)."
+                    job, "network", f"The download of {entry.id} was interrupted (the server stopped). {kept}"
                 )
         except ModelServiceError as exc:
-            if exc.type in ("checksum_mismatch", "oversized"):
+            if exc.type in ("checksum_mismatch", "oversized", "not_found"):
                 self._remove_partial(entry)
                 self._fail(job, exc.type, exc.message)
             else:
-                self._fail(job, exc.type, f"{exc.message} {self._kept(part)}")
+                self._fail(job, exc.type, f"{exc.message} {self._keep_or_remove(job, part)}")
         except Exception as exc:
             self._fail(
-                job, "network", f"The download of {entry.id} stopped ({_describe(exc)}). {self._kept(part)}"
+                job,
+                "network",
+                f"The download of {entry.id} stopped ({_describe(exc)}). {self._keep_or_remove(job, part)}",
             )
         finally:
             self._unlock(lock)
@@ -383,6 +428,7 @@ class Downloader:
         await asyncio.to_thread(sidecar.write_text, json.dumps(self._identity(job)), "utf-8")
         sink = await asyncio.to_thread(_Sink, part, job.resumed_from, job.cancel_event)
         retries = RETRIES
+        unavailable_retried = False
         try:
             async with make_client(10.0, read=self.read_timeout, follow_redirects=True) as client:
                 while True:
@@ -390,6 +436,22 @@ class Downloader:
                     try:
                         await self._fetch(client, job, headers, sink, total)
                         break
+                    except _Unavailable as exc:
+                        if unavailable_retried:
+                            raise ModelServiceError(
+                                "network",
+                                f"The hub answered HTTP {exc.status} for {job.entry.file} again.",
+                            ) from None
+                        unavailable_retried = True
+                        job.notice = (
+                            f"The hub answered HTTP {exc.status}; the download resumes from "
+                            f"{_human(sink.offset)} by itself in {self.unavailable_wait:g} s."
+                        )
+                        await asyncio.sleep(self.unavailable_wait)
+                        job.notice = (
+                            f"The hub answered HTTP {exc.status}; the download resumed from "
+                            f"{_human(sink.offset)} by itself."
+                        )
                     except httpx.ReadTimeout:
                         raise ModelServiceError(
                             "network",
@@ -430,11 +492,10 @@ class Downloader:
                 start = _range_start(resp.headers.get("content-range"))
                 if start != sink.offset:
                     raise _Dropped(f"the hub answered the range from byte {start}, not {sink.offset}")
+            elif status >= 500:
+                raise _Unavailable(status)
             elif status != 200:
-                raise ModelServiceError(
-                    "network" if status >= 500 else "not_found",
-                    f"The hub answered HTTP {status} for {job.entry.file}.",
-                )
+                raise ModelServiceError("not_found", f"The hub answered HTTP {status} for {job.entry.file}.")
             length = resp.headers.get("content-length")
             if length is not None and length.isdigit() and sink.offset + int(length) > total:
                 raise ModelServiceError(
@@ -445,12 +506,18 @@ class Downloader:
             buf = bytearray()
             try:
                 async for chunk in resp.aiter_raw():
-                    if sink.offset + len(buf) + len(chunk) > total:
-                        raise ModelServiceError(
-                            "oversized",
-                            f"The hub sent more than the {total} bytes expected for {job.entry.file}; "
-                            "reading stopped there and the file was removed.",
+                    room = total - sink.offset - len(buf)
+                    if len(chunk) > room:
+                        # more than announced: cut at the size, in this piece; the rest is not read
+                        # and the digest decides whether what came up to the size is the file
+                        buf += chunk[:room]
+                        job.done = sink.offset + len(buf)
+                        job.notice = (
+                            f"The hub sent more than the {total} bytes announced for {job.entry.file}; "
+                            "reading stopped at the size."
                         )
+                        await resp.aclose()  # at once: nothing more comes in meanwhile
+                        break
                     buf += chunk
                     job.done = sink.offset + len(buf)
                     if len(buf) >= WRITE_CHUNK:
@@ -464,11 +531,17 @@ class Downloader:
         if sink.offset < total:
             raise _Dropped(f"the connection ended after {sink.offset} of {total} bytes")
 
-    @staticmethod
-    def _kept(part: Path) -> str:
-        kept = part.stat().st_size if part.exists() else 0
+    def _keep_or_remove(self, job: DownloadJob, part: Path) -> str:
+        """After a failure the next pull can resume from: keep the bytes received (the job says it is
+        resumable), or, with none, remove what the pull made."""
+        try:
+            kept = part.stat().st_size
+        except OSError:
+            kept = 0
         if kept:
+            job.resumable = True
             return f"{_human(kept)} are kept: pull it again to resume."
+        self._remove_partial(job.entry)
         return "Pull it again when the network is back."
 
     # -- files --------------------------------------------------------------------------------------
@@ -483,28 +556,51 @@ class Downloader:
         for p in (self.partial_of(entry), self._sidecar(entry)):
             with contextlib.suppress(OSError):
                 p.unlink()
+        with contextlib.suppress(OSError):  # only when empty (another model's partial stays)
+            self.partial_of(entry).parent.rmdir()
 
     def _lock(self, job: DownloadJob) -> Any:
         if fcntl is None:
             return None
         path = self.models_dir / f".{job.entry.file}.pull-lock"
-        f = open(path, "a+")
-        try:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        for _ in range(10):
+            f = open(path, "a+")
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                f.close()
+                raise ModelServiceError(
+                    "already_downloading",
+                    f"{job.entry.id} is already being downloaded by another process; wait for it.",
+                ) from None
+            # the pull that held it removes the file when it ends: a lock on a removed file locks
+            # nothing, so lock the file the path names now
+            try:
+                same = os.fstat(f.fileno()).st_ino == os.stat(path).st_ino
+            except OSError:
+                same = False
+            if same:
+                return _Lock(f, path)
             f.close()
-            raise ModelServiceError(
-                "already_downloading",
-                f"{job.entry.id} is already being downloaded by another process; wait for it.",
-            ) from None
-        return f
+        raise ModelServiceError("already_downloading", f"{job.entry.id}: the pull lock keeps changing.")
 
     @staticmethod
     def _unlock(lock: Any) -> None:
+        """The pull ends: its lock file goes (removed while still held, then released)."""
         if lock is not None:
             with contextlib.suppress(OSError):
-                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
-            lock.close()
+                lock.path.unlink()
+            with contextlib.suppress(OSError):
+                fcntl.flock(lock.file.fileno(), fcntl.LOCK_UN)
+            lock.file.close()
+
+
+@dataclass
+class _Lock:
+    """A held pull lock: the open file and its path."""
+
+    file: IO[str]
+    path: Path
 
 
 class _Sink:

@@ -75,6 +75,8 @@ class ModelEntry(BaseModel):
     revision: str | None = None
     quantization: str | None = None
     verified: str | None = None
+    # a catalogue file's bytes kept from a pull that stopped: the next pull resumes (Resume)
+    partial_bytes: int = 0
     # the user's choice and the administrator's policy
     active: bool = False
     edit_active: bool = False  # this entry serves edit predictions
@@ -536,6 +538,7 @@ class ModelService(LoggingConfigurable):
                     where=f"this computer, from {entry.repo}",
                     status=status,
                     path=str(self.downloader.target_of(entry)) if downloaded else None,
+                    partial_bytes=0 if status != "not downloaded" else self.downloader.partial_bytes(entry),
                     locked=reason is not None,
                     locked_reason=reason,
                 )

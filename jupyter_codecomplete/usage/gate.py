@@ -70,10 +70,13 @@ SMOOTH = 2.0  # pseudo-suggestions at the overall figure added to a place's kept
 
 
 def value(row: dict[str, Any]) -> int:
-    """Characters a suggestion left: kept after 5 min, else 30 s, else accepted."""
+    """Characters a suggestion left: kept after 5 min, else 30 s, else when its document closed,
+    else accepted."""
     k = row.get("kept_5m")
     if k is None:
         k = row.get("kept_30s")
+    if k is None:
+        k = row.get("kept_at_close")
     if k is None:
         k = row.get("accepted_chars")
     return int(k or 0)

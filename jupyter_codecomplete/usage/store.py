@@ -68,6 +68,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE events ADD COLUMN accept_pause_ms REAL;
     ALTER TABLE events ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
     """,
+    # 5: what was still there when the document closed before the 30 s window ended
+    """
+    ALTER TABLE events ADD COLUMN kept_at_close INTEGER;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -90,17 +94,19 @@ COLUMNS = (
     "held",
     "kept_30s",
     "kept_5m",
+    "kept_at_close",
     "text_hash",
     "line",
     "col",
     "sample",
 )
+KEPT_COLUMNS = ("kept_30s", "kept_5m", "kept_at_close")
 _UPSERT = (
     f"INSERT INTO events ({', '.join(COLUMNS)}, updated_at) VALUES ({', '.join('?' * (len(COLUMNS) + 1))}) "
     "ON CONFLICT(id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[1:] if c not in ("kept_30s", "kept_5m"))
+    + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[1:] if c not in KEPT_COLUMNS)
     # a later report without the kept figures does not erase them
-    + ", kept_30s = coalesce(excluded.kept_30s, kept_30s), kept_5m = coalesce(excluded.kept_5m, kept_5m)"
+    + "".join(f", {c} = coalesce(excluded.{c}, {c})" for c in KEPT_COLUMNS)
     + ", updated_at = excluded.updated_at"
 )
 # The columns a summary reads (never the sample).
@@ -425,6 +431,7 @@ def _values(e: UsageEvent) -> tuple[Any, ...]:
         int(e.held),
         e.kept_30s,
         e.kept_5m,
+        e.kept_at_close,
         e.text_hash,
         e.line,
         e.column,

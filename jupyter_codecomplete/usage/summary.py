@@ -27,10 +27,18 @@ OUTCOMES = ("accepted", "typed_through", "dismissed", "ignored")
 
 
 def kept(row: dict[str, Any]) -> int:
-    k = row.get("kept_5m")
-    if k is None:
-        k = row.get("kept_30s")
-    return int(k or 0)
+    """Characters kept: after 5 min, else 30 s, else what was there when its document closed
+    before 30 s (``kept_at_close``)."""
+    for field in ("kept_5m", "kept_30s", "kept_at_close"):
+        k = row.get(field)
+        if k is not None:
+            return int(k)
+    return 0
+
+
+def kept_at_close_only(row: dict[str, Any]) -> bool:
+    """Its kept figure is the one counted at close (neither window was measured)."""
+    return row.get("kept_5m") is None and row.get("kept_30s") is None and row.get("kept_at_close") is not None
 
 
 def editing_seconds(times_ms: Sequence[float]) -> float:
@@ -62,6 +70,9 @@ def _group(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "kept_30s_chars": sum(int(r["kept_30s"] or 0) for r in rows),
         "kept_5m_chars": sum(int(r["kept_5m"] or 0) for r in rows),
         "kept_chars": kept_chars,
+        # of which counted when the document closed before 30 s: how many, and their characters
+        "kept_at_close": sum(1 for r in rows if kept_at_close_only(r)),
+        "kept_at_close_chars": sum(int(r.get("kept_at_close") or 0) for r in rows if kept_at_close_only(r)),
         "kept_ratio": kept_chars / accepted_chars if accepted_chars else None,
         "editing_hours": hours,
         "kept_per_hour": kept_chars / hours if hours else None,

@@ -1,6 +1,7 @@
 import { ModelChooser } from '../modeldialog';
 import {
   ICustomEndpoint,
+  IDownload,
   IEditSwitch,
   IEngineInstall,
   IModelEntry,
@@ -212,5 +213,246 @@ describe('ModelChooser: a GGUF that needs llama.cpp', () => {
     expect(box.querySelector<HTMLButtonElement>('.jp-CodeComplete-installEngine')!.disabled).toBe(
       true
     );
+  });
+});
+
+/**
+ * A server whose Test and Use answer; Use switches, so the listing after it marks the row.
+ */
+class AnsweringClient extends ScriptedClient {
+  test(): ReturnType<ModelsClient['test']> {
+    return Promise.resolve({
+      ok: true,
+      style: 'chat',
+      fim_supported: true,
+      fim: { style_tokens: false, native_suffix: false, chat: true },
+      first_token_s: 0.12,
+      tokens_per_s: 30
+    });
+  }
+  use(id: string): ReturnType<ModelsClient['use']> {
+    return Promise.resolve({
+      active: id,
+      serving: { name: id, backend: 'openai-chat' } as never,
+      report: { ok: true, style: 'chat', fim_supported: true, first_token_s: 0.1 }
+    });
+  }
+}
+
+describe('ModelChooser: the answer where the user clicked', () => {
+  let chooser: ModelChooser;
+  afterEach(() => {
+    chooser.dispose();
+  });
+
+  async function open(client: ModelsClient): Promise<ModelChooser> {
+    chooser = new ModelChooser({ client, onSwitched: () => undefined });
+    document.body.append(chooser.node);
+    await flush();
+    return chooser;
+  }
+
+  it("Test answers in the row, announced and focused, in a chat model's words", async () => {
+    const other = entry('other');
+    const chat = entry('gpt-chat', { backend: 'openai-chat' });
+    await open(new AnsweringClient([listing([other, chat], null)]));
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="gpt-chat"]')!;
+    row.querySelector<HTMLButtonElement>('.jp-CodeComplete-test')!.click();
+    await flush();
+    const result = row.querySelector<HTMLElement>('.jp-CodeComplete-rowResult')!;
+    expect(result.getAttribute('aria-live')).toBe('polite');
+    expect(result.getAttribute('role')).toBe('status');
+    expect(result.textContent).toContain('first token 120 ms');
+    expect(result.textContent).toContain('a chat model: asked by instructions');
+    expect(result.textContent).not.toContain('style chat');
+    expect(document.activeElement).toBe(result);
+  });
+
+  it('"Now using" shows in the clicked row after the list is drawn again, and has the focus', async () => {
+    const other = entry('other', { active: true });
+    const chosen = entry('chosen');
+    await open(
+      new AnsweringClient([
+        listing([other, chosen], null),
+        listing(
+          [
+            { ...other, active: false },
+            { ...chosen, active: true }
+          ],
+          null
+        )
+      ])
+    );
+    chooser.node
+      .querySelector<HTMLButtonElement>('[data-id="chosen"] .jp-CodeComplete-use')!
+      .click();
+    await flush();
+    await flush();
+    // the row node was replaced by the refresh: look it up again
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="chosen"]')!;
+    expect(row.querySelector('.jp-CodeComplete-modelName')!.textContent).toBe('chosen (in use)');
+    const result = row.querySelector<HTMLElement>('.jp-CodeComplete-rowResult')!;
+    expect(result.textContent).toContain('Now using chosen.');
+    expect(document.activeElement).toBe(result);
+  });
+
+  it("the custom form's Use answers beside its buttons", async () => {
+    await open(new AnsweringClient([listing([entry('other')], null)]));
+    const form = chooser.node.querySelector<HTMLElement>('.jp-CodeComplete-customForm')!;
+    form.querySelector<HTMLButtonElement>('.jp-CodeComplete-use')!.click();
+    await flush();
+    await flush();
+    const result = chooser.node.querySelector<HTMLElement>(
+      '.jp-CodeComplete-customForm .jp-CodeComplete-rowResult'
+    )!;
+    expect(result.textContent).toContain('Now using custom.');
+    expect(document.activeElement).toBe(result);
+  });
+});
+
+describe('ModelChooser: the custom endpoint in use', () => {
+  it('is marked "(in use)" like every other row (after a restart the listing says so)', async () => {
+    const custom = entry('custom', {
+      source: 'custom',
+      name: 'my-coder at http://llm:8000/v1',
+      active: true
+    });
+    const chooser = new ModelChooser({
+      client: new ScriptedClient([listing([entry('other'), custom], null)]),
+      onSwitched: () => undefined
+    });
+    await flush();
+    const form = chooser.node.querySelector<HTMLElement>('.jp-CodeComplete-customForm')!;
+    expect(form.querySelector('.jp-CodeComplete-modelName')!.textContent).toBe(
+      'my-coder at http://llm:8000/v1 (in use)'
+    );
+    expect(form.classList.contains('jp-mod-active')).toBe(true);
+    expect(form.querySelector('.jp-CodeComplete-use')!.textContent).toBe('In use');
+    // exactly one row of the dialog says it serves
+    expect(chooser.node.textContent!.split('(in use)').length - 1).toBe(1);
+  });
+
+  it('is not marked when another row serves', async () => {
+    const custom = entry('custom', { source: 'custom', name: 'my-coder at http://llm:8000/v1' });
+    const chooser = new ModelChooser({
+      client: new ScriptedClient([listing([entry('other', { active: true }), custom], null)]),
+      onSwitched: () => undefined
+    });
+    await flush();
+    const form = chooser.node.querySelector<HTMLElement>('.jp-CodeComplete-customForm')!;
+    expect(form.querySelector('.jp-CodeComplete-modelName')!.textContent).toBe(
+      'my-coder at http://llm:8000/v1'
+    );
+    expect(form.querySelector('.jp-CodeComplete-use')!.textContent).toBe('Use');
+  });
+});
+
+function download(fields: Partial<IDownload>): IDownload {
+  return {
+    id: 'test-demo',
+    state: 'running',
+    done: 0,
+    total: 8_000_000,
+    fraction: 0,
+    bytes_per_s: null,
+    path: null,
+    error: null,
+    ...fields
+  };
+}
+
+/**
+ * A hub behind the server: the pull's states as the server streams them.
+ */
+class DownloadingClient extends ScriptedClient {
+  constructor(
+    listings: IModelListing[],
+    public states: IDownload[]
+  ) {
+    super(listings);
+  }
+  started = 0;
+  startDownload(): Promise<IDownload> {
+    this.started++;
+    return Promise.resolve(this.states[0]);
+  }
+  followDownload(id: string, onProgress: (d: IDownload) => void): Promise<IDownload> {
+    this.states.forEach(onProgress);
+    return Promise.resolve(this.states[this.states.length - 1]);
+  }
+}
+
+describe('ModelChooser: a pull that stopped', () => {
+  const catalogue = (fields: Partial<IModelEntry> = {}) =>
+    entry('test-demo', {
+      source: 'catalogue',
+      backend: 'embedded',
+      status: 'not downloaded',
+      size_bytes: 8_000_000,
+      ...fields
+    });
+
+  it('offers Resume where bytes are kept, and says how many', async () => {
+    const chooser = new ModelChooser({
+      client: new ScriptedClient([listing([catalogue({ partial_bytes: 3_000_000 })], null)]),
+      onSwitched: () => undefined
+    });
+    await flush();
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="test-demo"]')!;
+    expect(row.querySelector('.jp-CodeComplete-download')!.textContent).toBe('Resume');
+    expect(row.querySelector('.jp-CodeComplete-rowResult')!.textContent).toContain(
+      'kept from a pull that stopped: Resume continues from there.'
+    );
+  });
+
+  it('says Download where nothing is kept, and Resume after a failure that kept bytes', async () => {
+    const client = new DownloadingClient(
+      [listing([catalogue()], null)],
+      [
+        download({ done: 3_000_000, fraction: 0.375 }),
+        download({
+          state: 'failed',
+          done: 3_000_000,
+          resumable: true,
+          error: { type: 'network', message: 'The hub sent nothing for 30 s. 3.0 MB are kept.' }
+        })
+      ]
+    );
+    const chooser = new ModelChooser({ client, onSwitched: () => undefined });
+    await flush();
+    const row = chooser.node.querySelector<HTMLElement>('[data-id="test-demo"]')!;
+    const button = row.querySelector<HTMLButtonElement>('.jp-CodeComplete-download')!;
+    expect(button.textContent).toBe('Download');
+    button.click();
+    await flush();
+    await flush();
+    expect(client.started).toBe(1);
+    expect(button.textContent).toBe('Resume');
+    expect(button.disabled).toBe(false);
+    expect(row.querySelector('.jp-CodeComplete-rowResult')!.textContent).toContain(
+      '3.0 MB are kept'
+    );
+  });
+
+  it("shows the server's notice while it resumes by itself after a 503", async () => {
+    const notice = 'The hub answered HTTP 503; the download resumes from 3.0 MB by itself in 2 s.';
+    let seen = '';
+    const client = new DownloadingClient([listing([catalogue()], null)], []);
+    client.followDownload = (id, onProgress) => {
+      onProgress(download({ done: 3_000_000, fraction: 0.375, notice }));
+      seen = chooser.node.querySelector(
+        '[data-id="test-demo"] .jp-CodeComplete-rowResult'
+      )!.textContent!;
+      return Promise.resolve(download({ state: 'cancelled' }));
+    };
+    client.states = [download({})];
+    const chooser = new ModelChooser({ client, onSwitched: () => undefined });
+    await flush();
+    chooser.node
+      .querySelector<HTMLButtonElement>('[data-id="test-demo"] .jp-CodeComplete-download')!
+      .click();
+    await flush();
+    await flush();
+    expect(seen).toContain(notice);
   });
 });

@@ -72,6 +72,50 @@ describe('editorEdits', () => {
     ]);
     expect(editorEdits(sent, sent + '# moved on', [{ start: 2, end: 4, text: 'x' }])).toBeNull();
   });
+
+  /**
+   * The text after applying `edits` to `text` (sorted, not overlapping).
+   */
+  const apply = (text: string, edits: { from: number; to: number; insert: string }[]) => {
+    let out = '';
+    let at = 0;
+    for (const e of edits) {
+      out += text.slice(at, e.from) + e.insert;
+      at = e.to;
+    }
+    return out + text.slice(at);
+  };
+
+  it('strikes the two names of a rename inside a changed line, not the chunk between them', () => {
+    const sent = 'plot(df["price"], df)\n';
+    // the server's edit: one replacement from the first name to the second
+    const edits = editorEdits(sent, sent, [{ start: 5, end: 20, text: 'sales["price"], sales' }])!;
+    expect(edits).toEqual([
+      { from: 5, to: 7, insert: 'sales' },
+      { from: 18, to: 20, insert: 'sales' }
+    ]);
+    expect(edits.map(e => sent.slice(e.from, e.to))).toEqual(['df', 'df']);
+    expect(apply(sent, edits)).toBe('plot(sales["price"], sales)\n');
+  });
+
+  it('gives the text the edit gives, and never strikes whitespace alone', () => {
+    const sent = 'x = compute(a, b)\ny = 2\n';
+    const rewrite = editorEdits(sent, sent, [{ start: 0, end: 17, text: 'total = add(c, d)' }])!;
+    expect(apply(sent, rewrite)).toBe('total = add(c, d)\ny = 2\n');
+    // the unchanged " = " and "(" and ", " and ")" split it; whitespace alone does not
+    expect(rewrite.every(e => sent.slice(e.from, e.to).trim() !== '')).toBe(true);
+    const cases: [string, string][] = [
+      ['a  b c', 'a b  c'],
+      ['for i in range(n):', 'for j in range(m):'],
+      ['😀 df = 1', '😀 sales = 1'],
+      ['f(x)\n  return x\n', 'f(y)\n    return y\n']
+    ];
+    for (const [from, to] of cases) {
+      const text = from + '\n# rest';
+      const got = editorEdits(text, text, [{ start: 0, end: [...from].length, text: to }])!;
+      expect(apply(text, got)).toBe(to + '\n# rest');
+    }
+  });
 });
 
 describe('nextPending', () => {

@@ -80,4 +80,19 @@ describe('CodeCompleteSettings', () => {
     settings.readDebounce({ providers: { other: { debouncerDelay: 10 } } });
     expect(settings.debounce).toBe(DEFAULT_DEBOUNCE_MS);
   });
+
+  it('reads whether our provider is on there, and says when it changes', () => {
+    const settings = new CodeCompleteSettings();
+    let changes = 0;
+    settings.changed.connect(() => changes++);
+    expect(settings.providerEnabled).toBe(true);
+    settings.readDebounce({ providers: { 'jupyter-codecomplete': { enabled: false } } });
+    expect(settings.providerEnabled).toBe(false);
+    expect(changes).toBe(1);
+    settings.readDebounce({ providers: { 'jupyter-codecomplete': { enabled: false } } });
+    expect(changes).toBe(1);
+    settings.readDebounce({ providers: {} });
+    expect(settings.providerEnabled).toBe(true);
+    expect(changes).toBe(2);
+  });
 });

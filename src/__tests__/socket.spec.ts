@@ -439,3 +439,97 @@ describe('CompletionSocket', () => {
     socket.dispose();
   });
 });
+
+describe('CompletionSocket: back soon after a Jupyter restart', () => {
+  /**
+   * The server goes away at 0 and answers again at `backAt` ms; each websocket the client opens
+   * is answered (opened while the server is up, dropped while it is down). The time it connects.
+   */
+  async function reconnectTime(
+    backAt: number,
+    options: (up: () => boolean) => Partial<CompletionSocket.IOptions>
+  ): Promise<number> {
+    jest.useFakeTimers();
+    try {
+      FakeWebSocket.reset();
+      let now = 0;
+      const up = () => now >= backAt;
+      const socket = new CompletionSocket({
+        url: 'ws://example.invalid/api/codecomplete/inline',
+        WebSocket: FakeWebSocket as unknown as typeof WebSocket,
+        ...options(up)
+      });
+      FakeWebSocket.last.open();
+      FakeWebSocket.last.drop(); // the restart begins
+      let seen = 1;
+      let connectedAt = -1;
+      for (now = 0; now <= 40000 && connectedAt < 0; now += 100) {
+        await jest.advanceTimersByTimeAsync(100);
+        while (seen < FakeWebSocket.instances.length) {
+          const ws = FakeWebSocket.instances[seen++];
+          if (up()) {
+            ws.open();
+          } else {
+            ws.drop();
+          }
+        }
+        if (socket.state === 'connected') {
+          connectedAt = now;
+        }
+      }
+      socket.dispose();
+      return connectedAt - backAt;
+    } finally {
+      jest.useRealTimers();
+    }
+  }
+
+  it('without a probe the backoff keeps it waiting many seconds (the old ~19 s)', async () => {
+    // back at 10 s: attempts at 0.5, 1.5, 3.5, 7.5 s fail, the next is at 15.5 s
+    expect(await reconnectTime(10000, () => ({ probe: null }))).toBeGreaterThan(5000);
+  });
+
+  it('with the probe it connects within 1–2 s of the server answering again', async () => {
+    let probes = 0;
+    const late = await reconnectTime(10000, up => ({
+      probe: () => {
+        probes++;
+        return Promise.resolve(up());
+      }
+    }));
+    expect(late).toBeGreaterThanOrEqual(0);
+    expect(late).toBeLessThanOrEqual(2000);
+    expect(probes).toBeGreaterThan(5); // about one a second while down
+  });
+
+  it('asks nothing while the page is hidden, and a server that answers HTTP is left to the backoff', async () => {
+    let probes = 0;
+    const hidden = await reconnectTime(10000, () => ({
+      probe: () => {
+        probes++;
+        return Promise.resolve(true);
+      },
+      isVisible: () => false
+    }));
+    expect(probes).toBe(0);
+    expect(hidden).toBeGreaterThan(5000);
+    // the probe always answers (HTTP up) but the websocket fails: no reconnection every second
+    FakeWebSocket.reset();
+    const timers = new ManualTimers();
+    const socket = new CompletionSocket({
+      url: 'ws://example.invalid/api/codecomplete/inline',
+      WebSocket: FakeWebSocket as unknown as typeof WebSocket,
+      probe: () => Promise.resolve(true),
+      setTimeout: timers.setTimeout,
+      clearTimeout: timers.clearTimeout
+    });
+    FakeWebSocket.last.drop();
+    const probeTimer = timers.timers.find(t => t.ms === 1000)!;
+    timers.clearTimeout(probeTimer.id);
+    probeTimer.f();
+    await flush();
+    expect(FakeWebSocket.instances.length).toBe(1); // not connected again by the probe
+    socket.dispose();
+    expect(timers.timers).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
-import { IUsageGroup, IUsageSummary, usageCharts } from '../statspanel';
+import { IUsageGroup, IUsageSummary, keptNote, usageCharts } from '../statspanel';
 
 const group = (fields: Partial<IUsageGroup>): IUsageGroup =>
   ({ shown: 1, accepted: 1, accept_rate: 1, kept_chars: 5, kept_per_hour: 10, ...fields }) as any;
@@ -45,6 +45,9 @@ describe('usageCharts', () => {
     expect(byId.get('acceptance-by-trigger').encoding.color).toBeUndefined();
     for (const spec of byId.values()) {
       expect(spec.$schema).toContain('vega-lite/v5');
+      // as wide as its box, whatever the panel's width (Notebook 7's sidebar is ~311 px)
+      expect(spec.width).toBe('container');
+      expect(spec.autosize).toMatchObject({ type: 'fit', contains: 'padding' });
       expect(spec.mark).toBeTruthy();
     }
   });
@@ -98,5 +101,24 @@ describe('usageCharts', () => {
     const spec = charts.find(c => c.id === 'acceptance-by-style')?.spec as any;
     expect(spec.data.values).toBe(byFormat);
     expect(spec.encoding.x.field).toBe('style');
+  });
+});
+
+describe('keptNote', () => {
+  const trans = nullTranslator.load('jupyter_codecomplete');
+  it('says how many kept figures were counted when their tab closed before 30 s', () => {
+    const note = keptNote(group({ kept_at_close: 2, kept_at_close_chars: 31 }), trans);
+    expect(note).toContain('Kept: characters still in the document 5 minutes');
+    expect(note).toContain(
+      'For 2 suggestions whose tab closed within 30 seconds of the accept, what was still there at close is counted (31 characters).'
+    );
+    expect(keptNote(group({ kept_at_close: 1, kept_at_close_chars: 4 }), trans)).toContain(
+      'For 1 suggestion whose tab'
+    );
+  });
+
+  it('says nothing of it when none was', () => {
+    expect(keptNote(group({ kept_at_close: 0 }), trans)).not.toContain('closed');
+    expect(keptNote(group({}), trans)).not.toContain('closed');
   });
 });

@@ -66,6 +66,18 @@ describe('StatusModel', () => {
     expect(model.state).toBe('idle');
   });
 
+  it('says when our provider is off in the Inline Completer settings, not "ready"', () => {
+    const model = connectedStatus({ name: 'qwen', backend: 'ollama', demo: false });
+    model.providerEnabled = false;
+    expect(model.state).toBe('provider-off');
+    expect(model.label).toBe('qwen · provider off');
+    expect(model.message).toContain('switched off in the Inline Completer settings');
+    expect(model.message).not.toContain('ready');
+    model.providerEnabled = true;
+    expect(model.state).toBe('idle');
+    expect(model.message).toContain('ready');
+  });
+
   it('says when completions are off for the current language, and clears it', () => {
     const model = connectedStatus({ name: 'qwen', backend: 'ollama', demo: false });
     expect(model.state).toBe('idle');

@@ -1,4 +1,5 @@
 import { nextLine, nextWord, RecentSuggestions, restOf, Suggestion } from '../typing';
+import { ownsGhostText, shownGhostText } from '../partial';
 
 describe('restOf', () => {
   const anchor = 'def f(x):';
@@ -71,5 +72,33 @@ describe('partial accept', () => {
     ['done', 'done']
   ])('next line of %j is %j', (rest, line) => {
     expect(nextLine(rest)).toBe(line);
+  });
+});
+
+describe('partial accept: only over our own suggestion', () => {
+  it('owns the ghost text that is our rest (line breaks drawn as elements, streaming)', () => {
+    expect(ownsGhostText('return a + b', 'return a + b')).toBe(true);
+    expect(ownsGhostText('x + 1    return x', 'x + 1\n    return x')).toBe(true);
+    expect(ownsGhostText('return a', 'return a + b')).toBe(true); // ours streams on
+    expect(ownsGhostText('return a + b  # sum', 'return a + b')).toBe(true); // drawn ahead
+  });
+
+  it("leaves another provider's ghost text alone (jupyter-ai, notebook-intelligence)", () => {
+    // the case reported: `_nbi(n):` shown, `_codecomplete` remembered
+    expect(ownsGhostText('_nbi(n):', '_codecomplete')).toBe(false);
+    expect(ownsGhostText(null, 'return a + b')).toBe(false); // no ghost text drawn
+    expect(ownsGhostText('return a + b', null)).toBe(false); // no suggestion of ours
+    expect(ownsGhostText('return a + b', '')).toBe(false);
+  });
+
+  it('reads the ghost text drawn in an editor', () => {
+    const host = document.createElement('div');
+    expect(shownGhostText(host)).toBeNull();
+    const ghost = document.createElement('span');
+    ghost.className = 'jp-GhostText';
+    ghost.append('x + 1', document.createElement('br'), '    return x');
+    host.append(ghost);
+    expect(shownGhostText(host)).toBe('x + 1    return x');
+    expect(ownsGhostText(shownGhostText(host), 'x + 1\n    return x')).toBe(true);
   });
 });

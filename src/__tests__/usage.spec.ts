@@ -380,3 +380,58 @@ describe('UsageTracker', () => {
     expect(JSON.parse(events[0].sample!)).toMatchObject({ suggestion: 'abc', accepted: 'abc' });
   });
 });
+
+describe('UsageTracker: a tab closed within 30 s of an accept', () => {
+  function accepted() {
+    const made = setup();
+    const s = suggestion(1, 'def add(a, b):\n    ', 'return a + b');
+    made.tracker.shown(s, s.text, 'python', 'typing');
+    made.tracker.acceptedWhole();
+    made.docs.set('nb.ipynb#cell-1', 'def add(a, b):\n    return a + b\n');
+    made.clock.advance(600);
+    return made;
+  }
+
+  it('the page unloads: what is still there is sent as kept at close', () => {
+    const { clock, tracker, docs, last } = accepted();
+    docs.set('nb.ipynb#cell-1', 'def add(a, b):\n    return a + b  # sum\n');
+    clock.advance(10_000);
+    tracker.dispose(); // beforeunload
+    expect(last('tab-1')).toMatchObject({ kept_30s: null, kept_5m: null, kept_at_close: 12 });
+  });
+
+  it("the document's tab closes: read through the closing document, and not again later", () => {
+    const { clock, tracker, docs, last, sent } = accepted();
+    clock.advance(5_000);
+    const text = docs.get('nb.ipynb#cell-1')!;
+    docs.delete('nb.ipynb#cell-1'); // the trackers forgot it
+    tracker.closing(key => (key === 'nb.ipynb#cell-1' ? text.replace(' + b', '') : null));
+    clock.advance(600);
+    expect(last('tab-1')!.kept_at_close).toBeGreaterThan(5);
+    expect(last('tab-1')!.kept_at_close).toBeLessThan(12);
+    const count = sent.flat().length;
+    clock.advance(400_000); // the windows end with the document closed: nothing more to say
+    expect(sent.flat().length).toBe(count);
+  });
+
+  it('closed unseen: the last look while it was open is the figure, not 0', () => {
+    const { clock, tracker, docs, last } = accepted();
+    docs.set('nb.ipynb#cell-1', 'def add(a, b):\n    return a\n');
+    clock.advance(2_000);
+    tracker.observe(); // the user types on: a look at what is left
+    docs.delete('nb.ipynb#cell-1');
+    clock.advance(30_000);
+    const e = last('tab-1')!;
+    expect(e.kept_30s).toBeNull();
+    expect(e.kept_at_close).toBeGreaterThan(0);
+    expect(e.kept_at_close).toBeLessThan(12);
+  });
+
+  it('a window measured is sent as before, without a figure at close', () => {
+    const { clock, tracker, last } = accepted();
+    clock.advance(30_000);
+    tracker.dispose();
+    expect(last('tab-1')!.kept_30s).toBe(12);
+    expect(last('tab-1')!.kept_at_close ?? null).toBeNull();
+  });
+});

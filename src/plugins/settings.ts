@@ -63,6 +63,17 @@ export class CodeCompleteSettings implements ICodeCompleteSettings {
     )?.providers;
     const delay = providers?.[PROVIDER_ID]?.debouncerDelay;
     this._debounce = typeof delay === 'number' && delay >= 0 ? delay : DEFAULT_DEBOUNCE;
+    // switched off there (the recipe beside another provider): the status item says so
+    const enabled = (providers?.[PROVIDER_ID] as { enabled?: unknown } | undefined)?.enabled;
+    const on = enabled !== false;
+    if (on !== this._providerEnabled) {
+      this._providerEnabled = on;
+      this._changed.emit(this._current);
+    }
+  }
+
+  get providerEnabled(): boolean {
+    return this._providerEnabled;
   }
 
   async save<K extends keyof ISettings>(key: K, value: ISettings[K]): Promise<void> {
@@ -77,6 +88,7 @@ export class CodeCompleteSettings implements ICodeCompleteSettings {
   private _current: ISettings = normalizeSettings(DEFAULT_SETTINGS);
   private _changed = new Signal<this, ISettings>(this);
   private _debounce = DEFAULT_DEBOUNCE;
+  private _providerEnabled = true;
   private _stored: ISettingRegistry.ISettings | null = null;
 }
 

@@ -117,6 +117,7 @@ export const statusPlugin: JupyterFrontEndPlugin<ICodeCompleteStatus> = {
     };
     const applySettings = (): void => {
       status.enabled = settings.current.enabled;
+      status.providerEnabled = settings.providerEnabled ?? true;
       refreshLanguageStatus();
     };
     applySettings();

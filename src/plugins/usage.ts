@@ -1,7 +1,8 @@
 /**
  * The usage plugin: records what becomes of each suggestion (src/usage.ts) and sends it to the
  * server over the completion socket. Hooks: the provider's `shown`, `partlyAccepted` and
- * `dismissed` signals, its `started` activity, and JupyterLab's Tab accept command.
+ * `dismissed` signals, its `started` activity, and JupyterLab's Tab accept command; a document
+ * closing (and the page unloading) gives what is still there of suggestions accepted < 30 s ago.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { IEditorTracker } from '@jupyterlab/fileeditor';
@@ -97,6 +98,27 @@ export const usagePlugin: JupyterFrontEndPlugin<IUsageTracker> = {
       if (state === 'connected') {
         tracker.flush();
       }
+    });
+    // a document's tab closes: read it while it still can be (the trackers forget it first)
+    notebooks?.widgetAdded.connect((_, panel) => {
+      const path = () => panel.context.path;
+      panel.disposed.connect(() =>
+        tracker.closing(key => {
+          const hash = key.lastIndexOf('#');
+          if (hash < 0 || key.slice(0, hash) !== path()) {
+            return null;
+          }
+          const cell = panel.content.widgets.find(c => c.model.id === key.slice(hash + 1));
+          return cell ? cell.model.sharedModel.getSource() : '';
+        })
+      );
+    });
+    editors?.widgetAdded.connect((_, widget) => {
+      widget.disposed.connect(() =>
+        tracker.closing(key =>
+          key === widget.context.path ? widget.content.model.sharedModel.getSource() : null
+        )
+      );
     });
     window.addEventListener('beforeunload', () => tracker.dispose());
     return tracker;

@@ -349,6 +349,18 @@ def partials(models_dir: Path) -> list[Path]:
     return list(models_dir.rglob("*.incomplete"))
 
 
+def leftovers(models_dir: Path) -> list[str]:
+    """What a pull may leave behind besides the model: partial files, sidecars, the ``.partial``
+    folder, lock files."""
+    if not models_dir.exists():
+        return []
+    return sorted(
+        str(p.relative_to(models_dir))
+        for p in models_dir.rglob("*")
+        if p.name.endswith((".incomplete", ".json", ".pull-lock")) or p.name == ".partial"
+    )
+
+
 def target(models_dir: Path) -> Path:
     return models_dir / "codecomplete-demo.Q8_0.gguf"
 
@@ -362,10 +374,26 @@ async def test_a_hub_that_streams_past_the_announced_size_is_cut_off(
     code, events = await pull_events(watch)
     assert code == 200, events
     last = events[-1]
-    assert last["state"] == "failed" and last["error"]["type"] == "oversized", last
+    # cut at the size, in the piece that crossed it (not a piece later): the bytes up to the size
+    # are the file, as its pinned digest says; what followed was never read
+    assert last["state"] == "done", last
+    assert "reading stopped at the size" in (last["notice"] or ""), last
+    assert target(models_dir).read_bytes() == hub.demo().data
     sent = max(r.sent for r in hub.records if r.path.startswith("/_cdn/"))
-    assert sent < size + 8 * 1024 * 1024  # stopped at the announcement, not at the end of the stream
-    assert not target(models_dir).exists() and not partials(models_dir)
+    # stopped at the announcement, not at the end of the stream
+    assert sent < size + 8 * 1024 * 1024, (sent, size)
+    assert not partials(models_dir) and not leftovers(models_dir)
+
+
+async def test_extra_bytes_that_are_not_the_file_fail_the_digest_and_leave_nothing(
+    watch: LeakWatch, hub: FakeHub, models_dir: Path
+) -> None:
+    hub.demo().no_length = True
+    hub.demo().extra_bytes = 1024 * 1024
+    hub.demo().corrupt = True
+    _, events = await pull_events(watch)
+    assert events[-1]["state"] == "failed" and events[-1]["error"]["type"] == "checksum_mismatch"
+    assert not target(models_dir).exists() and not leftovers(models_dir)
 
 
 async def test_a_wrong_etag_and_corrupt_bytes_are_caught_by_the_pinned_digest(
@@ -375,7 +403,7 @@ async def test_a_wrong_etag_and_corrupt_bytes_are_caught_by_the_pinned_digest(
     hub.demo().corrupt = True
     _, events = await pull_events(watch)
     assert events[-1]["state"] == "failed" and events[-1]["error"]["type"] == "checksum_mismatch"
-    assert not target(models_dir).exists() and not partials(models_dir)
+    assert not target(models_dir).exists() and not leftovers(models_dir)
     hub.demo().corrupt = False
     _, events = await pull_events(watch)
     assert events[-1]["state"] == "done", events[-1]
@@ -425,7 +453,7 @@ async def test_a_slow_hub_shows_progress_and_cancels_at_once(
     cancelled_in = loop.time() - asked
     assert code == 200 and out["state"] == "cancelled", out
     assert cancelled_in < 1.0, cancelled_in
-    assert not target(models_dir).exists() and not partials(models_dir)
+    assert not target(models_dir).exists() and not leftovers(models_dir)
 
 
 async def test_a_stalled_hub_cancels_at_once(watch: LeakWatch, hub: FakeHub, models_dir: Path) -> None:
@@ -440,7 +468,7 @@ async def test_a_stalled_hub_cancels_at_once(watch: LeakWatch, hub: FakeHub, mod
     code, out = await watch.api("DELETE", "downloads", "test-demo")
     assert code == 200 and out["state"] == "cancelled", out
     assert loop.time() - asked < 1.0
-    assert not partials(models_dir)
+    assert not leftovers(models_dir)
 
 
 class TestShortReadTimeout:
@@ -459,13 +487,68 @@ class TestShortReadTimeout:
         kept = partials(models_dir)
         assert len(kept) == 1 and kept[0].stat().st_size >= 3 * 1024 * 1024
         offset = kept[0].stat().st_size
+        # kept because it can be resumed: the job and the catalogue row say so (the dialog's Resume),
+        # and the pull's lock file is gone
+        assert last["resumable"] is True
+        row = next(
+            e for e in (await watch.api("GET", "choices", detect="0"))[1]["entries"] if e["id"] == "test-demo"
+        )
+        assert row["partial_bytes"] == offset and row["status"] == "not downloaded"
+        assert not [p for p in leftovers(models_dir) if p.endswith(".pull-lock")]
         hub.heal()
         _, events = await pull_events(watch)
         assert events[-1]["state"] == "done", events[-1]
         assert events[0]["resumed_from"] == offset
         assert f"bytes={offset}-" in hub.ranges()
         assert target(models_dir).read_bytes() == hub.demo().data
-        assert not partials(models_dir)
+        assert not leftovers(models_dir)
+
+    async def test_a_stall_before_any_byte_leaves_nothing(
+        self, watch: LeakWatch, hub: FakeHub, models_dir: Path
+    ) -> None:
+        hub.demo().stall_after = 0
+        _, events = await pull_events(watch)
+        last = events[-1]
+        assert last["state"] == "failed" and last["error"]["type"] == "network", last
+        assert last["resumable"] is False and "when the network is back" in last["error"]["message"]
+        assert not leftovers(models_dir)  # nothing to resume: no partial, sidecar, folder or lock
+
+
+async def test_a_503_in_the_middle_is_resumed_by_itself_once_with_a_notice(
+    watch: LeakWatch, hub: FakeHub, models_dir: Path
+) -> None:
+    hub.demo().drop_after = 3_000_000
+    hub.demo().fail_after_drop = True  # then 503 until healed
+    code, out = await watch.api("POST", "downloads", body={"id": "test-demo"})
+    assert code == 202, out
+    # the hub answers 503 once the connection dropped; it is back before the pull asks again
+    for _ in range(200):
+        if any(r.status == 503 for r in hub.records):
+            break
+        await asyncio.sleep(0.02)
+    assert any(r.status == 503 for r in hub.records)
+    seen = (await watch.api("GET", "downloads", "test-demo"))[1]
+    assert seen["state"] == "running" and "503" in (seen["notice"] or ""), seen
+    hub.heal()
+    code, text = await watch.api("GET", "downloads", "test-demo", stream="1")
+    last = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")][-1]
+    assert last["state"] == "done", last
+    assert "HTTP 503" in last["notice"] and "resumed from 3.0 MB by itself" in last["notice"]
+    assert hub.ranges()[-1] == "bytes=3000000-"
+    assert target(models_dir).read_bytes() == hub.demo().data
+    assert not leftovers(models_dir)
+
+
+async def test_a_failed_pull_that_cannot_resume_leaves_nothing(
+    watch: LeakWatch, hub: FakeHub, models_dir: Path
+) -> None:
+    # 503 from the first byte, and again when asked once more: nothing was kept to resume
+    hub.demo().failing = True
+    _, events = await pull_events(watch)
+    last = events[-1]
+    assert last["state"] == "failed" and "HTTP 503" in last["error"]["message"], last
+    assert last["resumable"] is False
+    assert not leftovers(models_dir)
 
 
 async def test_a_disconnect_mid_file_is_resumed_by_the_next_pull(

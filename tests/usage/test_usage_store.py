@@ -165,7 +165,7 @@ def test_schema_upgrade_from_version_1(tmp_path: Path) -> None:
     [row] = s.rows_sync()
     assert row["id"] == "v1" and row["line_kind"] == "code" and row["model"] == "old-model"
     assert row["typing_ms"] is None  # version 3's rhythm: unknown for older rows
-    assert s.schema_version() == SCHEMA_VERSION == 4
+    assert s.schema_version() == SCHEMA_VERSION == 5
     assert s.record_sync([event(2, line_kind="comment", typing_ms=95.0)]) == 1
     assert [r["typing_ms"] for r in s.rows_sync()] == [None, 95.0]
     assert summarize(s.rows_sync())["total"]["shown"] == 2
@@ -191,13 +191,13 @@ def test_schema_upgrade_from_version_3(tmp_path: Path) -> None:
     assert (row["id"], row["line_kind"], row["typing_ms"], row["kept_5m"]) == ("v3", "comment", 140.0, 5)
     # version 4's fields: unknown pause, not held, for older rows
     assert row["accept_pause_ms"] is None and row["held"] is False
-    assert s.schema_version() == SCHEMA_VERSION == 4
+    assert s.schema_version() == SCHEMA_VERSION == 5
     assert s.record_sync([event(2, line_kind="comment", accept_pause_ms=1800.0, held=True)]) == 1
     assert [(r["accept_pause_ms"], r["held"]) for r in s.rows_sync()] == [(None, False), (1800.0, True)]
     s.close()
     # another server opening it later finds it upgraded and migrates nothing twice
     again = UsageStore(str(path))
-    assert again.schema_version() == 4 and len(again.rows_sync()) == 2
+    assert again.schema_version() == SCHEMA_VERSION and len(again.rows_sync()) == 2
     again.close()
 
 
@@ -215,6 +215,38 @@ def test_version_4_fields_round_trip(tmp_path: Path) -> None:
     got = {r["id"]: (r["accept_pause_ms"], r["held"]) for r in s.rows_sync()}
     assert got == {"t-1": (2350.5, False), "t-2": (0.0, True), "t-3": (None, False)}
     assert all(type(r["held"]) is bool for r in s.rows_sync())
+    s.close()
+
+
+def test_kept_at_close_counts_when_no_window_was_measured(tmp_path: Path) -> None:
+    # version 4's file: rows without the column read as not measured at close
+    path = tmp_path / "usage.sqlite3"
+    conn = sqlite3.connect(path)
+    for step in MIGRATIONS[:4]:
+        conn.executescript(step)
+    conn.execute(
+        "INSERT INTO events (id, shown_at, trigger, latency_ms, length, outcome, accepted_chars, "
+        "kept_30s, updated_at) VALUES ('v4', ?, 'typing', 90, 5, 'accepted', 5, 5, 0)",
+        (time.time() * 1000,),
+    )
+    conn.execute("PRAGMA user_version = 4")
+    conn.commit()
+    conn.close()
+    s = UsageStore(str(path))
+    assert s.schema_version() == SCHEMA_VERSION
+    # accepted, then its tab closed 10 s later with 9 of its 12 characters still there
+    s.record_sync([event(1, accepted_chars=12)])
+    s.record_sync([event(1, accepted_chars=12, kept_at_close=9)])
+    # a later report without it does not erase it
+    s.record_sync([event(1, accepted_chars=12)])
+    rows = {r["id"]: r for r in s.rows_sync()}
+    assert rows["v4"]["kept_at_close"] is None and rows["t-1"]["kept_at_close"] == 9
+    total = summarize(list(rows.values()))["total"]
+    # kept: 5 (its 30 s figure) + 9 (at close), not 5 + 0
+    assert total["kept_chars"] == 14
+    assert (total["kept_at_close"], total["kept_at_close_chars"]) == (1, 9)
+    # a window measured wins over the figure at close
+    assert summarize([{**rows["t-1"], "kept_30s": 3}])["total"]["kept_chars"] == 3
     s.close()
 
 

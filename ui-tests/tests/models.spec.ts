@@ -8,7 +8,7 @@
 import { expect, test } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 
-import { GHOST, STATUS } from './helpers';
+import { GHOST, STATUS, typeLikeAPerson } from './helpers';
 import { CHOOSER, closeChooser, openChooser, restore } from './modelhelpers';
 
 test.use({ autoGoto: true });
@@ -116,5 +116,44 @@ test('a custom endpoint key never comes back to the page', async ({ page }) => {
     expect(body).not.toContain(KEY);
     expect(body).not.toContain(KEY.slice(0, 16));
   }
+  await restore(page);
+});
+
+test('Test and Use answer where the user clicked: in view, focused, announced', async ({
+  page
+}) => {
+  await openChooser(page);
+  const form = page.locator(`${CHOOSER} .jp-CodeComplete-customForm`);
+  await form.locator('select[name="backend"]').selectOption('openai');
+  // the custom form is the last section: scrolled into view to type in it, as a user would
+  await form.locator('input[name="base_url"]').click();
+  await typeLikeAPerson(page, 'http://127.0.0.1:8911/v1');
+  await form.locator('input[name="model"]').click();
+  await typeLikeAPerson(page, 'test-coder');
+  await form.locator('.jp-CodeComplete-test').click();
+  const answer = form.locator('.jp-CodeComplete-rowResult');
+  await expect(answer).toContainText('first token');
+  await expect(answer).toHaveAttribute('aria-live', 'polite');
+  await expect(answer).toBeFocused();
+  await expect(answer).toBeInViewport();
+  await form.locator('.jp-CodeComplete-use').click();
+  // the list is drawn again after Use: the answer is in the new form, not only at the top
+  const again = page.locator(`${CHOOSER} .jp-CodeComplete-customForm .jp-CodeComplete-rowResult`);
+  await expect(again).toContainText('Now using test-coder');
+  await expect(again).toBeFocused();
+  await expect(again).toBeInViewport();
+  // the custom endpoint that serves is marked like every other row
+  await expect(
+    page.locator(`${CHOOSER} .jp-CodeComplete-customForm .jp-CodeComplete-modelName`)
+  ).toContainText('test-coder at http://127.0.0.1:8911/v1 (in use)');
+  await closeChooser(page);
+  // and still after the page is loaded again
+  await page.reload();
+  await page.waitForSelector(`.jp-StatusBar-Widget ${STATUS}`);
+  await openChooser(page);
+  await expect(
+    page.locator(`${CHOOSER} .jp-CodeComplete-customForm .jp-CodeComplete-modelName`)
+  ).toContainText('(in use)');
+  await closeChooser(page);
   await restore(page);
 });

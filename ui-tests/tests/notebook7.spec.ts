@@ -137,3 +137,59 @@ test('Notebook 7: the statistics panel shows the per-model charts', async ({ pag
 
   await request.delete(`/api/contents/${name}`);
 });
+
+test('Notebook 7: the statistics panel fits the right sidebar (nothing cut at the right)', async ({
+  page,
+  request
+}) => {
+  const { name, item, editor } = await openNotebook7(page, request, 'nb7-stats-fit');
+  await editor.click();
+  await typeLikeAPerson(page, 'def add(a, b):');
+  await expect(page.locator(GHOST)).toContainText('return a + b');
+  await page.keyboard.press('Tab');
+  await expect
+    .poll(async () => (await (await request.get('/api/codecomplete/usage')).json()).total.shown, {
+      timeout: 20000
+    })
+    .toBeGreaterThan(0);
+  await item.click();
+  await page.locator('.jp-CodeComplete-menu').getByText('Code Suggestions — Statistics').click();
+  const panel = page.locator('#jp-right-stack .jp-CodeComplete-statistics');
+  await expect(panel).toBeVisible();
+  for (const id of ['kept-per-hour', 'acceptance-over-time', 'latency']) {
+    await expect(
+      panel.locator(`[data-chart="${id}"] canvas, [data-chart="${id}"] svg`).first()
+    ).toBeVisible({ timeout: 20000 });
+  }
+  await expect(panel.locator('table[data-table="model"]')).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/notebook7-statistics-sidebar.png` });
+  const overflow = await panel.evaluate(node => {
+    const box = node.getBoundingClientRect();
+    const out: string[] = [];
+    if (node.scrollWidth > node.clientWidth + 1) {
+      out.push(`panel scrolls sideways: ${node.scrollWidth} > ${node.clientWidth}`);
+    }
+    for (const el of Array.from(node.querySelectorAll<HTMLElement>('*'))) {
+      // a wide table scrolls inside its own box; vega's menu of actions opens on demand
+      if (el.closest('.jp-CodeComplete-statistics-tableScroll, .vega-actions')) {
+        continue;
+      }
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > box.right + 1) {
+        out.push(`${el.tagName}.${el.className} ends at ${r.right} > ${box.right}`);
+      }
+    }
+    return { width: box.width, out: out.slice(0, 10) };
+  });
+  // the sidebar is narrow, and nothing in it is cut at the right
+  expect(overflow.width).toBeLessThan(500);
+  expect(overflow.out).toEqual([]);
+  // each chart takes its box's width (not a fixed 360 px)
+  for (const id of ['kept-per-hour', 'latency']) {
+    const chart = panel.locator(`[data-chart="${id}"]`);
+    const drawn = chart.locator('canvas, svg').first();
+    const [c, d] = [await chart.boundingBox(), await drawn.boundingBox()];
+    expect(d!.x + d!.width).toBeLessThanOrEqual(c!.x + c!.width + 1);
+  }
+  await request.delete(`/api/contents/${name}`);
+});
