@@ -126,9 +126,12 @@ test('Test and Use answer where the user clicked: in view, focused, announced', 
   const form = page.locator(`${CHOOSER} .jp-CodeComplete-customForm`);
   await form.locator('select[name="backend"]').selectOption('openai');
   // the custom form is the last section: scrolled into view to type in it, as a user would
+  // (a field an earlier Use filled in is selected first, then typed over)
   await form.locator('input[name="base_url"]').click();
+  await page.keyboard.press('Control+a');
   await typeLikeAPerson(page, 'http://127.0.0.1:8911/v1');
   await form.locator('input[name="model"]').click();
+  await page.keyboard.press('Control+a');
   await typeLikeAPerson(page, 'test-coder');
   await form.locator('.jp-CodeComplete-test').click();
   const answer = form.locator('.jp-CodeComplete-rowResult');
