@@ -35,6 +35,28 @@ async def test_repeated_stream_is_answered_whole(jp_ws_fetch: Any, upstream: Ope
     assert len(upstream.records) == 1
 
 
+async def test_an_empty_answer_is_not_remembered(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
+    """A sampled model (the demo's) sometimes ends at once on a fresh line: that empty answer was
+    remembered, so the same line asked again showed nothing until the user typed on."""
+    rules = list(upstream.config.rules)
+    upstream.set_rules([{"contains": "def fresh(x):", "completion": ""}, *rules])
+    socket = await open_socket(jp_ws_fetch)
+    await socket.send(request(1, "def fresh(x):\n    "))
+    [first] = await socket.until_done(1)
+    assert first["list"]["items"] == [] or not first["list"]["items"][0]["insertText"], first
+    # the model would now say something: the same request asks it again
+    upstream.set_rules([{"contains": "def fresh(x):", "completion": "return x"}, *rules])
+    await socket.send(request(2, "def fresh(x):\n    "))
+    [second] = await socket.until_done(2)
+    assert "answered from recent completions" not in second.get("notes", [])
+    assert second["list"]["items"][0]["insertText"] == "return x", second
+    assert len(upstream.records) == 2
+    # a suggestion with text is remembered as before
+    await socket.send(request(3, "def fresh(x):\n    "))
+    [third] = await socket.until_done(3)
+    assert third["list"]["items"][0]["insertText"] == "return x" and len(upstream.records) == 2
+
+
 async def test_a_different_request_asks_the_model(jp_ws_fetch: Any, upstream: OpenAIUpstream) -> None:
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "def add(a, b):"))

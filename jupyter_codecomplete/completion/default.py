@@ -822,9 +822,12 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         if self._problems.get(prepared.key) and self.models.get(prepared.key) is prepared.backend.config:
             self.set_problem(prepared.key, None)  # it answered
             self._record_served(request, prepared)
-        if recent is not None:
-            # Only reached when the suggestion ran to its end (not cancelled, no error).
-            self.recent.put(recent, "".join(parts))
+        text = "".join(parts)
+        if recent is not None and text:
+            # Only reached when the suggestion ran to its end (not cancelled, no error). An empty
+            # answer is not kept: a sampled model (the demo's) may end at once one time and write
+            # a line the next; remembered, the same fresh line showed nothing until the user typed.
+            self.recent.put(recent, text)
 
     # -- edit predictions (completion/edits.py) ---------------------------------------------------
     supports_edits = True

@@ -5,7 +5,8 @@ browser tab), the suggestion is answered from here without a model call. The key
 that decides the model's answer: the model (name, and a fingerprint of its settings, so a changed
 configuration never answers from an old entry), the rendered prompt (or chat messages), the
 suffix sent natively, the token limit, stop sequences and extra request fields. Only a suggestion
-that ran to its end is stored: a cancelled or failed one never is.
+that ran to its end with some text is stored: a cancelled, failed or empty one never is (an empty
+answer of a sampled model is one draw, not the answer: asked again, it may write a line).
 """
 
 from __future__ import annotations
