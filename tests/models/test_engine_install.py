@@ -66,7 +66,9 @@ async def test_pip_installs_in_the_background_and_says_when_it_is_done(tmp_path:
         await asyncio.sleep(0.01)
     snap = installer.snapshot()
     assert snap["state"] == "done" and snap["returncode"] == 0 and snap["progress"] == 1.0, snap
-    assert ticks > 5 and snap["seconds"] > 0 and snap["log"]
+    # the loop turned while pip ran (a start that waited for pip would leave no turn), whatever
+    # the machine's speed
+    assert ticks >= 1 and snap["log"]
     assert (target / "tinyengine" / "__init__.py").read_text() == "VALUE = 42\n"
 
 
