@@ -379,6 +379,12 @@ class ServingModel(BaseModel):
     # Why the model is not ready (its server did not answer the start-up check, or the last
     # request could not reach it); None: it answered (or was not checked yet).
     problem: str | None = None
+    # The route it serves ("completion", "edit", "chat", or a configured model's name); None where
+    # the message says it already (a completion reply).
+    key: str | None = None
+    # An edit model's format (``style``) is the model's own next-edit format (False: the generic
+    # one); None: not an edit model.
+    native: bool | None = None
 
 
 class InlineCompletionReply(BaseModel):

@@ -13,7 +13,6 @@ import {
   formatBytes,
   ICustomEndpoint,
   IDownload,
-  IEditServing,
   IEngineInstall,
   IModelEntry,
   IModelListing,
@@ -278,11 +277,11 @@ export class ModelChooser extends Widget {
         let answer: string;
         if (task === 'edits') {
           const out = await this._client.useForEdits(id, custom);
-          const serving: IEditServing = out.edit_serving;
+          const serving: IServingModel = out.edit_serving;
           answer = trans.__(
             'Edit predictions now use %1. %2 %3',
             serving.name,
-            this._editFormatText(serving.style, serving.native),
+            this._editFormatText(serving.style ?? null, serving.native ?? null),
             this._reportText(out.report)
           );
         } else {

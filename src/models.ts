@@ -66,6 +66,10 @@ export interface IDownload {
   total: number | null;
   fraction: number | null;
   bytes_per_s: number | null;
+  /**
+   * Where this pull started: bytes kept from an earlier one.
+   */
+  resumed_from?: number;
   path: string | null;
   error: { type: string; message: string } | null;
   /**
@@ -105,7 +109,7 @@ export interface IModelListing {
   /**
    * The model that serves edit predictions now and the format it is asked in.
    */
-  edit_serving?: IEditServing | null;
+  edit_serving?: IServingModel | null;
   policy: {
     allow_user_choice: boolean;
     allow_downloads: boolean;
@@ -124,51 +128,83 @@ export interface IModelListing {
 }
 
 /**
- * The model that serves edit predictions.
- */
-export interface IEditServing {
-  name: string;
-  backend: string;
-  /**
-   * The format edit predictions ask it in.
-   */
-  style: string | null;
-  /**
-   * That format is the model's own next-edit format (false: the generic one).
-   */
-  native: boolean | null;
-}
-
-/**
  * What a switch of the edit model answers.
  */
 export interface IEditSwitch {
   edit_active: string;
-  edit_serving: IEditServing;
+  edit_serving: IServingModel;
   report: IProbeReport;
 }
 
 /**
- * The `jupyter codecomplete check` report of one model.
+ * The `jupyter codecomplete check` report of one model. A field the check did not reach is null.
  */
 export interface IProbeReport {
+  name: string;
+  backend: string;
+  base_url?: string | null;
+  model?: string | null;
   ok: boolean;
-  error?: string;
+  error?: string | null;
   /**
    * It answered, but not well enough to call it OK (e.g. it wrote nothing for the sample).
    */
-  warning?: string;
+  warning?: string | null;
+  /**
+   * Where it runs (in the server's process, on this machine, in a private network, elsewhere),
+   * whether it is shared, what it is sent (the privacy policy, in words), and whether the server
+   * warms it.
+   */
+  locality?: 'process' | 'machine' | 'network' | 'remote' | null;
+  shared?: boolean | null;
+  privacy?: string | null;
+  warm?: boolean | null;
+  reachable?: boolean | null;
   serves?: string | null;
-  style?: string;
-  fim_supported?: boolean;
+  style?: string | null;
+  fim_supported?: boolean | null;
   /**
    * How the middle is filled: the backend's own suffix field, the style's FIM tokens, or (a chat
    * model) the instructions.
    */
-  fim?: { style_tokens: boolean; native_suffix: boolean; chat: boolean; reported?: boolean | null };
+  fim?: IFimReport | null;
   first_token_s?: number | null;
   tokens_per_s?: number | null;
-  tokens?: number;
+  tokens?: number | null;
+  sample?: string | null;
+}
+
+/**
+ * How a model fills in the middle; `reported`: what its server says of its suffix field.
+ */
+export interface IFimReport {
+  style_tokens: boolean;
+  native_suffix: boolean;
+  chat: boolean;
+  reported: boolean | null;
+}
+
+/**
+ * What `POST models/test` answers.
+ */
+export interface ITestReply {
+  report: IProbeReport;
+}
+
+/**
+ * What a switch of the completion model answers.
+ */
+export interface IUseReply {
+  active: string;
+  serving: IServingModel;
+  report: IProbeReport;
+}
+
+/**
+ * What saving the custom endpoint answers: its row.
+ */
+export interface ICustomSaved {
+  entry: IModelEntry | null;
 }
 
 /**
@@ -182,9 +218,6 @@ export interface ICustomEndpoint {
   style?: string | null;
 }
 
-/**
- * An error answer of the model service.
- */
 /**
  * The background install of the llama.cpp engine (llama-cpp-python), `api/codecomplete/models/engine`.
  */
@@ -239,10 +272,7 @@ export class ModelsClient {
     return this._json('GET', `choices?detect=${detect ? 1 : 0}`);
   }
 
-  use(
-    id: string,
-    custom?: ICustomEndpoint
-  ): Promise<{ active: string; serving: IServingModel; report: IProbeReport }> {
+  use(id: string, custom?: ICustomEndpoint): Promise<IUseReply> {
     return this._json('POST', 'use', { id, custom });
   }
 
@@ -254,7 +284,7 @@ export class ModelsClient {
   }
 
   async test(id: string, custom?: ICustomEndpoint): Promise<IProbeReport> {
-    const out = await this._json<{ report: IProbeReport }>('POST', 'test', {
+    const out = await this._json<ITestReply>('POST', 'test', {
       id,
       custom
     });
@@ -262,7 +292,7 @@ export class ModelsClient {
   }
 
   async saveCustom(custom: ICustomEndpoint): Promise<IModelEntry | null> {
-    const out = await this._json<{ entry: IModelEntry | null }>('PUT', 'custom', custom);
+    const out = await this._json<ICustomSaved>('PUT', 'custom', custom);
     return out.entry;
   }
 

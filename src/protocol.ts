@@ -25,6 +25,15 @@ export interface IServingModel {
    * last request could not reach it); null: it answered or was not checked yet.
    */
   problem?: string | null;
+  /**
+   * The route it serves (`completion`, `edit`, `chat`, or a configured model's name).
+   */
+  key?: string | null;
+  /**
+   * An edit model's format (`style`) is the model's own next-edit format (false: the generic
+   * one); null: not an edit model.
+   */
+  native?: boolean | null;
 }
 
 /**

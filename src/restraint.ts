@@ -180,10 +180,14 @@ export interface IGateModel {
   level: string;
   active: boolean;
   events: number;
+  min_events?: number;
+  overall?: number;
+  useful_rate?: number | null;
+  thresholds?: { useful: number; kept: number };
   /**
-   * The cells skipped; `rhythm` absent (an older server): the place whatever the rhythm.
+   * The cells skipped.
    */
-  skip: { trigger: string; line_kind: string; rhythm?: string }[];
+  skip: IGateSkip[];
   /**
    * At the places in `skip`: ask only after a long pause (true) instead of skipping (absent:
    * an older server, skip).
@@ -199,7 +203,50 @@ export interface IGateModel {
    * events by the rule of `AcceptPauses` (`pauses` in `gate.py`); a kind with too few pauses
    * is absent (absent altogether: an older server).
    */
-  pauses?: { [lineKind: string]: number };
+  pauses?: Record<string, number>;
+  /**
+   * What the gate learned at each place and rhythm (for the statistics; the gate itself reads
+   * `skip`).
+   */
+  places?: IGatePlace[];
+  cells?: IGateCell[];
+}
+
+/**
+ * A place and rhythm the gate skips (or holds); `rhythm` absent (an older server): the place
+ * whatever the rhythm.
+ */
+export interface IGateSkip {
+  trigger: string;
+  line_kind: string;
+  rhythm?: string;
+}
+
+/**
+ * One place (trigger and line kind) as the gate saw it.
+ */
+export interface IGatePlace {
+  trigger: string;
+  line_kind: string;
+  shown: number;
+  wasted: number;
+  wasted_share: number;
+  kept_chars: number;
+  kept_per_suggestion: number;
+}
+
+/**
+ * One place at one typing rhythm: the predicted share of useful suggestions and whether it is
+ * skipped.
+ */
+export interface IGateCell {
+  trigger: string;
+  line_kind: string;
+  rhythm: string;
+  shown: number;
+  useful: number;
+  kept_per_suggestion: number;
+  skip: boolean;
 }
 
 /**

@@ -21,15 +21,24 @@ export const USAGE_PATH = 'api/codecomplete/usage';
 export const VEGALITE_MIME = 'application/vnd.vegalite.v5+json';
 
 /**
- * One group of the summary (a model, a trigger, a language, or everything).
+ * One group of the summary (everything, or one model, trigger, language, line kind, accept kind,
+ * next-edit format or day): the field that names the group is set, the others null.
  */
 export interface IUsageGroup {
+  model?: string | null;
+  trigger?: string | null;
+  language?: string | null;
+  line_kind?: string | null;
+  accept_kind?: string | null;
+  style?: string | null;
+  day?: string | null;
   shown: number;
   accepted: number;
   typed_through: number;
   dismissed: number;
   ignored: number;
   accept_rate: number | null;
+  shown_chars: number;
   accepted_chars: number;
   kept_chars: number;
   kept_30s_chars: number;
@@ -45,7 +54,18 @@ export interface IUsageGroup {
   kept_per_hour: number | null;
   latency_p50_ms: number | null;
   latency_p90_ms: number | null;
-  [key: string]: unknown;
+}
+
+/**
+ * One bar of the time-to-show histogram: a model's suggestions in `[low_ms, high_ms)`.
+ */
+export interface ILatencyBin {
+  model: string;
+  bin: string;
+  order: number;
+  low_ms: number;
+  high_ms: number | null;
+  count: number;
 }
 
 /**
@@ -55,6 +75,9 @@ export interface IUsageSummary {
   recording: boolean;
   path: string | null;
   problem: string | null;
+  generated_at: number;
+  first_shown_at: number | null;
+  last_shown_at: number | null;
   total: IUsageGroup;
   by_model: IUsageGroup[];
   by_trigger: IUsageGroup[];
@@ -66,13 +89,12 @@ export interface IUsageSummary {
    * older server.
    */
   by_edit_format?: IUsageGroup[];
-  latency_histogram: {
-    model: string;
-    bin: string;
-    order: number;
-    count: number;
-  }[];
+  latency_histogram: ILatencyBin[];
   per_day: IUsageGroup[];
+  /**
+   * The user's pause before taking a suggestion, by line kind (ms).
+   */
+  accept_pauses?: Record<string, number>;
   /**
    * What each restraint level would have changed on these suggestions (`usage/preview.py`);
    * absent from an older server.
@@ -91,8 +113,11 @@ export interface IRestraintPreview {
    * The gate learns once there are this many automatic suggestions.
    */
   min_events: number;
+  shown: number;
+  kept_chars: number;
   affected_shown: number;
   affected_kept_chars: number;
+  lost_kept_chars: number;
   shown_ratio: number | null;
   kept_ratio: number | null;
 }
@@ -479,7 +504,7 @@ export class StatisticsPanel extends Widget {
     }
   }
 
-  private _table(key: string, title: string, groups: IUsageGroup[]): HTMLElement {
+  private _table(key: keyof IUsageGroup, title: string, groups: IUsageGroup[]): HTMLElement {
     const trans = this._trans;
     const heads = [
       '',

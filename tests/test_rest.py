@@ -131,7 +131,7 @@ async def test_openapi_document(jp_fetch: Any) -> None:
     doc = json.loads(r.body)
     assert doc["openapi"].startswith("3.")
     assert set(doc["paths"]) >= {"/api/codecomplete/prompt", "/api/codecomplete/completions"}
-    props = doc["components"]["schemas"]["CompletionRequest"]["properties"]
+    props = doc["components"]["schemas"]["CompletionRequestBody"]["properties"]
     assert {
         "model",
         "mode",

@@ -36,7 +36,7 @@ Direction = Literal["to_server", "to_browser"]
 # (CompletionRequestBody from web/rest.py into protocol.py) without changing this test.
 MODEL_MODULES = (
     "jupyter_codecomplete.protocol",
-    "jupyter_codecomplete.web.rest",
+    "jupyter_codecomplete.web.replies",
     "jupyter_codecomplete.models_service.service",
 )
 
@@ -69,6 +69,36 @@ MIRRORED: dict[tuple[str, str], tuple[str, Direction]] = {
     ("src/protocol.ts", "IWarmReply"): ("WarmReply", "to_browser"),
     ("src/models.ts", "IModelEntry"): ("ModelEntry", "to_browser"),
     ("src/models.ts", "ICustomEndpoint"): ("CustomEndpoint", "to_server"),
+    # the REST replies the browser reads (web/replies.py)
+    ("src/models.ts", "IModelListing"): ("ModelListing", "to_browser"),
+    ("src/models.ts", "IDownload"): ("DownloadProgress", "to_browser"),
+    ("src/models.ts", "IProbeReport"): ("ProbeReport", "to_browser"),
+    ("src/models.ts", "IFimReport"): ("FimReport", "to_browser"),
+    ("src/models.ts", "ITestReply"): ("TestReply", "to_browser"),
+    ("src/models.ts", "IUseReply"): ("UseReply", "to_browser"),
+    ("src/models.ts", "IEditSwitch"): ("EditUseReply", "to_browser"),
+    ("src/models.ts", "ICustomSaved"): ("CustomSaved", "to_browser"),
+    ("src/models.ts", "IEngineInstall"): ("EngineInstall", "to_browser"),
+    ("src/statspanel.ts", "IUsageSummary"): ("UsageSummary", "to_browser"),
+    ("src/statspanel.ts", "IUsageGroup"): ("UsageGroup", "to_browser"),
+    ("src/statspanel.ts", "ILatencyBin"): ("LatencyBin", "to_browser"),
+    ("src/statspanel.ts", "IRestraintPreview"): ("RestraintPreview", "to_browser"),
+    ("src/restraint.ts", "IGateModel"): ("GateModel", "to_browser"),
+    ("src/restraint.ts", "IGateSkip"): ("GateSkip", "to_browser"),
+    ("src/restraint.ts", "IGatePlace"): ("GatePlace", "to_browser"),
+    ("src/restraint.ts", "IGateCell"): ("GateCell", "to_browser"),
+}
+
+# REST replies (web/replies.py) the browser never reads, and why: each is still in the OpenAPI
+# document, with its schema.
+REPLIES_NOT_READ_BY_THE_BROWSER = {
+    "ErrorBody": "read as IErrorInfo's fields by each client's error path",
+    "DownloadList": "the dialog reads the downloads from IModelListing",
+    "PromptPreview": "for tools and tests (the prompt preview REST route)",
+    "TextCompletion": "the OpenAI-shaped one-shot completion, for tools",
+    "ModelsReply": "for tools and `jupyter codecomplete` (the dialog uses models/choices)",
+    "StylesReply": "for tools",
+    "ServerStats": "for benchmarks and diagnosis",
 }
 
 # Pydantic models of protocol.py with no TypeScript twin, and why.
@@ -391,6 +421,19 @@ def test_every_protocol_model_is_mirrored_or_listed() -> None:
     assert sorted(defined - mirrored - set(PYTHON_ONLY)) == []
     for name in PYTHON_ONLY:
         model_class(name)  # still exists somewhere
+
+
+def test_every_reply_is_mirrored_or_listed() -> None:
+    """Every top-level REST reply (the models of ``OPERATIONS`` in ``web/openapi.py``) has its
+    TypeScript twin, or a reason above why the browser does not read it."""
+    from jupyter_codecomplete.web.openapi import OPERATIONS
+
+    answered = {m.__name__ for op in OPERATIONS if op.reply for m in (op.reply, *op.extra_content.values())}
+    mirrored = {python for python, _ in MIRRORED.values()}
+    assert sorted(answered - mirrored - set(REPLIES_NOT_READ_BY_THE_BROWSER)) == []
+    assert sorted(set(REPLIES_NOT_READ_BY_THE_BROWSER) & mirrored) == []
+    for name in REPLIES_NOT_READ_BY_THE_BROWSER:
+        model_class(name)
 
 
 def test_every_protocol_interface_is_mirrored_or_listed() -> None:

@@ -365,15 +365,17 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         try:
             if request is not None:
                 facts = self.facts(request)
-                return self._serving(facts.key, facts.backend, facts.style)
+                return self.serving(facts.key, facts.backend, facts.style)
             key = self.route(None)
             backend = self.backend(key)
             style = self.style_for(backend)
         except Exception:
             return None
-        return self._serving(key, backend, style)
+        return self.serving(key, backend, style)
 
-    def _serving(self, key: str, backend: Backend, style: PromptStyle) -> ServingModel:
+    def serving(self, key: str, backend: Backend, style: PromptStyle) -> ServingModel:
+        """Which model serves route ``key`` (its backend and prompt style): the one shape of "the
+        serving model" (the websocket's replies, the model list, the prompt preview)."""
         reported = self._reported.get(key)
         return ServingModel(
             # a model left empty (the server's default): the one the server reports
@@ -384,10 +386,11 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
             demo=backend.demo,
             notice=backend.config.notice,
             problem=self._problems.get(key),
+            key=key,
         )
 
     def _record_served(self, request: InlineCompletionRequest, prepared: Prepared) -> None:
-        serving = self._serving(prepared.key, prepared.backend, prepared.style)
+        serving = self.serving(prepared.key, prepared.backend, prepared.style)
         facts = prepared.facts
         if facts is None or facts.overrides != Overrides():
             facts = RequestFacts(prepared.key, prepared.backend, prepared.style, None, None)

@@ -43,6 +43,7 @@ from ..prompting import (
     parse_edit_answer,
 )
 from ..prompting.context import CELL_SEPARATOR, display_path
+from ..prompting.styles import GENERIC_EDIT_STYLE
 from ..protocol import (
     EditPredictionReply,
     EditPredictionRequest,
@@ -397,4 +398,6 @@ def _model_info(handler: EditEngine, ep: EditPrepared) -> ServingModel:
         reported=handler.reported(ep.key),
         style=ep.style.name,
         demo=backend.demo,
+        key=ep.key,
+        native=ep.style.name != GENERIC_EDIT_STYLE,
     )

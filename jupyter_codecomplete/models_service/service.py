@@ -39,6 +39,7 @@ from ..backends import ModelConfig
 from ..backends.embedded import DEMO_NAME
 from ..completion import EngineSettings, check_models
 from ..errors import scrub, validation_message
+from ..protocol import ServingModel
 from .catalogue import CatalogueEntry, load_catalogue
 from .download import Downloader, is_gguf
 from .engine_install import EngineInstaller, llama_cpp_installed
@@ -890,11 +891,17 @@ class ModelService(LoggingConfigurable):
         if role == "edit":
             if serving is None:  # no running engine (the CLI): the format the engine would choose
                 style, native = self.edit_format(cfg, engine)
-                serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": style}
-                serving["native"] = native
+                serving = ServingModel(
+                    name=cfg.model or cfg.backend, backend=cfg.backend, style=style, key="edit", native=native
+                ).model_dump()
             return {"edit_active": entry_id, "edit_serving": serving, "report": report}
         if serving is None:
-            serving = {"name": cfg.model or cfg.backend, "backend": cfg.backend, "style": report.get("style")}
+            serving = ServingModel(
+                name=cfg.model or cfg.backend,
+                backend=cfg.backend,
+                style=report.get("style"),
+                key="completion",
+            ).model_dump()
         return {"active": entry_id, "serving": serving, "report": report}
 
     def edit_format(
@@ -929,13 +936,14 @@ class ModelService(LoggingConfigurable):
             return None
         from ..prompting.styles import GENERIC_EDIT_STYLE
 
-        return {
-            "key": key,
-            "name": backend.name,
-            "backend": backend.kind,
-            "style": style.name,
-            "native": style.name != GENERIC_EDIT_STYLE,
-        }
+        return ServingModel(
+            name=backend.name,
+            backend=backend.kind,
+            style=style.name,
+            demo=backend.demo,
+            key=key,
+            native=style.name != GENERIC_EDIT_STYLE,
+        ).model_dump()
 
     def forget_choice(self, role: str = "completion") -> None:
         self.store.update(**{ROLES[self.check_role(role)]: None})

@@ -27,6 +27,17 @@ from tornado.iostream import StreamClosedError
 
 from ..models_service import CustomEndpoint, ModelService, ModelServiceError
 from .base import CodeCompleteHandler, refusal
+from .replies import (
+    CustomSaved,
+    DownloadList,
+    DownloadProgress,
+    EditUseReply,
+    EngineInstall,
+    ModelListing,
+    TestReply,
+    UseReply,
+    reply,
+)
 
 if TYPE_CHECKING:  # the app's configuration (the app itself imports the handlers)
     from ..config import CodeCompleteConfig
@@ -54,13 +65,14 @@ class ChoicesHandler(_ModelsBase):
 
     async def get(self) -> None:
         detect = self.get_query_argument("detect", "1") not in ("0", "false", "no")
-        self.finish(await self.service.list_entries(detect=detect))
+        self.finish(reply(ModelListing, await self.service.list_entries(detect=detect)))
 
 
 class _EntryAction(_ModelsBase):
     """A POST that names a model (``id``, optional ``custom`` endpoint): parse it, act, answer."""
 
     async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
+        """The reply, checked against the route's model (:func:`.replies.reply`)."""
         raise NotImplementedError
 
     async def post(self) -> None:
@@ -80,14 +92,14 @@ class UseHandler(_EntryAction):
         result = await self.service.use(entry_id, custom, role=role)
         what = "edit prediction" if role == "edit" else "completion"
         self.log.info("jupyter_codecomplete: switched the %s model to %s", what, entry_id[:200])
-        return result
+        return reply(EditUseReply if role == "edit" else UseReply, result)
 
 
 class TestHandler(_EntryAction):
     route = "models/test"
 
     async def act(self, entry_id: str, custom: CustomEndpoint | None, data: dict[str, Any]) -> dict[str, Any]:
-        return {"report": await self.service.test(entry_id, custom)}
+        return reply(TestReply, {"report": await self.service.test(entry_id, custom)})
 
 
 class CustomHandler(_ModelsBase):
@@ -96,19 +108,21 @@ class CustomHandler(_ModelsBase):
     async def put(self) -> None:
         self.service.save_custom(self.read(CustomEndpoint))
         entry = self.service.custom_entry()
-        self.finish({"entry": entry.model_dump() if entry else None})
+        self.finish(reply(CustomSaved, {"entry": entry}))
 
 
 class DownloadsHandler(_ModelsBase):
     route = "models/downloads"
 
     async def get(self) -> None:
-        self.finish({"downloads": [j.snapshot() for j in self.service.downloader.jobs.values()]})
+        self.finish(
+            reply(DownloadList, {"downloads": [j.snapshot() for j in self.service.downloader.jobs.values()]})
+        )
 
     async def post(self) -> None:
         job = await self.service.pull(self.named(self.json_object(), "a catalogue id"))
         self.set_status(202)
-        self.finish(job.snapshot())
+        self.finish(reply(DownloadProgress, job.snapshot()))
 
 
 async def _stream_snapshots(handler: _ModelsBase, snapshot: Any, active: Any, every: float) -> None:
@@ -139,14 +153,16 @@ class DownloadHandler(_ModelsBase):
         if job is None:
             raise refusal(404, "not_found", f"No download of {entry_id!r} has been started.")
         if self.get_query_argument("stream", "0") in ("0", "false", "no"):
-            self.finish(job.snapshot())
+            self.finish(reply(DownloadProgress, job.snapshot()))
             return
-        await _stream_snapshots(self, job.snapshot, lambda: job.active, 0.2)
+        await _stream_snapshots(
+            self, lambda: reply(DownloadProgress, job.snapshot()), lambda: job.active, 0.2
+        )
 
     async def delete(self, entry_id: str) -> None:
         job = self.service.cancel(entry_id)
         await self.service.downloader.wait(job)
-        self.finish(job.snapshot())
+        self.finish(reply(DownloadProgress, job.snapshot()))
 
 
 class EngineInstallHandler(_ModelsBase):
@@ -155,12 +171,14 @@ class EngineInstallHandler(_ModelsBase):
     async def get(self) -> None:
         installer = self.service.engine_installer
         if self.get_query_argument("stream", "0") in ("0", "false", "no"):
-            self.finish(installer.snapshot())
+            self.finish(reply(EngineInstall, installer.snapshot()))
             return
-        await _stream_snapshots(self, installer.snapshot, lambda: installer.running, 1.0)
+        await _stream_snapshots(
+            self, lambda: reply(EngineInstall, installer.snapshot()), lambda: installer.running, 1.0
+        )
 
     async def post(self) -> None:
         snapshot = await self.service.install_engine()
         self.log.info("jupyter_codecomplete: installing the llama.cpp engine (%s)", snapshot["requirement"])
         self.set_status(202)
-        self.finish(snapshot)
+        self.finish(reply(EngineInstall, snapshot))

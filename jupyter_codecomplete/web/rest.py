@@ -30,6 +30,7 @@ from ..prompting import PromptError
 from ..protocol import CompletionRequestBody, ErrorInfo, InlineCompletionRequest
 from .base import CodeCompleteHandler, Refusal, refusal
 from .openapi import openapi_document
+from .replies import ModelsReply, PromptPreview, StylesReply, TextCompletion, reply
 
 
 def error_status(info: ErrorInfo, *, refused: bool) -> int:
@@ -90,29 +91,28 @@ class PromptHandler(EngineHandler):
     route = "prompt"
 
     async def post(self) -> None:
-        _, _, prepared, _ = await self.start()
+        engine, _, prepared, _ = await self.start()
         built = prepared.built
         self.finish(
-            {
-                "prompt": built.prompt,
-                "suffix": built.suffix,
-                "messages": getattr(built, "messages", None),
-                "stop": prepared.stop,
-                "style": prepared.style.name,
-                "mode": built.mode,
-                "heal": built.heal,
-                "notes": [*built.notes, *(prepared.gate.notes() if prepared.gate else [])],
-                # what the privacy gate did: secrets redacted (by kind), context left out, channels
-                # held back (the prompt shows each secret's placeholder where it was)
-                "privacy": prepared.gate.as_dict() if prepared.gate else None,
-                "prompt_tokens": built.prompt_tokens,
-                "max_tokens": prepared.max_tokens,
-                "model": {
-                    "name": prepared.backend.name,
-                    "backend": prepared.backend.kind,
-                    "key": prepared.key,
+            reply(
+                PromptPreview,
+                {
+                    "prompt": built.prompt,
+                    "suffix": built.suffix,
+                    "messages": getattr(built, "messages", None),
+                    "stop": prepared.stop,
+                    "style": prepared.style.name,
+                    "mode": built.mode,
+                    "heal": built.heal,
+                    "notes": [*built.notes, *(prepared.gate.notes() if prepared.gate else [])],
+                    # what the privacy gate did: secrets redacted (by kind), context left out, channels
+                    # held back (the prompt shows each secret's placeholder where it was)
+                    "privacy": prepared.gate.as_dict() if prepared.gate else None,
+                    "prompt_tokens": built.prompt_tokens,
+                    "max_tokens": prepared.max_tokens,
+                    "model": engine.serving(prepared.key, prepared.backend, prepared.style),
                 },
-            }
+            )
         )
 
 
@@ -189,7 +189,7 @@ class CompletionsHandler(EngineHandler):
         result["style"] = prepared.style.name
         if notes:
             result["notes"] = notes
-        self.finish(result)
+        self.finish(reply(TextCompletion, result))
 
 
 class ModelsHandler(CodeCompleteHandler):
@@ -221,11 +221,7 @@ class ModelsHandler(CodeCompleteHandler):
                 out.append(entry)
         default = handler.model_info(None)
         self.finish(
-            {
-                "default": default.model_dump() if default else None,
-                "models": out,
-                "routes": getattr(handler, "routes", {}),
-            }
+            reply(ModelsReply, {"default": default, "models": out, "routes": getattr(handler, "routes", {})})
         )
 
 
@@ -233,7 +229,7 @@ class StylesHandler(EngineHandler):
     route = "styles"
 
     async def get(self) -> None:
-        self.finish({"styles": [s.model_dump() for s in self.engine().styles.all().values()]})
+        self.finish(reply(StylesReply, {"styles": list(self.engine().styles.all().values())}))
 
 
 class OpenAPIHandler(CodeCompleteHandler):

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from .base import CodeCompleteHandler
+from .replies import ServerStats, reply
 
 
 class LoopLagMonitor:
@@ -110,27 +111,30 @@ class StatsHandler(CodeCompleteHandler):
             pass
         tasks = asyncio.all_tasks()
         self.finish(
-            {
-                "tasks": len(tasks),
-                "codecomplete_tasks": sum(1 for t in tasks if t.get_name().startswith("codecomplete:")),
-                "max_loop_lag_ms": monitor.max_lag * 1000 if monitor else None,
-                "p50_loop_lag_ms": _ms(monitor.percentile(0.5)) if monitor else None,
-                "p99_loop_lag_ms": _ms(monitor.percentile(0.99)) if monitor else None,
-                # CPU the loop's thread used during the worst lag's window (interval + lag)
-                "worst_lag_cpu_ms": monitor.worst_cpu * 1000 if monitor else None,
-                "max_gc_pause_ms": monitor.max_gc_pause * 1000 if monitor else None,
-                # per generation (0, 1, 2): passes and the longest, since the last reset
-                "gc_passes": list(monitor.gc_passes) if monitor else None,
-                "gc_max_pause_ms": [p * 1000 for p in monitor.gc_max_pause] if monitor else None,
-                "gc_max_pause_collected": list(monitor.gc_max_collected) if monitor else None,
-                # what the collector tracks outside the frozen start-up heap (?objects=1: a full walk)
-                "gc_tracked_objects": len(gc.get_objects())
-                if self.get_argument("objects", "") == "1"
-                else None,
-                "lag_samples": monitor.samples if monitor else 0,
-                # the full passes run while the loop was calm (c.CodeCompleteApp.defer_full_collections)
-                "deferred_full_collections": None if collector is None else collector.stats(),
-                "rss_bytes": current_rss,
-                "max_rss_bytes": rss_kb * 1024 if sys.platform != "darwin" else rss_kb,
-            }
+            reply(
+                ServerStats,
+                {
+                    "tasks": len(tasks),
+                    "codecomplete_tasks": sum(1 for t in tasks if t.get_name().startswith("codecomplete:")),
+                    "max_loop_lag_ms": monitor.max_lag * 1000 if monitor else None,
+                    "p50_loop_lag_ms": _ms(monitor.percentile(0.5)) if monitor else None,
+                    "p99_loop_lag_ms": _ms(monitor.percentile(0.99)) if monitor else None,
+                    # CPU the loop's thread used during the worst lag's window (interval + lag)
+                    "worst_lag_cpu_ms": monitor.worst_cpu * 1000 if monitor else None,
+                    "max_gc_pause_ms": monitor.max_gc_pause * 1000 if monitor else None,
+                    # per generation (0, 1, 2): passes and the longest, since the last reset
+                    "gc_passes": list(monitor.gc_passes) if monitor else None,
+                    "gc_max_pause_ms": [p * 1000 for p in monitor.gc_max_pause] if monitor else None,
+                    "gc_max_pause_collected": list(monitor.gc_max_collected) if monitor else None,
+                    # what the collector tracks outside the frozen start-up heap (?objects=1: a full walk)
+                    "gc_tracked_objects": len(gc.get_objects())
+                    if self.get_argument("objects", "") == "1"
+                    else None,
+                    "lag_samples": monitor.samples if monitor else 0,
+                    # the full passes run while the loop was calm (c.CodeCompleteApp.defer_full_collections)
+                    "deferred_full_collections": None if collector is None else collector.stats(),
+                    "rss_bytes": current_rss,
+                    "max_rss_bytes": rss_kb * 1024 if sys.platform != "darwin" else rss_kb,
+                },
+            )
         )

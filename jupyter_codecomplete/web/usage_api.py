@@ -13,6 +13,7 @@ from typing import Any
 
 from ..usage import gate, summarize
 from .base import CodeCompleteHandler, refusal
+from .replies import GateModel, UsageSummary, reply
 
 LEVELS = ("off", "more", "normal", "less")
 
@@ -55,7 +56,7 @@ class UsageHandler(_UsageBase):
 
     async def get(self) -> None:
         summary = await self.query(summarize)  # first: the query may find the store broken
-        self.finish({**self.recording(), **summary})
+        self.finish(reply(UsageSummary, {**self.recording(), **summary}))
 
 
 class GateHandler(_UsageBase):
@@ -67,4 +68,4 @@ class GateHandler(_UsageBase):
             raise refusal(
                 400, "bad_request", f"level must be one of {', '.join(LEVELS)}, not {level[:40]!r}."
             )
-        self.finish(await self.query(lambda rows: gate.learn(rows, level)))  # type: ignore[arg-type]  # in LEVELS
+        self.finish(reply(GateModel, await self.query(lambda rows: gate.learn(rows, level))))  # type: ignore[arg-type]  # in LEVELS

@@ -78,7 +78,14 @@ class ScriptedClient extends ModelsClient {
     return Promise.resolve({
       edit_active: id,
       edit_serving: { name: 'qwen-fim', backend: 'ollama', style: 'edit-chat', native: false },
-      report: { ok: true, style: 'qwen2.5-coder', fim_supported: true, first_token_s: 0.1 }
+      report: {
+        name: 'completion',
+        backend: 'openai',
+        ok: true,
+        style: 'qwen2.5-coder',
+        fim_supported: true,
+        first_token_s: 0.1
+      }
     });
   }
   calls = 0;
@@ -222,10 +229,12 @@ describe('ModelChooser: a GGUF that needs llama.cpp', () => {
 class AnsweringClient extends ScriptedClient {
   test(): ReturnType<ModelsClient['test']> {
     return Promise.resolve({
+      name: 'completion',
+      backend: 'openai-chat',
       ok: true,
       style: 'chat',
       fim_supported: true,
-      fim: { style_tokens: false, native_suffix: false, chat: true },
+      fim: { style_tokens: false, native_suffix: false, chat: true, reported: null },
       first_token_s: 0.12,
       tokens_per_s: 30
     });
@@ -234,7 +243,14 @@ class AnsweringClient extends ScriptedClient {
     return Promise.resolve({
       active: id,
       serving: { name: id, backend: 'openai-chat' } as never,
-      report: { ok: true, style: 'chat', fim_supported: true, first_token_s: 0.1 }
+      report: {
+        name: 'completion',
+        backend: 'openai-chat',
+        ok: true,
+        style: 'chat',
+        fim_supported: true,
+        first_token_s: 0.1
+      }
     });
   }
 }
