@@ -23,8 +23,6 @@ import {
 } from './models';
 import { IServingModel } from './protocol';
 
-const CUSTOM_BACKENDS = ['openai', 'openai-chat', 'ollama', 'llamacpp', 'mistral'];
-
 /**
  * The body of the dialog.
  */
@@ -543,7 +541,7 @@ export class ModelChooser extends Widget {
     };
     const backend = document.createElement('select');
     backend.name = 'backend';
-    for (const b of CUSTOM_BACKENDS) {
+    for (const b of listing.custom_backends) {
       const o = document.createElement('option');
       o.value = o.textContent = b;
       backend.append(o);

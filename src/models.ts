@@ -117,6 +117,10 @@ export interface IModelListing {
     allowed_hosts: string[];
     allowed_catalogue: string[];
   };
+  /**
+   * The backend kinds the Custom form offers (each kind declares it on the server).
+   */
+  custom_backends: string[];
   models_dir: string;
   offline_hint: string;
   downloads: IDownload[];

@@ -27,6 +27,7 @@ from .base import (
     register_backend,
     url_locality,
 )
+from .kinds import kind_attribute
 from .pressure import PRESSURE, ServerPressure
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "Session",
     "backend_kinds",
     "builtin_kinds",
+    "kind_attribute",
     "make_backend",
     "native_suffix",
     "register_backend",

@@ -299,6 +299,8 @@ class Backend:
     local_servers: ClassVar[tuple[LocalServer, ...]] = ()
     wire: ClassVar[str | None] = None
     default_url: ClassVar[str | None] = None
+    # the Choose Model dialog offers this kind in its Custom form (a URL, a model name, a key)
+    custom_form: ClassVar[bool] = False
 
     config: ModelConfig
     llm: BaseLanguageModel[Any]

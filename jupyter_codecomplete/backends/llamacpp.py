@@ -95,6 +95,7 @@ class LlamaCppBackend(HttpBackend):
     default_url: ClassVar[str | None] = DEFAULT_URL
     local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("llamacpp", 8080, 1),)
     wire: ClassVar[str | None] = "llamacpp"
+    custom_form: ClassVar[bool] = True
     models_path: ClassVar[str] = "/v1/models"
 
     @classmethod

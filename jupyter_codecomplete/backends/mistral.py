@@ -66,6 +66,7 @@ class MistralBackend(HttpBackend):
         "MISTRAL_API_KEY", ("api.mistral.ai", "codestral.mistral.ai")
     )
     wire: ClassVar[str | None] = "mistral"
+    custom_form: ClassVar[bool] = True
 
     @classmethod
     def create(cls, config: ModelConfig) -> MistralBackend:

@@ -91,6 +91,7 @@ class OllamaBackend(HttpBackend):
     quirk_defaults: ClassVar[Mapping[str, Any]] = {"literal_newlines": "auto"}
     local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("ollama", 11434, 0),)
     wire: ClassVar[str | None] = "ollama"
+    custom_form: ClassVar[bool] = True
     models_path: ClassVar[str] = "/api/tags"
 
     @classmethod

@@ -136,6 +136,7 @@ class OpenAICompletionsBackend(HttpBackend):
     # LM Studio serves the OpenAI routes only (discovery names it as a server of this kind)
     local_servers: ClassVar[tuple[LocalServer, ...]] = (LocalServer("lmstudio", 1234, 2),)
     wire: ClassVar[str | None] = "openai"
+    custom_form: ClassVar[bool] = True
 
     @classmethod
     def create(cls, config: ModelConfig) -> OpenAICompletionsBackend:
@@ -157,6 +158,7 @@ class OpenAIChatBackend(HttpBackend):
     default_url: ClassVar[str | None] = DEFAULT_URL
     provider_key: ClassVar[ProviderKey | None] = ProviderKey("OPENAI_API_KEY", ("api.openai.com",))
     wire: ClassVar[str | None] = "openai"
+    custom_form: ClassVar[bool] = True
 
     @classmethod
     def create(cls, config: ModelConfig) -> OpenAIChatBackend:

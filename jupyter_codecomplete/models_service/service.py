@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from traitlets import Bool, Dict, Float, List, Unicode, default
 from traitlets.config import LoggingConfigurable
 
-from ..backends import ModelConfig
+from ..backends import ModelConfig, backend_kinds, kind_attribute
 from ..backends.embedded import DEMO_NAME
 from ..completion import EngineSettings, check_models
 from ..errors import scrub, validation_message
@@ -46,7 +46,12 @@ from .engine_install import EngineInstaller, llama_cpp_installed
 from .errors import ModelServiceError
 from .store import UserChoiceStore, default_store_dir
 
-CUSTOM_BACKENDS = ("openai", "openai-chat", "ollama", "llamacpp", "mistral")
+
+def custom_backends() -> list[str]:
+    """The kinds the Custom form offers: each kind says so itself (``Backend.custom_form``)."""
+    return [kind for kind in backend_kinds() if kind_attribute(kind, "custom_form", False)]
+
+
 LOCAL = "local"
 # A choice's role: the engine's model key it switches, and where the store keeps it.
 ROLES = {"completion": "choice", "edit": "edit_choice"}
@@ -617,6 +622,7 @@ class ModelService(LoggingConfigurable):
                 "allowed_hosts": list(self.allowed_hosts),
                 "allowed_catalogue": list(self.allowed_catalogue),
             },
+            "custom_backends": custom_backends(),
             "models_dir": str(self.downloader.models_dir),
             "offline_hint": self.downloader.hand_placement_hint(),
             "downloads": [j.snapshot() for j in self.downloader.jobs.values()],
@@ -764,10 +770,11 @@ class ModelService(LoggingConfigurable):
 
     # -- the custom endpoint ------------------------------------------------------------------------
     def _validate_custom(self, custom: CustomEndpoint) -> None:
-        if custom.backend not in CUSTOM_BACKENDS:
+        offered = custom_backends()
+        if custom.backend not in offered:
             raise ModelServiceError(
                 "bad_request",
-                f"Unknown backend {custom.backend!r}; choose one of {', '.join(CUSTOM_BACKENDS)}.",
+                f"Unknown backend {custom.backend!r}; choose one of {', '.join(offered)}.",
             )
         parts = urlsplit(custom.base_url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:

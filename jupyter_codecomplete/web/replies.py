@@ -118,6 +118,8 @@ class ModelListing(_Reply):
     # the model that serves edit predictions now, and the format it is asked in
     edit_serving: ServingModel | None
     policy: ModelPolicy
+    # the backend kinds the Custom form offers (each kind declares it: ``Backend.custom_form``)
+    custom_backends: list[str]
     models_dir: str
     offline_hint: str
     downloads: list[DownloadProgress]

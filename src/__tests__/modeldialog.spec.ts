@@ -55,6 +55,7 @@ function listing(entries: IModelEntry[], editActive: string | null): IModelListi
       allowed_hosts: [],
       allowed_catalogue: []
     },
+    custom_backends: ['ollama', 'openai', 'openai-chat'],
     models_dir: '/models',
     offline_hint: '',
     downloads: [],
@@ -360,6 +361,21 @@ describe('ModelChooser: the custom endpoint in use', () => {
       'my-coder at http://llm:8000/v1'
     );
     expect(form.querySelector('.jp-CodeComplete-use')!.textContent).toBe('Use');
+  });
+
+  it("offers the backend kinds the server lists, in the server's order", async () => {
+    const served = listing([entry('other')], null);
+    served.custom_backends = ['mistral', 'openai'];
+    const chooser = new ModelChooser({
+      client: new ScriptedClient([served]),
+      onSwitched: () => undefined
+    });
+    await flush();
+    const select = chooser.node.querySelector<HTMLSelectElement>(
+      '.jp-CodeComplete-customForm select[name="backend"]'
+    )!;
+    expect(Array.from(select.options).map(o => o.value)).toEqual(['mistral', 'openai']);
+    expect(select.value).toBe('openai');
   });
 });
 

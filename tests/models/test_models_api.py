@@ -142,6 +142,22 @@ async def test_base_url_must_be_http(jp_fetch: Any) -> None:
     assert code == 400 and out["error"]["type"] == "bad_request"
 
 
+async def test_the_custom_form_offers_the_kinds_that_say_so(jp_fetch: Any) -> None:
+    """The Custom form's kinds are served by the server, from each kind's own declaration
+    (``custom_form``), and the same list is what saving a custom endpoint accepts."""
+    from jupyter_codecomplete.backends import backend_kinds, kind_attribute
+
+    offered = (await choices(jp_fetch, detect=False))["custom_backends"]
+    assert offered == [k for k in backend_kinds() if kind_attribute(k, "custom_form", False)]
+    # the HTTP kinds with a URL, a model name and a key; not the in-process or LangChain ones
+    assert {"openai", "openai-chat", "ollama", "llamacpp", "mistral"} <= set(offered)
+    assert "embedded" not in offered and "langchain" not in offered
+    code, out = await api(
+        jp_fetch, "PUT", "custom", body={"backend": "embedded", "base_url": "http://h/v1", "model": "m"}
+    )
+    assert code == 400 and out["error"]["type"] == "bad_request" and "openai-chat" in out["error"]["message"]
+
+
 async def test_unreachable_server_is_refused_and_nothing_changes(jp_fetch: Any) -> None:
     port = free_port()
     custom = {"backend": "openai", "base_url": f"http://127.0.0.1:{port}/v1", "model": "m"}
