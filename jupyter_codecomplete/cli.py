@@ -75,7 +75,7 @@ def format_report(r: dict[str, Any]) -> str:
 
 
 async def run_check(args: argparse.Namespace) -> int:
-    from .backends.discovery import adiscover_local_models
+    from .backends import adiscover_local_models
     from .completion import check_models
 
     config = CodeCompleteConfig.from_files(args.config_dir or None, args.config)
@@ -401,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "stats":
         return run_stats(args)
     if args.command == "eval":
-        from .evaluation.command import run_command
+        from .evaluation import run_command
 
         return run_command(args)
     return 2

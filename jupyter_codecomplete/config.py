@@ -27,8 +27,7 @@ from traitlets import Bool, Dict, Enum, Float, Instance, Int, List, Type, Unicod
 from traitlets.config import Config, LoggingConfigurable
 from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader
 
-from .backends import NO_AFFINITY, Affinity, ModelConfig
-from .backends.affinity import default_user, load_secret
+from .backends import NO_AFFINITY, Affinity, ModelConfig, default_user, load_secret
 from .collector import defers_by_default
 from .completion import (
     BaseInlineCompletionHandler,
@@ -343,7 +342,7 @@ class CodeCompleteConfig(LoggingConfigurable):
         """No model configured: a local model server if one is found, else the embedded model."""
         skipped: list[str] = []
         if self.discover_local_servers:
-            from .backends.discovery import discover_local_models
+            from .backends import discover_local_models
 
             probed: list[str] = []
             service = self.model_service  # where to look: c.ModelService.detect_servers / _host

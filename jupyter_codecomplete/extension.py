@@ -75,8 +75,7 @@ class CodeCompleteApp(ExtensionApp, CodeCompleteConfig):
             )
 
     def initialize_handlers(self) -> None:
-        from .web import handlers
-        from .web.stats import LoopLagMonitor
+        from .web import LoopLagMonitor, handlers
 
         self.handlers.extend(handlers())
         # Is the model's server there? Asked once the loop runs (never holding the start-up): a

@@ -80,3 +80,108 @@ def test_bound_names_sees_what_an_init_binds() -> None:
         "X: int = 1\ndef f() -> None: ...\ndef __getattr__(name: str) -> object: ...\n"
     )
     assert bound_names(tree.body) == {"A", "C", "X", "f"}
+
+
+# --- faces enforced: one subpackage reaches another only through its face ------------------------
+
+SUBPACKAGES = {dotted(p) for p in PACKAGES}
+
+# Imports that reach past another subpackage's face on purpose: (importing module, module imported).
+PAST_THE_FACE = {
+    # The direct stream (``DefaultInlineCompletionHandler.direct``) asks whether the model is one
+    # of our own HTTP classes; to become a fact each backend kind declares.
+    ("jupyter_codecomplete.completion.default", "jupyter_codecomplete.backends.http"),
+}
+
+
+def _module_name(path: Path) -> tuple[str, str]:
+    """A source file's dotted module name, and the package its relative imports start from."""
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    if path.name == "__init__.py":
+        name = name.removesuffix(".__init__")
+        return name, name
+    return name, name.rsplit(".", 1)[0]
+
+
+def past_the_face(source: str, module: str, package: str) -> list[tuple[int, str]]:
+    """``(line, imported module)`` of each import in ``source`` that names a module inside another
+    subpackage instead of that subpackage itself (its face)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            target = ".".join([*base, *([node.module] if node.module else [])])
+        else:
+            target = node.module or ""
+        owner = target.rsplit(".", 1)[0]
+        if target in SUBPACKAGES or owner not in SUBPACKAGES:
+            continue
+        if package == owner or package.startswith(owner + "."):
+            continue  # inside the subpackage itself
+        found.append((node.lineno, target))
+    return found
+
+
+def test_packages_reach_each_other_through_their_faces() -> None:
+    problems = []
+    allowed_seen = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "labextension" in path.relative_to(PACKAGE).parts:
+            continue
+        module, package = _module_name(path)
+        for line, target in past_the_face(path.read_text(encoding="utf-8"), module, package):
+            if (module, target) in PAST_THE_FACE:
+                allowed_seen.add((module, target))
+                continue
+            problems.append(f"{path.relative_to(ROOT)}:{line} imports {target} (use its package's face)")
+    assert problems == []
+    assert allowed_seen == PAST_THE_FACE, "an allowed exception is no longer needed: remove it"
+
+
+def test_the_face_check_sees_an_import_past_a_face() -> None:
+    source = "from ..prompting.styles import PromptStyle\nfrom ..prompting import StyleRegistry\n"
+    assert past_the_face(source, "jupyter_codecomplete.backends.base", "jupyter_codecomplete.backends") == [
+        (1, "jupyter_codecomplete.prompting.styles")
+    ]
+    inside = "from .styles import PromptStyle\n"
+    assert (
+        past_the_face(inside, "jupyter_codecomplete.prompting.edits", "jupyter_codecomplete.prompting") == []
+    )
+
+
+def _private_writes(source: str) -> list[tuple[int, str]]:
+    """``(line, attribute)`` of each assignment to another object's private attribute
+    (``other._x = ...``, ``other._x[k] = ...``): only an object's own methods write its state."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if (
+                isinstance(target, ast.Attribute)
+                and is_private(target.attr)
+                and not (isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"))
+            ):
+                found.append((node.lineno, target.attr))
+    return found
+
+
+def test_no_module_writes_another_objects_private_state() -> None:
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "labextension" in path.relative_to(PACKAGE).parts:
+            continue
+        for line, attr in _private_writes(path.read_text(encoding="utf-8")):
+            problems.append(f"{path.relative_to(ROOT)}:{line} writes .{attr}")
+    assert problems == []
+
+
+def test_the_private_write_check_sees_one() -> None:
+    assert _private_writes("handler._reported[key] = 1\nself._own = 2\nx.public = 3\n") == [(1, "_reported")]

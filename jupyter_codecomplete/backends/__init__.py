@@ -9,7 +9,7 @@ Provider quirks live next to the provider they belong to; errors come from
 :mod:`jupyter_codecomplete.errors`.
 """
 
-from .affinity import NO_AFFINITY, Affinity, Session
+from .affinity import NO_AFFINITY, Affinity, Session, default_user, load_secret
 from .base import (
     ENTRY_POINT_GROUP,
     LOCAL,
@@ -27,6 +27,8 @@ from .base import (
     register_backend,
     url_locality,
 )
+from .discovery import adiscover_local_models, default_servers, discover_local_models, probe_local_servers
+from .http import make_client
 from .kinds import kind_attribute
 from .pressure import PRESSURE, ServerPressure
 
@@ -45,11 +47,18 @@ __all__ = [
     "ProviderKey",
     "ServerPressure",
     "Session",
+    "adiscover_local_models",
     "backend_kinds",
     "builtin_kinds",
+    "default_servers",
+    "default_user",
+    "discover_local_models",
     "kind_attribute",
+    "load_secret",
     "make_backend",
+    "make_client",
     "native_suffix",
+    "probe_local_servers",
     "register_backend",
     "url_locality",
 ]

@@ -20,7 +20,7 @@ from langchain_core.language_models import BaseLanguageModel
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from ..errors import BackendError as BackendError  # re-exported: backends raise it
-from ..prompting.styles import PromptStyle
+from ..prompting import PromptStyle
 from .kinds import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from .kinds import backend_kinds as backend_kinds
 from .kinds import builtin_kinds as builtin_kinds
@@ -29,7 +29,7 @@ from .kinds import register_backend as register_backend
 from .quirks import Quirks
 
 if TYPE_CHECKING:
-    from ..prompting.tokens import TokenCounter
+    from ..prompting import TokenCounter
 
 
 class ProviderKey(NamedTuple):

@@ -14,7 +14,9 @@ from importlib.metadata import entry_points
 from .base import BaseInlineCompletionHandler, CompletionError, error_info_from
 from .check import check_models
 from .default import DefaultInlineCompletionHandler
+from .edits import edit_model_key, edit_style, edit_style_for
 from .engine import make_default_engine, make_engine
+from .prepared import Prepared
 from .settings import EngineSettings, Overrides
 
 ENTRY_POINT_GROUP = "jupyter_codecomplete.completion_handlers"
@@ -39,7 +41,11 @@ __all__ = [
     "DefaultInlineCompletionHandler",
     "EngineSettings",
     "Overrides",
+    "Prepared",
     "check_models",
+    "edit_model_key",
+    "edit_style",
+    "edit_style_for",
     "error_info_from",
     "load_handler_class",
     "make_default_engine",

@@ -84,9 +84,7 @@ async def check_model(
             if not report["reachable"]:
                 return report
     report["serves"] = reported
-    handler._reported[key] = reported  # what the server says, for the style choice and the reply
-    if described is not None:
-        handler._described[key] = described
+    handler.remember_described(key, described, reported)  # for the style choice and the reply
     try:
         style = handler.style_for(backend)
     except Exception as exc:  # an unknown prompt style: the report names it

@@ -39,8 +39,7 @@ from langchain_core.runnables import (
 from .. import languages
 from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
 from ..backends.http import HttpStreamingChat, HttpStreamingLLM, HttpTransport
-from ..postprocess import Pipeline, PostprocessContext, make_pipeline
-from ..postprocess.cursor import Cursor, analyze, normalize_newlines
+from ..postprocess import Cursor, Pipeline, PostprocessContext, analyze, make_pipeline, normalize_newlines
 from ..privacy import (
     DEFAULT_EXCLUDE,
     PLACEHOLDER_START,
@@ -444,6 +443,13 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     def reported(self, key: str) -> str | None:
         """What model ``key``'s server said it serves, when it has been asked (else None)."""
         return self._reported.get(key)
+
+    def remember_described(self, key: str, described: Description | None, reported: str | None) -> None:
+        """What model ``key``'s server said of itself, learned elsewhere (the check asks it with its
+        own deadline): kept for the style choice, the suffix field and the replies."""
+        self._reported[key] = reported
+        if described is not None:
+            self._described[key] = described
 
     async def learn_reported(self, key: str, wait: float = REPORTED_WAIT) -> None:
         """Ask the server what it serves (:meth:`reported_model`) before the first completion on

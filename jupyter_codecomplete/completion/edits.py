@@ -29,9 +29,10 @@ from langchain_core.runnables import RunnableConfig
 
 from ..backends import Affinity, Backend, ModelConfig
 from ..errors import StreamScrubber
-from ..postprocess import PostprocessContext
-from ..postprocess.edits import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, EditLimits, clean_edits
+from ..postprocess import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, EditLimits, PostprocessContext, clean_edits
 from ..prompting import (
+    CELL_SEPARATOR,
+    GENERIC_EDIT_STYLE,
     BuiltEditPrompt,
     BuiltPrompt,
     EditPromptRequest,
@@ -40,10 +41,9 @@ from ..prompting import (
     StyleRegistry,
     build_edit_prompt,
     completion_prompt,
+    display_path,
     parse_edit_answer,
 )
-from ..prompting.context import CELL_SEPARATOR, display_path
-from ..prompting.styles import GENERIC_EDIT_STYLE
 from ..protocol import (
     EditPredictionReply,
     EditPredictionRequest,

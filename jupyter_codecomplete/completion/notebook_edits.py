@@ -33,14 +33,20 @@ import contextlib
 import time
 
 from ..errors import CompletionError
-from ..postprocess import Edit, EditLimits, diff_edits, implausible_fix
-from ..postprocess.cells import map_to_cells
-from ..prompting import EditPromptRequest, RecentEditText
-from ..prompting.context import comment_marker
-from ..prompting.notebook_document import NotebookDocument, notebook_document
-from ..prompting.outputs import cursor_indent
-from ..prompting.styles import GENERIC_EDIT_STYLE, PromptStyle
-from ..prompting.tracebacks import ErrorLine, error_comment, error_line
+from ..postprocess import Edit, EditLimits, diff_edits, implausible_fix, map_to_cells
+from ..prompting import (
+    GENERIC_EDIT_STYLE,
+    EditPromptRequest,
+    ErrorLine,
+    NotebookDocument,
+    PromptStyle,
+    RecentEditText,
+    comment_marker,
+    cursor_indent,
+    error_comment,
+    error_line,
+    notebook_document,
+)
 from ..protocol import (
     EditPredictionReply,
     EditPredictionRequest,

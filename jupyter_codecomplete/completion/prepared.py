@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..backends import Backend, ModelConfig, Session
-from ..postprocess import PostprocessContext
-from ..postprocess.cursor import Cursor
+from ..postprocess import Cursor, PostprocessContext
 from ..privacy import GateReport
 from ..prompting import BuiltPrompt, PromptStyle
 from .facts import RequestFacts

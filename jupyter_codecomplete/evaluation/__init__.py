@@ -7,6 +7,7 @@ configuration, ``metrics`` scores them (exact match, edit similarity, empty rate
 
 from __future__ import annotations
 
+from .command import run_command
 from .metrics import edit_similarity, levenshtein, normalize, percentile, score, summarize
 from .runner import (
     EvalConfig,
@@ -35,6 +36,7 @@ __all__ = [
     "normalize",
     "notebook_documents",
     "percentile",
+    "run_command",
     "run_config",
     "run_eval",
     "run_task",

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..postprocess.edits import Edit, apply_edits
+from ..postprocess import Edit, apply_edits
 from ..protocol import (
     MAX_TRACEBACK,
     CellError,

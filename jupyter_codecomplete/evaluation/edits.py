@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..postprocess.edits import Edit, apply_edits, diff_edits
+from ..postprocess import Edit, apply_edits, diff_edits
 from ..protocol import EditPredictionRequest, EditRegion, RecentEdit
 from .metrics import markdown_table, percentile
 from .runner import EvalConfig

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..postprocess.edits import diff_edits
-from ..prompting.outputs import cursor_indent, insert_candidates
+from ..postprocess import diff_edits
+from ..prompting import cursor_indent, insert_candidates
 from ..protocol import InlineCompletionRequest
 from .edits import EditTask
 from .metrics import markdown_table, percentile

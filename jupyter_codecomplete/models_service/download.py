@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..backends.http import make_client
+from ..backends import make_client
 from .catalogue import CatalogueEntry
 from .errors import ModelServiceError
 

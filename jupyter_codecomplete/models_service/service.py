@@ -249,7 +249,7 @@ class ModelService(LoggingConfigurable):
 
     @default("detect_servers")
     def _default_detect_servers(self) -> list[Any]:
-        from ..backends.discovery import default_servers
+        from ..backends import default_servers
 
         return [list(s) for s in default_servers()]
 
@@ -422,7 +422,7 @@ class ModelService(LoggingConfigurable):
         return out
 
     async def detected_entries(self) -> list[ModelEntry]:
-        from ..backends.discovery import probe_local_servers
+        from ..backends import probe_local_servers
 
         servers = [(str(kind), int(port)) for kind, port in self.detect_servers]
         found = await probe_local_servers(servers, self.detect_host, self.detect_timeout)
@@ -917,9 +917,8 @@ class ModelService(LoggingConfigurable):
         """The format edit predictions ask ``cfg`` in (the engine's decision,
         :func:`~jupyter_codecomplete.completion.edits.edit_style_for`) and whether it is the model's
         own next-edit format."""
-        from ..completion.edits import edit_style_for
-        from ..prompting import StyleRegistry
-        from ..prompting.styles import GENERIC_EDIT_STYLE
+        from ..completion import edit_style_for
+        from ..prompting import GENERIC_EDIT_STYLE, StyleRegistry
 
         styles = getattr(engine, "styles", None) or StyleRegistry()
         try:
@@ -931,7 +930,7 @@ class ModelService(LoggingConfigurable):
 
     def edit_serving(self, engine: Any) -> dict[str, Any] | None:
         """The model that serves edit predictions now and the format it is asked in."""
-        from ..completion.edits import edit_model_key, edit_style
+        from ..completion import edit_model_key, edit_style
 
         if engine is None or not isinstance(getattr(engine, "models", None), dict):
             return None
@@ -941,7 +940,7 @@ class ModelService(LoggingConfigurable):
             style = edit_style(engine, key)
         except Exception:
             return None
-        from ..prompting.styles import GENERIC_EDIT_STYLE
+        from ..prompting import GENERIC_EDIT_STYLE
 
         return ServingModel(
             name=backend.name,

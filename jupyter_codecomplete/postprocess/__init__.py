@@ -18,6 +18,7 @@ docs/postprocessing.md.
 """
 
 from .base import Filter
+from .cells import map_to_cells
 from .context import PostprocessContext
 from .cursor import Cursor, analyze, normalize_newlines
 from .edits import (
@@ -56,6 +57,7 @@ __all__ = [
     "implausible_fix",
     "is_degenerate",
     "make_pipeline",
+    "map_to_cells",
     "normalize_newlines",
     "postprocess",
     "rules_for",

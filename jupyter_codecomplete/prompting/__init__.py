@@ -12,6 +12,7 @@ Public interface (used by ``completion/`` and ``web/``; keep these names and sig
 """
 
 from .builder import MODES, Budget, BuiltPrompt, PromptRequest, build_prompt, parse_request
+from .context import CELL_SEPARATOR, comment_marker, display_path
 from .edits import (
     BuiltEditPrompt,
     EditPromptRequest,
@@ -22,8 +23,11 @@ from .edits import (
     parse_edit_answer,
 )
 from .errors import PromptError
+from .notebook_document import NotebookDocument, notebook_document
+from .outputs import cursor_indent, insert_candidates
 from .styles import (
     BUILTIN_STYLES,
+    GENERIC_EDIT_STYLE,
     ChatSpec,
     EditAnswerSpec,
     EditSpec,
@@ -42,9 +46,12 @@ from .tokens import (
     llama_cpp_counter,
     make_counter,
 )
+from .tracebacks import ErrorLine, error_comment, error_line
 
 __all__ = [
     "BUILTIN_STYLES",
+    "CELL_SEPARATOR",
+    "GENERIC_EDIT_STYLE",
     "MODES",
     "Budget",
     "BuiltEditPrompt",
@@ -54,8 +61,10 @@ __all__ = [
     "EditAnswerSpec",
     "EditPromptRequest",
     "EditSpec",
+    "ErrorLine",
     "EstimateCounter",
     "FimSpec",
+    "NotebookDocument",
     "NotebookSpec",
     "ParsedAnswer",
     "PromptError",
@@ -69,9 +78,16 @@ __all__ = [
     "TokenizersCounter",
     "build_edit_prompt",
     "build_prompt",
+    "comment_marker",
     "completion_prompt",
+    "cursor_indent",
+    "display_path",
+    "error_comment",
+    "error_line",
+    "insert_candidates",
     "llama_cpp_counter",
     "make_counter",
+    "notebook_document",
     "parse_edit_answer",
     "parse_request",
 ]

@@ -27,8 +27,7 @@ from typing import Any, ClassVar
 
 from typing_extensions import Unpack
 
-from ..backends import builtin_kinds
-from ..backends.kinds import kind_attribute
+from ..backends import builtin_kinds, kind_attribute
 from .openai_upstream import OpenAIUpstream, UpstreamConfig
 from .scripted import Handlers, RecordingHandler, ScriptedHandler
 from .server import Listen

@@ -8,7 +8,14 @@
 Used by ``web/`` and the commands; it imports only :mod:`..protocol`.
 """
 
+from .gate import LEVELS
 from .store import SCHEMA_VERSION, UsageStore, default_usage_path
 from .summary import summarize
 
-__all__ = ["SCHEMA_VERSION", "UsageStore", "default_usage_path", "summarize"]
+__all__ = [
+    "LEVELS",
+    "SCHEMA_VERSION",
+    "UsageStore",
+    "default_usage_path",
+    "summarize",
+]

@@ -4,5 +4,9 @@
 """
 
 from .routes import handlers
+from .stats import LoopLagMonitor
 
-__all__ = ["handlers"]
+__all__ = [
+    "LoopLagMonitor",
+    "handlers",
+]

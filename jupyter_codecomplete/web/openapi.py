@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ..models_service import CustomEndpoint
 from ..protocol import CompletionRequestBody, EditPredictionReply, EditPredictionRequest
-from ..usage.gate import LEVELS
+from ..usage import LEVELS
 from . import replies as r
 
 try:  # the installed package's version (not the package's __init__, which imports the server app)

@@ -22,8 +22,7 @@ from typing import Any
 
 from tornado.iostream import StreamClosedError
 
-from ..completion import DefaultInlineCompletionHandler, Overrides
-from ..completion.prepared import Prepared
+from ..completion import DefaultInlineCompletionHandler, Overrides, Prepared
 from ..errors import HTTP_STATUS
 from ..postprocess import Pipeline
 from ..prompting import PromptError

@@ -18,8 +18,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...prompting import FimSpec, PromptStyle, RepoSpec, StyleRegistry
-from ...prompting.tokens import TokenCounter, make_counter
+from ...prompting import FimSpec, PromptStyle, RepoSpec, StyleRegistry, TokenCounter, make_counter
 from ..base import Backend, BackendError, Description, Locality, ModelConfig
 from .engines import AUTO, EngineUnavailable, choose_engine
 from .gguf import default_model_path, read_gguf_info
