@@ -38,7 +38,7 @@ MAX_PREFIX, MAX_SUFFIX = 8000, 2000
 
 
 def client_prefix(before: str, grid: bool) -> str:
-    """The browser's cut of the text before the cursor (src/context.ts ``boundedPrefix``)."""
+    """The browser's cut of the text before the cursor (src/context/context.ts ``boundedPrefix``)."""
     if len(before) <= MAX_PREFIX:
         return before
     if not grid:

@@ -1,6 +1,6 @@
 """Everything the package knows about languages: ONE :class:`Language` record per language.
 
-Every stage reads this table and no other: the client's names (``src/languagetable.ts`` is
+Every stage reads this table and no other: the client's names (``src/context/languagetable.ts`` is
 generated from it), prompting (line-comment marker for markdown cells and outputs, display name,
 the file name a notebook's code is shown under, the language of a path) and post-processing
 (strings, comments, block words, tree-sitter grammar; ``postprocess/languages.py`` adds only the
@@ -17,7 +17,7 @@ Records that only prompting knew before the table was merged (Haskell, Perl, ...
 comment markers but no string rules, so their ``brackets`` rule is off: an unmatched bracket in
 a string we cannot see must not end a suggestion.
 
-Regenerate the client's table with ``python -m jupyter_codecomplete.languages > src/languagetable.ts``
+Regenerate the client's table with ``python -m jupyter_codecomplete.languages > src/context/languagetable.ts``
 (``tests/test_languages.py`` fails while it is stale).
 """
 
@@ -596,7 +596,7 @@ def file_extension(name: str | None) -> str | None:
 
 # -- the client's table ---------------------------------------------------------------------------
 
-TYPESCRIPT_PATH = "src/languagetable.ts"
+TYPESCRIPT_PATH = "src/context/languagetable.ts"
 
 _TS_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 
@@ -615,14 +615,14 @@ def _ts_marker(text: str) -> str:
 
 
 def render_typescript() -> str:
-    """``src/languagetable.ts``: every name → id, and id → display name, for the client."""
+    """``src/context/languagetable.ts``: every name → id, and id → display name, for the client."""
     ids = sorted((key, language.name) for language in ALL for key in language.names)
     titles = sorted((language.name, language.title) for language in ALL)
     comments = sorted((language.name, language.line_comments) for language in ALL if language.line_comments)
     lines = [
         "/**",
         " * Language names, GENERATED from `jupyter_codecomplete/languages.py` (the one language",
-        " * table) by `python -m jupyter_codecomplete.languages > src/languagetable.ts`: do not edit.",
+        " * table) by `python -m jupyter_codecomplete.languages > src/context/languagetable.ts`: do not edit.",
         " * `tests/test_languages.py` fails when this file is stale.",
         " */",
         "",

@@ -36,8 +36,8 @@ import { statisticsPlugin } from './plugins/statistics';
 import { statusItemPlugin, statusPlugin } from './plugins/status';
 import { usagePlugin } from './plugins/usage';
 
-export { CodeCompleteProvider, PROVIDER_ID } from './provider';
-export { CompletionSocket } from './socket';
+export { CodeCompleteProvider, PROVIDER_ID } from './completion/provider';
+export { CompletionSocket } from './connection/socket';
 export * from './tokens';
 
 const plugins: JupyterFrontEndPlugin<any>[] = [

@@ -1,7 +1,7 @@
 /**
  * The user settings of the extension (`schema/plugin.json`) and their normalisation.
  */
-import { languageId } from './languagetable';
+import { languageId } from './context/languagetable';
 
 /**
  * When to stream suggestions.

@@ -20,14 +20,14 @@ import type {
   IServingModel,
   IUsageEvent,
   LineKind
-} from './protocol';
-import type { IEngineInstall } from './models';
-import type { EditHistory } from './edithistory';
-import type { CodeCompleteProvider, ICompletionClient } from './provider';
+} from './connection/protocol';
+import type { IEngineInstall } from './models/models';
+import type { EditHistory } from './context/edithistory';
+import type { CodeCompleteProvider, ICompletionClient } from './completion/provider';
 import type { ISettings } from './settings';
-import type { CompletionSocket } from './socket';
-import type { IKeptProbe } from './usage';
-import type { StatusState } from './status';
+import type { CompletionSocket } from './connection/socket';
+import type { IKeptProbe } from './usage/usage';
+import type { StatusState } from './status/status';
 
 /**
  * The id of the settings plugin; also the id of the settings schema `schema/plugin.json`

@@ -1,4 +1,4 @@
-"""The browser's wire types (`src/protocol.ts`, `src/models.ts`) against the pydantic models.
+"""The browser's wire types (`src/connection/protocol.ts`, `src/models/models.ts`) against the pydantic models.
 
 Each TypeScript interface that mirrors a pydantic model is compared with the model's JSON schema:
 
@@ -11,7 +11,7 @@ Each TypeScript interface that mirrors a pydantic model is compared with the mod
   sends always carries every field (it never drops defaults or nulls), so a TypeScript field may be
   optional there (for older servers).
 
-Every pydantic model in `protocol.py` and every interface exported from `src/protocol.ts` is either
+Every pydantic model in `protocol.py` and every interface exported from `src/connection/protocol.ts` is either
 mirrored or listed below with the reason it is not. The TypeScript is read by a small parser of the
 subset these files use (interfaces, type aliases, unions, arrays, inline object types); it fails
 loudly on anything else.
@@ -42,51 +42,51 @@ MODEL_MODULES = (
 
 # TypeScript file, interface -> (pydantic model, direction).
 MIRRORED: dict[tuple[str, str], tuple[str, Direction]] = {
-    ("src/protocol.ts", "IServingModel"): ("ServingModel", "to_browser"),
-    ("src/protocol.ts", "IErrorInfo"): ("ErrorInfo", "to_browser"),
-    ("src/protocol.ts", "ICellOutput"): ("CellOutput", "to_server"),
-    ("src/protocol.ts", "IContextCell"): ("ContextCell", "to_server"),
-    ("src/protocol.ts", "IKernelCandidate"): ("KernelCandidate", "to_server"),
-    ("src/protocol.ts", "IKernelCandidates"): ("KernelCandidates", "to_server"),
-    ("src/protocol.ts", "IContextFile"): ("ContextFile", "to_server"),
-    ("src/protocol.ts", "IInlineCompletionRequest"): ("InlineCompletionRequest", "to_server"),
-    ("src/protocol.ts", "ICancelRequest"): ("CancelRequest", "to_server"),
-    ("src/protocol.ts", "IRecentEdit"): ("RecentEdit", "to_server"),
-    ("src/protocol.ts", "ICellError"): ("CellError", "to_server"),
-    ("src/protocol.ts", "IEditRegion"): ("EditRegion", "to_server"),
-    ("src/protocol.ts", "IEditPredictionRequest"): ("EditPredictionRequest", "to_server"),
-    ("src/protocol.ts", "ITextEdit"): ("TextEdit", "to_browser"),
-    ("src/protocol.ts", "IEditPredictionReply"): ("EditPredictionReply", "to_browser"),
-    ("src/protocol.ts", "IClientHello"): ("ClientHello", "to_server"),
-    ("src/protocol.ts", "ICompletionItem"): ("InlineCompletionItem", "to_browser"),
-    ("src/protocol.ts", "IInlineCompletionReply"): ("InlineCompletionReply", "to_browser"),
-    ("src/protocol.ts", "IStreamChunk"): ("InlineCompletionStreamChunk", "to_browser"),
-    ("src/protocol.ts", "IErrorReply"): ("ErrorReply", "to_browser"),
-    ("src/protocol.ts", "IHelloMessage"): ("HelloMessage", "to_browser"),
-    ("src/protocol.ts", "IUsageEvent"): ("UsageEvent", "to_server"),
-    ("src/protocol.ts", "IUsageMessage"): ("UsageMessage", "to_server"),
-    ("src/protocol.ts", "IWarmRequest"): ("WarmRequest", "to_server"),
-    ("src/protocol.ts", "IWarmReply"): ("WarmReply", "to_browser"),
-    ("src/models.ts", "IModelEntry"): ("ModelEntry", "to_browser"),
-    ("src/models.ts", "ICustomEndpoint"): ("CustomEndpoint", "to_server"),
+    ("src/connection/protocol.ts", "IServingModel"): ("ServingModel", "to_browser"),
+    ("src/connection/protocol.ts", "IErrorInfo"): ("ErrorInfo", "to_browser"),
+    ("src/connection/protocol.ts", "ICellOutput"): ("CellOutput", "to_server"),
+    ("src/connection/protocol.ts", "IContextCell"): ("ContextCell", "to_server"),
+    ("src/connection/protocol.ts", "IKernelCandidate"): ("KernelCandidate", "to_server"),
+    ("src/connection/protocol.ts", "IKernelCandidates"): ("KernelCandidates", "to_server"),
+    ("src/connection/protocol.ts", "IContextFile"): ("ContextFile", "to_server"),
+    ("src/connection/protocol.ts", "IInlineCompletionRequest"): ("InlineCompletionRequest", "to_server"),
+    ("src/connection/protocol.ts", "ICancelRequest"): ("CancelRequest", "to_server"),
+    ("src/connection/protocol.ts", "IRecentEdit"): ("RecentEdit", "to_server"),
+    ("src/connection/protocol.ts", "ICellError"): ("CellError", "to_server"),
+    ("src/connection/protocol.ts", "IEditRegion"): ("EditRegion", "to_server"),
+    ("src/connection/protocol.ts", "IEditPredictionRequest"): ("EditPredictionRequest", "to_server"),
+    ("src/connection/protocol.ts", "ITextEdit"): ("TextEdit", "to_browser"),
+    ("src/connection/protocol.ts", "IEditPredictionReply"): ("EditPredictionReply", "to_browser"),
+    ("src/connection/protocol.ts", "IClientHello"): ("ClientHello", "to_server"),
+    ("src/connection/protocol.ts", "ICompletionItem"): ("InlineCompletionItem", "to_browser"),
+    ("src/connection/protocol.ts", "IInlineCompletionReply"): ("InlineCompletionReply", "to_browser"),
+    ("src/connection/protocol.ts", "IStreamChunk"): ("InlineCompletionStreamChunk", "to_browser"),
+    ("src/connection/protocol.ts", "IErrorReply"): ("ErrorReply", "to_browser"),
+    ("src/connection/protocol.ts", "IHelloMessage"): ("HelloMessage", "to_browser"),
+    ("src/connection/protocol.ts", "IUsageEvent"): ("UsageEvent", "to_server"),
+    ("src/connection/protocol.ts", "IUsageMessage"): ("UsageMessage", "to_server"),
+    ("src/connection/protocol.ts", "IWarmRequest"): ("WarmRequest", "to_server"),
+    ("src/connection/protocol.ts", "IWarmReply"): ("WarmReply", "to_browser"),
+    ("src/models/models.ts", "IModelEntry"): ("ModelEntry", "to_browser"),
+    ("src/models/models.ts", "ICustomEndpoint"): ("CustomEndpoint", "to_server"),
     # the REST replies the browser reads (web/replies.py)
-    ("src/models.ts", "IModelListing"): ("ModelListing", "to_browser"),
-    ("src/models.ts", "IDownload"): ("DownloadProgress", "to_browser"),
-    ("src/models.ts", "IProbeReport"): ("ProbeReport", "to_browser"),
-    ("src/models.ts", "IFimReport"): ("FimReport", "to_browser"),
-    ("src/models.ts", "ITestReply"): ("TestReply", "to_browser"),
-    ("src/models.ts", "IUseReply"): ("UseReply", "to_browser"),
-    ("src/models.ts", "IEditSwitch"): ("EditUseReply", "to_browser"),
-    ("src/models.ts", "ICustomSaved"): ("CustomSaved", "to_browser"),
-    ("src/models.ts", "IEngineInstall"): ("EngineInstall", "to_browser"),
-    ("src/statspanel.ts", "IUsageSummary"): ("UsageSummary", "to_browser"),
-    ("src/statspanel.ts", "IUsageGroup"): ("UsageGroup", "to_browser"),
-    ("src/statspanel.ts", "ILatencyBin"): ("LatencyBin", "to_browser"),
-    ("src/statspanel.ts", "IRestraintPreview"): ("RestraintPreview", "to_browser"),
-    ("src/restraint.ts", "IGateModel"): ("GateModel", "to_browser"),
-    ("src/restraint.ts", "IGateSkip"): ("GateSkip", "to_browser"),
-    ("src/restraint.ts", "IGatePlace"): ("GatePlace", "to_browser"),
-    ("src/restraint.ts", "IGateCell"): ("GateCell", "to_browser"),
+    ("src/models/models.ts", "IModelListing"): ("ModelListing", "to_browser"),
+    ("src/models/models.ts", "IDownload"): ("DownloadProgress", "to_browser"),
+    ("src/models/models.ts", "IProbeReport"): ("ProbeReport", "to_browser"),
+    ("src/models/models.ts", "IFimReport"): ("FimReport", "to_browser"),
+    ("src/models/models.ts", "ITestReply"): ("TestReply", "to_browser"),
+    ("src/models/models.ts", "IUseReply"): ("UseReply", "to_browser"),
+    ("src/models/models.ts", "IEditSwitch"): ("EditUseReply", "to_browser"),
+    ("src/models/models.ts", "ICustomSaved"): ("CustomSaved", "to_browser"),
+    ("src/models/models.ts", "IEngineInstall"): ("EngineInstall", "to_browser"),
+    ("src/usage/statspanel.ts", "IUsageSummary"): ("UsageSummary", "to_browser"),
+    ("src/usage/statspanel.ts", "IUsageGroup"): ("UsageGroup", "to_browser"),
+    ("src/usage/statspanel.ts", "ILatencyBin"): ("LatencyBin", "to_browser"),
+    ("src/usage/statspanel.ts", "IRestraintPreview"): ("RestraintPreview", "to_browser"),
+    ("src/completion/restraint.ts", "IGateModel"): ("GateModel", "to_browser"),
+    ("src/completion/restraint.ts", "IGateSkip"): ("GateSkip", "to_browser"),
+    ("src/completion/restraint.ts", "IGatePlace"): ("GatePlace", "to_browser"),
+    ("src/completion/restraint.ts", "IGateCell"): ("GateCell", "to_browser"),
 }
 
 # REST replies (web/replies.py) the browser never reads, and why: each is still in the OpenAPI
@@ -107,7 +107,7 @@ PYTHON_ONLY = {
     "CompletionRequestBody": "body of POST api/codecomplete/completions, which the browser never calls",
 }
 
-# Names exported from src/protocol.ts that mirror no single model, and why.
+# Names exported from src/connection/protocol.ts that mirror no single model, and why.
 TYPESCRIPT_ONLY = {
     "Trigger": "alias of a Literal, compared where it is used",
     "UsageTrigger": "alias of a Literal, compared where it is used",
@@ -437,8 +437,8 @@ def test_every_reply_is_mirrored_or_listed() -> None:
 
 
 def test_every_protocol_interface_is_mirrored_or_listed() -> None:
-    interfaces, aliases = read_typescript("src/protocol.ts")
-    mirrored = {ts for (path, ts) in MIRRORED if path == "src/protocol.ts"}
+    interfaces, aliases = read_typescript("src/connection/protocol.ts")
+    mirrored = {ts for (path, ts) in MIRRORED if path == "src/connection/protocol.ts"}
     assert sorted(set(interfaces) - mirrored - set(TYPESCRIPT_ONLY)) == []
     assert sorted(set(TYPESCRIPT_ONLY) - set(interfaces) - set(aliases)) == []
 
@@ -450,14 +450,14 @@ def test_a_field_added_to_a_model_is_a_difference() -> None:
     class Grown(model_class("ErrorInfo")):  # type: ignore[misc]  # a subclass made at run time
         extra_field: int = 0
 
-    interfaces, aliases = read_typescript("src/protocol.ts")
+    interfaces, aliases = read_typescript("src/connection/protocol.ts")
     assert differences("IErrorInfo", interfaces["IErrorInfo"], aliases, Grown, "to_browser") == [
         "IErrorInfo lacks extra_field (in Grown)"
     ]
 
 
 def test_a_field_added_to_an_interface_is_a_difference() -> None:
-    interfaces, aliases = read_typescript("src/protocol.ts")
+    interfaces, aliases = read_typescript("src/connection/protocol.ts")
     grown = [*interfaces["IErrorInfo"], TsField("extra_field", True, "number")]
     assert differences("IErrorInfo", grown, aliases, model_class("ErrorInfo"), "to_browser") == [
         "IErrorInfo.extra_field is not in ErrorInfo"
@@ -465,7 +465,7 @@ def test_a_field_added_to_an_interface_is_a_difference() -> None:
 
 
 def test_a_changed_type_or_optional_required_field_is_a_difference() -> None:
-    interfaces, aliases = read_typescript("src/protocol.ts")
+    interfaces, aliases = read_typescript("src/connection/protocol.ts")
     changed = [
         TsField(f.name, True, f.type)
         if f.name == "prefix"

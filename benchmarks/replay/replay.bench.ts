@@ -7,7 +7,7 @@
  * from it. The user accepts a suggestion when it is what they were going to type (Tab), the
  * words of it that are (Ctrl+Right), or accepts a mostly right one and deletes its wrong tail.
  *
- * The restraint classes (`src/restraint.ts`), the usage tracker (`src/usage.ts`, with its kept
+ * The restraint classes (`src/completion/restraint.ts`), the usage tracker (`src/usage/usage.ts`, with its kept
  * measurement) and the line kinds are the extension's own; only the editor, JupyterLab's
  * debounce and the model are simulated.
  *
@@ -15,11 +15,11 @@
  * results go: per mode {calls, shown, typed, events}. A mode `gated*_pauses` also holds for the
  * pauses its gate learned (`pauses`) instead of starting from none.
  */
-import { IUsageEvent } from '../../src/protocol';
-import { IGateModel, Restraint } from '../../src/restraint';
+import { IUsageEvent } from '../../src/connection/protocol';
+import { IGateModel, Restraint } from '../../src/completion/restraint';
 import { DEFAULT_SETTINGS } from '../../src/settings';
-import { Suggestion } from '../../src/typing';
-import { lineKind, UsageTracker } from '../../src/usage';
+import { Suggestion } from '../../src/completion/typing';
+import { lineKind, UsageTracker } from '../../src/usage/usage';
 
 // Node's own modules (the project has no Node type definitions)
 declare const require: (name: string) => any;
@@ -186,7 +186,7 @@ async function replay(
     editorState: () => ({ key, text: doc, offset: cursor }),
     tabId: mode
   });
-  // the extension's own decision (src/restraint.ts), as the restraint plugin wires it
+  // the extension's own decision (src/completion/restraint.ts), as the restraint plugin wires it
   const restraint = new Restraint();
   const { debounce, gate } = restraint;
   let lastKey = 0;

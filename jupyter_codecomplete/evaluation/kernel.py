@@ -3,7 +3,7 @@
 For each notebook with ``member`` tasks one kernel (the named kernel spec) is started in the
 notebook's folder; the code cells run in order, and before a cell with tasks runs, the kernel is
 asked the standard ``complete_request`` for each task's line up to the cursor, as the editor asks
-it (``src/kernel.ts``: the same triggers, the same filtering of the answer). The cell itself has
+it (``src/context/kernel.ts``: the same triggers, the same filtering of the answer). The cell itself has
 not run yet, as when the user types in it.
 
 This runs the notebooks' code: use it on notebooks you would run anyway. A cell that fails is
@@ -22,7 +22,7 @@ from typing import Any
 from ..protocol import MAX_CANDIDATE_TEXT, KernelCandidate, KernelCandidates
 from .tasks import Task
 
-# the end of a line where the editor asks the kernel (mirrors src/kernel.ts TRIGGERS.python)
+# the end of a line where the editor asks the kernel (mirrors src/context/kernel.ts TRIGGERS.python)
 TRIGGER = re.compile(
     r"((?:^|[^\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\.|\[\s*[\"']?|\(\s*(?:[\w.]+\s*=\s*[^,()]*,\s*)*))$"
 )

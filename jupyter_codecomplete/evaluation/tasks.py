@@ -276,7 +276,7 @@ def _block_candidates(doc: Document) -> list[tuple[int, int, int]]:
     return out
 
 
-# `name.` / `name[` / `name(` (a name right before the trigger; mirrors src/kernel.ts) and what
+# `name.` / `name[` / `name(` (a name right before the trigger; mirrors src/context/kernel.ts) and what
 # the user would type after it
 _TRIGGER = re.compile(r"[.\[(]")
 _NAME_BEFORE = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")

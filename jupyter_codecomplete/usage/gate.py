@@ -26,7 +26,7 @@ cuts suggestions shown, not kept characters. At the levels in :data:`HOLD_LEVELS
 among them) such a cell is not skipped outright but *held* (``hold``): the client asks there only
 after a pause as long as the user's own pauses before taking a suggestion at that line kind
 (``pauses``, learned here from the stored events by :func:`pauses`, so that a reload, a second tab
-or Notebook 7 starts from them; ``AcceptPauses`` in ``src/restraint.ts``), so a user who stops to
+or Notebook 7 starts from them; ``AcceptPauses`` in ``src/completion/restraint.ts``), so a user who stops to
 take a comment's completion still gets it; at "less" it is skipped. Manual requests (Alt+\\) are
 never skipped. The gate switches itself on once :data:`MIN_EVENTS` automatic suggestions exist,
 and a place is judged only with :data:`MIN_PLACE_EVENTS` of its own; a rhythm at a place with fewer
@@ -95,7 +95,7 @@ def pauses(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     automatic suggestion that was not held (one asked after a hold could only be taken after it:
     counting it would lengthen the hold each time); only kinds with :data:`PAUSE_MIN_SAMPLES`,
     clamped to :data:`PAUSE_MIN_MS`-:data:`PAUSE_MAX_MS`. The client holds a gated place that
-    long until the page has enough pauses of its own (``AcceptPauses`` in ``src/restraint.ts``)."""
+    long until the page has enough pauses of its own (``AcceptPauses`` in ``src/completion/restraint.ts``)."""
     by_kind: dict[str, list[tuple[float, float]]] = {}
     for r in rows:
         ms = r.get("accept_pause_ms")

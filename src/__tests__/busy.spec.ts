@@ -5,13 +5,13 @@
  */
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import { ErrorNotifier } from '../notifier';
-import { busySeconds, IErrorInfo, isBusyError } from '../protocol';
-import { CodeCompleteProvider } from '../provider';
-import { AdaptiveDebounce } from '../restraint';
+import { ErrorNotifier } from '../status/notifier';
+import { busySeconds, IErrorInfo, isBusyError } from '../connection/protocol';
+import { CodeCompleteProvider } from '../completion/provider';
+import { AdaptiveDebounce } from '../completion/restraint';
 import { DEFAULT_SETTINGS, normalizeSettings } from '../settings';
-import { CompletionError } from '../socket';
-import { StatusModel } from '../status';
+import { CompletionError } from '../connection/socket';
+import { StatusModel } from '../status/status';
 import { FakeClient, flush } from './fakes';
 
 const limited: IErrorInfo = {

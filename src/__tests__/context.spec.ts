@@ -8,8 +8,8 @@ import {
   ICellInfo,
   languageFromMime,
   utf8Length
-} from '../context';
-import { IRequestBody } from '../protocol';
+} from '../context/context';
+import { IRequestBody } from '../connection/protocol';
 import pluginSchema from '../../schema/plugin.json';
 import {
   DEFAULT_SETTINGS,

@@ -1,4 +1,4 @@
-import { EscapeListener } from '../dismiss';
+import { EscapeListener } from '../completion/dismiss';
 
 describe('EscapeListener', () => {
   const press = (target: Element, init: KeyboardEventInit = {}) => {

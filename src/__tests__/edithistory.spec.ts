@@ -2,9 +2,9 @@ import { history } from '@codemirror/commands';
 import { EditorState } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 
-import { applyPrediction, editPredictionExtension, showPrediction } from '../editprediction';
-import { EditHistories, EditHistory, unifiedDiff } from '../edithistory';
-import { changedLines, EditPredictionController } from '../editrequest';
+import { applyPrediction, editPredictionExtension, showPrediction } from '../edits/editprediction';
+import { EditHistories, EditHistory, unifiedDiff } from '../context/edithistory';
+import { changedLines, EditPredictionController } from '../edits/editrequest';
 import { connectedSocket } from './fakes';
 
 const CELL = 'def total(items):\n    s = 0\n    for p in items:\n        s += p\n    return s\n';

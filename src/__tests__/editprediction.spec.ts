@@ -13,11 +13,11 @@ import {
   keptProbes,
   Offsets,
   showPrediction
-} from '../editprediction';
-import { keptChars } from '../usage';
-import { EditPredictionController, followUpLikely } from '../editrequest';
+} from '../edits/editprediction';
+import { keptChars } from '../usage/usage';
+import { EditPredictionController, followUpLikely } from '../edits/editrequest';
 import { EditPredictionMode } from '../settings';
-import { CompletionSocket } from '../socket';
+import { CompletionSocket } from '../connection/socket';
 import { connectedSocket, flush } from './fakes';
 
 const CELL =

@@ -4,7 +4,7 @@ import {
   ErrorFixLimits,
   errorOfOutputs,
   missingNamePrefix
-} from '../errorfix';
+} from '../edits/errorfix';
 
 const KEY_TRACEBACK = [
   '\u001b[0;31m---------------------------------------------------------------------------\u001b[0m',

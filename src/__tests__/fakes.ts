@@ -2,9 +2,14 @@
  * Test doubles: a scriptable WebSocket, a scriptable completion client, manual timers, and the
  * request body and stream chunks they carry.
  */
-import { IInlineCompletionReply, IRequestBody, IStreamChunk, ServerMessage } from '../protocol';
-import { ICompletionClient } from '../provider';
-import { ChunkQueue, CompletionSocket } from '../socket';
+import {
+  IInlineCompletionReply,
+  IRequestBody,
+  IStreamChunk,
+  ServerMessage
+} from '../connection/protocol';
+import { ICompletionClient } from '../completion/provider';
+import { ChunkQueue, CompletionSocket } from '../connection/socket';
 
 export class FakeWebSocket {
   static instances: FakeWebSocket[] = [];

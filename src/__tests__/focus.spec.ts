@@ -1,4 +1,4 @@
-import { EditorFocusTracker } from '../focus';
+import { EditorFocusTracker } from '../completion/focus';
 
 describe('EditorFocusTracker', () => {
   it('remembers the editor while a menu has the focus and forgets it elsewhere', () => {

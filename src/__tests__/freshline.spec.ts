@@ -7,7 +7,7 @@ import {
   INLINE_COMPLETER_ACTIVE_CLASS,
   shouldTrigger,
   TAB_COMPLETER_ACTIVE_CLASS
-} from '../freshline';
+} from '../completion/freshline';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
 
 const settings = (over: Partial<ISettings> = {}): ISettings =>

@@ -1,8 +1,13 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import { candidatesFromReply, IKernelLike, KernelCompleter, triggerExpression } from '../kernel';
-import { CodeCompleteProvider, ICompletionClient } from '../provider';
-import { IInlineCompletionReply, IRequestBody } from '../protocol';
+import {
+  candidatesFromReply,
+  IKernelLike,
+  KernelCompleter,
+  triggerExpression
+} from '../context/kernel';
+import { CodeCompleteProvider, ICompletionClient } from '../completion/provider';
+import { IInlineCompletionReply, IRequestBody } from '../connection/protocol';
 import { DEFAULT_SETTINGS, normalizeSettings } from '../settings';
 
 type Reply = Awaited<ReturnType<IKernelLike['requestComplete']>>;

@@ -3,10 +3,10 @@
  * `jupyter_codecomplete/languages.py` (pytest checks the bytes); these cases check that the
  * client reads it: what an editor reports becomes the id the server knows.
  */
-import { displayLanguage, languageFromMime } from '../context';
-import { LANGUAGE_IDS, LANGUAGE_NAMES, languageId } from '../languagetable';
+import { displayLanguage, languageFromMime } from '../context/context';
+import { LANGUAGE_IDS, LANGUAGE_NAMES, languageId } from '../context/languagetable';
 import { DEFAULT_SETTINGS, isLanguageEnabled, disabledLanguagesWith } from '../settings';
-import { kernelLanguage } from '../widgets';
+import { kernelLanguage } from '../context/widgets';
 import { IInlineCompletionContext } from '@jupyterlab/completer';
 import { Widget } from '@lumino/widgets';
 

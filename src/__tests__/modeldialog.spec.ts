@@ -1,4 +1,4 @@
-import { ModelChooser } from '../modeldialog';
+import { ModelChooser } from '../models/modeldialog';
 import {
   ICustomEndpoint,
   IDownload,
@@ -8,7 +8,7 @@ import {
   IModelListing,
   ModelsClient,
   ModelsError
-} from '../models';
+} from '../models/models';
 import { flush } from './fakes';
 
 function entry(id: string, fields: Partial<IModelEntry> = {}): IModelEntry {

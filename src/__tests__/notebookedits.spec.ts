@@ -7,10 +7,16 @@ import {
   dismissPrediction,
   editPredictionExtension,
   EditPredictionClasses
-} from '../editprediction';
-import { EditPredictionController } from '../editrequest';
-import { editorEdits, groupEdits, IPendingEdit, nextPending, PendingEdits } from '../notebookedits';
-import { INotebookCells, NotebookEditNavigator } from '../notebooknav';
+} from '../edits/editprediction';
+import { EditPredictionController } from '../edits/editrequest';
+import {
+  editorEdits,
+  groupEdits,
+  IPendingEdit,
+  nextPending,
+  PendingEdits
+} from '../edits/notebookedits';
+import { INotebookCells, NotebookEditNavigator } from '../edits/notebooknav';
 import { connectedSocket, flush } from './fakes';
 
 describe('groupEdits', () => {

@@ -1,4 +1,4 @@
-import { contextCells, fitToLimit, ICellInfo, utf8Length } from '../context';
+import { contextCells, fitToLimit, ICellInfo, utf8Length } from '../context/context';
 import {
   contextOutputs,
   cleanOutputText,
@@ -6,8 +6,8 @@ import {
   IRawOutput,
   OutputLimits,
   outputToContext
-} from '../outputs';
-import { IRequestBody } from '../protocol';
+} from '../context/outputs';
+import { IRequestBody } from '../connection/protocol';
 import { DEFAULT_SETTINGS } from '../settings';
 
 const result = (text: string | string[], extra: Record<string, unknown> = {}): IRawOutput => ({

@@ -4,7 +4,7 @@
  */
 import plugins, { ICodeCompleteSettings, PLUGIN_ID } from '../index';
 import { CodeCompleteSettings } from '../plugins/settings';
-import { DEFAULT_DEBOUNCE_MS } from '../provider';
+import { DEFAULT_DEBOUNCE_MS } from '../completion/provider';
 
 describe('plugins', () => {
   it('have unique ids in our namespace and start by themselves', () => {

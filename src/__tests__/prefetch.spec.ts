@@ -6,12 +6,12 @@ import {
   mayPrefetch,
   Prefetcher,
   shouldPrefetch
-} from '../prefetch';
-import { CodeCompleteProvider } from '../provider';
-import { IInlineCompletionReply } from '../protocol';
+} from '../completion/prefetch';
+import { CodeCompleteProvider } from '../completion/provider';
+import { IInlineCompletionReply } from '../connection/protocol';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
-import { CompletionError } from '../socket';
-import { Suggestion } from '../typing';
+import { CompletionError } from '../connection/socket';
+import { Suggestion } from '../completion/typing';
 import { FakeClient, flush, streamChunk } from './fakes';
 
 const auto = { widget: {} as any, triggerKind: InlineCompletionTriggerKind.Automatic };

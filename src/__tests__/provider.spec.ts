@@ -1,8 +1,8 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import { CodeCompleteProvider, PROVIDER_ID } from '../provider';
-import { IInlineCompletionReply } from '../protocol';
-import { CompletionError } from '../socket';
+import { CodeCompleteProvider, PROVIDER_ID } from '../completion/provider';
+import { IInlineCompletionReply } from '../connection/protocol';
+import { CompletionError } from '../connection/socket';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
 import { FakeClient, flush, streamChunk } from './fakes';
 

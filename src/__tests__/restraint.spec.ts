@@ -6,7 +6,7 @@ import {
   IGateModel,
   Restraint,
   rhythmBin
-} from '../restraint';
+} from '../completion/restraint';
 
 describe('AdaptiveDebounce', () => {
   it('waits rate × base − expected latency, clamped', () => {

@@ -1,4 +1,4 @@
-import { CompletionError, CompletionSocket, SOCKET_PATH } from '../socket';
+import { CompletionError, CompletionSocket, SOCKET_PATH } from '../connection/socket';
 import { connectedSocket, FakeWebSocket, flush, ManualTimers, requestBody } from './fakes';
 
 function makeSocket(timers = new ManualTimers()) {

@@ -1,6 +1,6 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
-import { IUsageGroup, IUsageSummary, keptNote, usageCharts } from '../statspanel';
+import { IUsageGroup, IUsageSummary, keptNote, usageCharts } from '../usage/statspanel';
 
 const group = (fields: Partial<IUsageGroup>): IUsageGroup =>
   ({ shown: 1, accepted: 1, accept_rate: 1, kept_chars: 5, kept_per_hour: 10, ...fields }) as any;

@@ -1,9 +1,9 @@
 import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
 
-import { ErrorNotifier } from '../notifier';
-import { IServingModel } from '../protocol';
-import { StatusModel, StatusWidget } from '../status';
+import { ErrorNotifier } from '../status/notifier';
+import { IServingModel } from '../connection/protocol';
+import { StatusModel, StatusWidget } from '../status/status';
 
 const backendDown = {
   type: 'backend_unavailable',

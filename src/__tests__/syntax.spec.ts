@@ -1,4 +1,4 @@
-import { scanLine, SyntaxLimits, textKind } from '../syntax';
+import { scanLine, SyntaxLimits, textKind } from '../context/syntax';
 
 describe('textKind', () => {
   // [text before the cursor, language, kind]

@@ -26,12 +26,12 @@ function parse(file: string): ts.SourceFile {
 }
 
 /**
- * The TypeScript files directly in a folder.
+ * The TypeScript files of a folder (`depth` 1: directly in it; 2: in its feature folders too).
  */
-function sources(dir: string): string[] {
+function sources(dir: string, depth = 1): string[] {
   return ts.sys
-    .readDirectory(dir, ['.ts'], undefined, undefined, 1)
-    .filter(file => !file.endsWith('.d.ts'));
+    .readDirectory(dir, ['.ts'], undefined, undefined, depth)
+    .filter(file => !file.endsWith('.d.ts') && !/[\\/]__tests__[\\/]/.test(file));
 }
 
 function isExported(node: ts.Node): boolean {
@@ -43,7 +43,7 @@ function isExported(node: ts.Node): boolean {
  */
 function exportedClasses(): Set<string> {
   const names = new Set<string>();
-  for (const file of [...sources(SRC), ...sources(`${SRC}/plugins`)]) {
+  for (const file of sources(SRC, 2)) {
     parse(file).forEachChild(node => {
       if (ts.isClassDeclaration(node) && node.name && isExported(node)) {
         names.add(node.name.text);

@@ -1,5 +1,5 @@
-import { nextLine, nextWord, RecentSuggestions, restOf, Suggestion } from '../typing';
-import { ownsGhostText, shownGhostText } from '../partial';
+import { nextLine, nextWord, RecentSuggestions, restOf, Suggestion } from '../completion/typing';
+import { ownsGhostText, shownGhostText } from '../completion/partial';
 
 describe('restOf', () => {
   const anchor = 'def f(x):';

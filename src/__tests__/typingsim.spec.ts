@@ -8,8 +8,8 @@
  */
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import { CodeCompleteProvider, ICompletionClient } from '../provider';
-import { IInlineCompletionReply, IRequestBody } from '../protocol';
+import { CodeCompleteProvider, ICompletionClient } from '../completion/provider';
+import { IInlineCompletionReply, IRequestBody } from '../connection/protocol';
 import { DEFAULT_SETTINGS, normalizeSettings } from '../settings';
 
 const FILE = `import json

@@ -1,7 +1,7 @@
-import { IUsageEvent } from '../protocol';
+import { IUsageEvent } from '../connection/protocol';
 import { DEFAULT_SETTINGS, ISettings } from '../settings';
-import { IEditorState, Suggestion } from '../typing';
-import { hashText, IDLE_MS, keptChars, lineKind, MAX_PAUSE_MS, UsageTracker } from '../usage';
+import { IEditorState, Suggestion } from '../completion/typing';
+import { hashText, IDLE_MS, keptChars, lineKind, MAX_PAUSE_MS, UsageTracker } from '../usage/usage';
 
 /**
  * A clock and timers the test moves by hand.

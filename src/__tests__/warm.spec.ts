@@ -1,10 +1,10 @@
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 
-import { IRequestBody } from '../protocol';
-import { CodeCompleteProvider, ICompletionClient } from '../provider';
+import { IRequestBody } from '../connection/protocol';
+import { CodeCompleteProvider, ICompletionClient } from '../completion/provider';
 import { normalizeSettings, ISettings } from '../settings';
-import { CompletionSocket } from '../socket';
-import { WarmTrigger } from '../warm';
+import { CompletionSocket } from '../connection/socket';
+import { WarmTrigger } from '../completion/warm';
 import { FakeWebSocket, ManualTimers, requestBody } from './fakes';
 
 const body = (): IRequestBody => requestBody({ stream: true });

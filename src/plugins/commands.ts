@@ -10,9 +10,9 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { EditorView } from '@codemirror/view';
 import { Widget } from '@lumino/widgets';
 
-import { displayLanguage } from '../context';
-import { EditorFocusTracker } from '../focus';
-import { codeCompleteIcon } from '../icon';
+import { displayLanguage } from '../context/context';
+import { EditorFocusTracker } from '../completion/focus';
+import { codeCompleteIcon } from '../status/icon';
 import { isLanguageEnabled, disabledLanguagesWith } from '../settings';
 import {
   CommandIDs,

@@ -3,7 +3,7 @@
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 
-import { CompletionSocket } from '../socket';
+import { CompletionSocket } from '../connection/socket';
 import { ICompletionConnection } from '../tokens';
 
 export const connectionPlugin: JupyterFrontEndPlugin<ICompletionConnection> = {

@@ -5,7 +5,7 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { dismissSuggestion, EscapeListener } from '../dismiss';
+import { dismissSuggestion, EscapeListener } from '../completion/dismiss';
 import { CommandIDs, ICodeCompleteProvider } from '../tokens';
 
 export const dismissPlugin: JupyterFrontEndPlugin<void> = {

@@ -11,7 +11,7 @@ import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, Notebook, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { contextCells } from '../context';
+import { contextCells } from '../context/context';
 import {
   applyPrediction,
   currentPrediction,
@@ -20,22 +20,22 @@ import {
   editPredictionExtension,
   keptProbes,
   predictionField
-} from '../editprediction';
-import { EditHistories } from '../edithistory';
-import { EditPredictionController } from '../editrequest';
+} from '../edits/editprediction';
+import { EditHistories } from '../context/edithistory';
+import { EditPredictionController } from '../edits/editrequest';
 import {
   candidateCode,
   cellError,
   errorOfOutputs,
   IErrorContent,
   missingNamePrefix
-} from '../errorfix';
-import { ghostTextShown, INLINE_COMPLETER_ACTIVE_CLASS } from '../freshline';
-import { KernelCompleter } from '../kernel';
-import { editorEdits, IPendingEdit } from '../notebookedits';
-import { INotebookCells, NotebookEditNavigator } from '../notebooknav';
-import { IKernelCandidates } from '../protocol';
-import { runRecord } from '../runs';
+} from '../edits/errorfix';
+import { ghostTextShown, INLINE_COMPLETER_ACTIVE_CLASS } from '../completion/freshline';
+import { KernelCompleter } from '../context/kernel';
+import { editorEdits, IPendingEdit } from '../edits/notebookedits';
+import { INotebookCells, NotebookEditNavigator } from '../edits/notebooknav';
+import { IKernelCandidates } from '../connection/protocol';
+import { runRecord } from '../context/runs';
 import {
   CommandIDs,
   ICodeCompleteSettings,
@@ -44,7 +44,7 @@ import {
   ILanguageResolver,
   IUsageTracker
 } from '../tokens';
-import { notebookCellInfo, outputsOf } from '../widgets';
+import { notebookCellInfo, outputsOf } from '../context/widgets';
 import { addEditorExtension } from './editorextension';
 
 /**

@@ -6,8 +6,8 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { Notification, showErrorMessage } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { ErrorNotifier } from '../notifier';
-import { busySeconds, IErrorInfo, isBusyError } from '../protocol';
+import { ErrorNotifier } from '../status/notifier';
+import { busySeconds, IErrorInfo, isBusyError } from '../connection/protocol';
 import { ICodeCompleteProvider, ICodeCompleteSettings, ICompletionConnection } from '../tokens';
 
 export const errorsPlugin: JupyterFrontEndPlugin<void> = {

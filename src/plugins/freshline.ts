@@ -5,7 +5,7 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 
-import { FreshLineTrigger } from '../freshline';
+import { FreshLineTrigger } from '../completion/freshline';
 import { addEditorExtension } from './editorextension';
 import { ICodeCompleteProvider, ICodeCompleteSettings, ILanguageResolver } from '../tokens';
 

@@ -6,9 +6,9 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { IInlineCompletionContext } from '@jupyterlab/completer';
 
-import { languageFromMime } from '../context';
+import { languageFromMime } from '../context/context';
 import { ILanguageResolver } from '../tokens';
-import { currentEditorMime, kernelLanguage } from '../widgets';
+import { currentEditorMime, kernelLanguage } from '../context/widgets';
 
 export const languagesPlugin: JupyterFrontEndPlugin<ILanguageResolver> = {
   id: 'jupyter-codecomplete:languages',

@@ -5,8 +5,8 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { showModelDialog } from '../modeldialog';
-import { ModelsClient } from '../models';
+import { showModelDialog } from '../models/modeldialog';
+import { ModelsClient } from '../models/models';
 import { CommandIDs, ICodeCompleteStatus } from '../tokens';
 
 export const modelDialogPlugin: JupyterFrontEndPlugin<void> = {

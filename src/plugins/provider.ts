@@ -7,11 +7,11 @@ import { ICompletionProviderManager, IInlineCompletionContext } from '@jupyterla
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { editorState } from '../editorstate';
-import { KernelCompleter } from '../kernel';
-import { registerPartialAccept } from '../partial';
-import { registerAcceptFollowUp } from '../prefetch';
-import { CodeCompleteProvider } from '../provider';
+import { editorState } from '../completion/editorstate';
+import { KernelCompleter } from '../context/kernel';
+import { registerPartialAccept } from '../completion/partial';
+import { registerAcceptFollowUp } from '../completion/prefetch';
+import { CodeCompleteProvider } from '../completion/provider';
 import {
   ICodeCompleteProvider,
   ICodeCompleteSettings,
@@ -19,7 +19,7 @@ import {
   IEditHistory,
   ILanguageResolver
 } from '../tokens';
-import { collectCells, collectOpenDocuments } from '../widgets';
+import { collectCells, collectOpenDocuments } from '../context/widgets';
 
 export const providerPlugin: JupyterFrontEndPlugin<ICodeCompleteProvider> = {
   id: 'jupyter-codecomplete:provider',

@@ -1,5 +1,5 @@
 /**
- * The restraint plugin: an adaptive debounce and a gate for automatic requests (src/restraint.ts),
+ * The restraint plugin: an adaptive debounce and a gate for automatic requests (src/completion/restraint.ts),
  * set on the provider. The gate's model (with the user's pauses before taking a suggestion) is
  * learned on the server from this user's own events (`GET api/codecomplete/usage/gate`) and
  * asked for again every few minutes.
@@ -8,12 +8,12 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { editorState } from '../editorstate';
-import { busySeconds, isBusyError } from '../protocol';
-import { AdaptiveDebounce, IGateModel, Restraint } from '../restraint';
+import { editorState } from '../completion/editorstate';
+import { busySeconds, isBusyError } from '../connection/protocol';
+import { AdaptiveDebounce, IGateModel, Restraint } from '../completion/restraint';
 import { RestraintMode } from '../settings';
 import { ICodeCompleteProvider, ICodeCompleteSettings, IUsageTracker } from '../tokens';
-import { lineKind } from '../usage';
+import { lineKind } from '../usage/usage';
 
 /**
  * The route of the gate's model.

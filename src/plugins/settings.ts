@@ -7,7 +7,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { JSONValue } from '@lumino/coreutils';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { DEFAULT_DEBOUNCE_MS, PROVIDER_ID } from '../provider';
+import { DEFAULT_DEBOUNCE_MS, PROVIDER_ID } from '../completion/provider';
 import { DEFAULT_SETTINGS, ISettings, normalizeSettings } from '../settings';
 import { ICodeCompleteSettings, PLUGIN_ID } from '../tokens';
 

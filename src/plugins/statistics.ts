@@ -8,8 +8,8 @@ import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { codeCompleteIcon } from '../icon';
-import { StatisticsPanel } from '../statspanel';
+import { codeCompleteIcon } from '../status/icon';
+import { StatisticsPanel } from '../usage/statspanel';
 import { CommandIDs } from '../tokens';
 
 export const statisticsPlugin: JupyterFrontEndPlugin<void> = {

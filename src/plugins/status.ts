@@ -11,9 +11,9 @@ import { Notification } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
-import { displayLanguage } from '../context';
+import { displayLanguage } from '../context/context';
 import { isLanguageEnabled } from '../settings';
-import { StatusModel, StatusWidget } from '../status';
+import { StatusModel, StatusWidget } from '../status/status';
 import {
   CommandIDs,
   ICodeCompleteProvider,

@@ -1,5 +1,5 @@
 /**
- * The usage plugin: records what becomes of each suggestion (src/usage.ts) and sends it to the
+ * The usage plugin: records what becomes of each suggestion (src/usage/usage.ts) and sends it to the
  * server over the completion socket. Hooks: the provider's `shown`, `partlyAccepted` and
  * `dismissed` signals, its `started` activity, and JupyterLab's Tab accept command; a document
  * closing (and the page unloading) gives what is still there of suggestions accepted < 30 s ago.
@@ -8,14 +8,14 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { IEditorTracker } from '@jupyterlab/fileeditor';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
-import { editorState } from '../editorstate';
+import { editorState } from '../completion/editorstate';
 import {
   ICodeCompleteProvider,
   ICodeCompleteSettings,
   ICompletionConnection,
   IUsageTracker
 } from '../tokens';
-import { UsageTracker } from '../usage';
+import { UsageTracker } from '../usage/usage';
 
 /**
  * JupyterLab's command that accepts the inline suggestion shown (bound to Tab).

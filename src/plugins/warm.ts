@@ -6,9 +6,9 @@ import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
 import { InlineCompletionTriggerKind } from '@jupyterlab/completer';
 import { Text } from '@jupyterlab/coreutils';
 
-import { activeEditor } from '../editorstate';
+import { activeEditor } from '../completion/editorstate';
 import { ICodeCompleteProvider } from '../tokens';
-import { WarmTrigger } from '../warm';
+import { WarmTrigger } from '../completion/warm';
 import { addEditorExtension } from './editorextension';
 
 export const warmPlugin: JupyterFrontEndPlugin<void> = {

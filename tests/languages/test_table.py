@@ -2,7 +2,7 @@
 
 Each row is written out here (not derived from the table), so a record that changes a name, a
 comment marker or a display name fails one row. The client's table is generated from the module;
-``test_client_table_is_generated`` fails when ``src/languagetable.ts`` is stale.
+``test_client_table_is_generated`` fails when ``src/context/languagetable.ts`` is stale.
 """
 
 from __future__ import annotations
@@ -367,8 +367,8 @@ def test_unknown_names() -> None:
 
 
 def test_client_table_is_generated() -> None:
-    """``src/languagetable.ts`` is what the module generates, byte for byte."""
+    """``src/context/languagetable.ts`` is what the module generates, byte for byte."""
     path = ROOT / languages.TYPESCRIPT_PATH
     assert path.read_text(encoding="utf-8") == languages.render_typescript(), (
-        "src/languagetable.ts is stale: python -m jupyter_codecomplete.languages > src/languagetable.ts"
+        "src/context/languagetable.ts is stale: python -m jupyter_codecomplete.languages > src/context/languagetable.ts"
     )

@@ -7,7 +7,7 @@
  * shown and applied only while the cell's text is still that text.
  */
 import { IPredictedEdit, Offsets, validEdits, wordEdits } from './editprediction';
-import { ITextEdit } from './protocol';
+import { ITextEdit } from '../connection/protocol';
 
 /**
  * The edits of one cell, in code points of `sent` (the cell's source as sent).

@@ -7,7 +7,7 @@
  * codes and control characters are removed, binary-looking text is dropped, and what is sent is
  * bounded per output, per cell and per request. The server cleans and cuts again.
  */
-import { ICellOutput } from './protocol';
+import { ICellOutput } from '../connection/protocol';
 
 /**
  * An output as nbformat stores it (the fields read here).

@@ -23,7 +23,7 @@ import {
 
 import { diffWordsWithSpace } from 'diff';
 
-import { CaptureKeyListener, editorOfPlainKey } from './dismiss';
+import { CaptureKeyListener, editorOfPlainKey } from '../completion/dismiss';
 
 /**
  * One edit of a prediction, in the editor's offsets (UTF-16 code units).

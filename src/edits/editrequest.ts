@@ -16,7 +16,7 @@ import { Transaction } from '@codemirror/state';
 import { EditorView, ViewUpdate } from '@codemirror/view';
 
 import { historyOf, IPredictedEdit, Offsets, showPrediction } from './editprediction';
-import { EditHistories, EditHistory, unifiedDiff } from './edithistory';
+import { EditHistories, EditHistory, unifiedDiff } from '../context/edithistory';
 import { ICellEdits, editorEdits, groupEdits } from './notebookedits';
 import {
   EditTrigger,
@@ -26,9 +26,9 @@ import {
   IEditRequestBody,
   IKernelCandidates,
   IRecentEdit
-} from './protocol';
-import { EditPredictionMode } from './settings';
-import type { ICompletionConnection } from './tokens';
+} from '../connection/protocol';
+import { EditPredictionMode } from '../settings';
+import type { ICompletionConnection } from '../tokens';
 
 /**
  * The CSS class JupyterLab's inline completer puts on an editor that shows a suggestion.

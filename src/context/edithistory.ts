@@ -11,7 +11,7 @@
  */
 import { structuredPatch } from 'diff';
 
-import { IRecentEdit } from './protocol';
+import { IRecentEdit } from '../connection/protocol';
 
 /**
  * The bounds of a history (the wire allows 16 edits of 20,000 characters).

@@ -15,8 +15,8 @@ import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { IDisposable } from '@lumino/disposable';
 
 import { editorState } from './editorstate';
-import type { IHelloMessage } from './protocol';
-import { ISettings } from './settings';
+import type { IHelloMessage } from '../connection/protocol';
+import { ISettings } from '../settings';
 import { IEditorState, Suggestion } from './typing';
 
 /**

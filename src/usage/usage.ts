@@ -10,9 +10,9 @@
  * at close (`kept_at_close`, the last look while it was open). No code
  * text leaves the tracker unless the user keeps samples: lengths, a hash, a line and column.
  */
-import { IServingModel, IUsageEvent, LineKind, UsageTrigger } from './protocol';
-import { IEditorState, Suggestion } from './typing';
-import { textKind } from './syntax';
+import { IServingModel, IUsageEvent, LineKind, UsageTrigger } from '../connection/protocol';
+import { IEditorState, Suggestion } from '../completion/typing';
+import { textKind } from '../context/syntax';
 
 /**
  * How long an impression waits for news before it is ended (a rejection counts after 10 s).
@@ -670,7 +670,7 @@ export namespace UsageTracker {
    * The settings the tracker reads.
    */
   export type ISettings = Pick<
-    import('./settings').ISettings,
+    import('../settings').ISettings,
     'recordUsage' | 'usageSamples' | 'usageKeptWindows'
   >;
 

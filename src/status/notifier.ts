@@ -1,7 +1,7 @@
 /**
  * Error notifications, one per distinct error rather than one per keystroke.
  */
-import { IErrorInfo, isBusyError, isQuietError } from './protocol';
+import { IErrorInfo, isBusyError, isQuietError } from '../connection/protocol';
 
 /**
  * Shows each distinct error once until completions work again.

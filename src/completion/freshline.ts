@@ -10,7 +10,7 @@
 import { Extension } from '@codemirror/state';
 import { EditorView, ViewUpdate } from '@codemirror/view';
 
-import { isLanguageEnabled, ISettings } from './settings';
+import { isLanguageEnabled, ISettings } from '../settings';
 
 /**
  * Host classes JupyterLab puts on an editor while its Tab completer is open, or while inline

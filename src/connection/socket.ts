@@ -35,7 +35,7 @@ import {
   PROTOCOL_VERSION,
   ServerMessage
 } from './protocol';
-import type { ICompletionConnection } from './tokens';
+import type { ICompletionConnection } from '../tokens';
 
 /**
  * The path of the websocket, relative to the server's base URL.

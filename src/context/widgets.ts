@@ -13,9 +13,9 @@ import { Widget } from '@lumino/widgets';
 import { ICellInfo } from './context';
 import { languageId } from './languagetable';
 import { IRawOutput } from './outputs';
-import { IContextFile } from './protocol';
+import { IContextFile } from '../connection/protocol';
 import { runRecord } from './runs';
-import { CodeCompleteProvider } from './provider';
+import { CodeCompleteProvider } from '../completion/provider';
 
 type ResolveLanguage = (mime: string | null) => string | null;
 

@@ -5,8 +5,8 @@
  */
 import { LANGUAGE_IDS, LANGUAGE_NAMES, languageId } from './languagetable';
 import { contextOutputs, IRawOutput, OutputLimits } from './outputs';
-import { IContextCell, IContextFile, IRequestBody } from './protocol';
-import { ISettings } from './settings';
+import { IContextCell, IContextFile, IRequestBody } from '../connection/protocol';
+import { ISettings } from '../settings';
 
 /**
  * A language id (lower case, the server's) for a MIME type; names, aliases and MIME types come

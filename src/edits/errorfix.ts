@@ -9,8 +9,8 @@
  * `AttributeError: ... has no attribute 'x'`, the names starting like a missing name for a
  * `NameError`), with the standard `complete_request`.
  */
-import { IRawOutput, stripAnsi } from './outputs';
-import { ICellError } from './protocol';
+import { IRawOutput, stripAnsi } from '../context/outputs';
+import { ICellError } from '../connection/protocol';
 
 export namespace ErrorFixLimits {
   /** Characters of a traceback sent (the end is kept). */

@@ -13,7 +13,7 @@
  * cached per kernel and expression until the kernel runs code again.
  */
 import { languageId } from './languagetable';
-import { IKernelCandidate, IKernelCandidates } from './protocol';
+import { IKernelCandidate, IKernelCandidates } from '../connection/protocol';
 import { textKind } from './syntax';
 
 /**

@@ -6,7 +6,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { IServingModel } from './protocol';
+import { IServingModel } from '../connection/protocol';
 
 /**
  * One row of the model list.

@@ -22,7 +22,7 @@
  *   taking a suggestion there (the default level): whoever stops to take a comment's
  *   completion still gets it; mid-typing noise goes.
  */
-import { LineKind } from './protocol';
+import { LineKind } from '../connection/protocol';
 
 function clamp(min: number, max: number, value: number): number {
   return Math.max(min, Math.min(max, value));

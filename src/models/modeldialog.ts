@@ -21,7 +21,7 @@ import {
   ModelsError,
   needsLlamaCpp
 } from './models';
-import { IServingModel } from './protocol';
+import { IServingModel } from '../connection/protocol';
 
 /**
  * The body of the dialog.

@@ -8,11 +8,17 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { Menu, Widget } from '@lumino/widgets';
 
 import { codeCompleteIcon } from './icon';
-import { busySeconds, IErrorInfo, IServingModel, isBusyError, isQuietError } from './protocol';
+import {
+  busySeconds,
+  IErrorInfo,
+  IServingModel,
+  isBusyError,
+  isQuietError
+} from '../connection/protocol';
 import { SlowModelWatch } from './slowness';
-import type { IEngineInstall } from './models';
-import type { CompletionSocket } from './socket';
-import type { ICodeCompleteStatus } from './tokens';
+import type { IEngineInstall } from '../models/models';
+import type { CompletionSocket } from '../connection/socket';
+import type { ICodeCompleteStatus } from '../tokens';
 
 /**
  * What the status item shows.

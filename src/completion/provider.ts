@@ -23,8 +23,8 @@ import {
   fitToLimit,
   ICellInfo,
   languageFromMime
-} from './context';
-import { codeCompleteIcon } from './icon';
+} from '../context/context';
+import { codeCompleteIcon } from '../status/icon';
 import { mayPrefetch, Prefetcher, shouldPrefetch } from './prefetch';
 import {
   IContextFile,
@@ -37,10 +37,10 @@ import {
   IRequestBody,
   IStreamChunk,
   isQuietError
-} from './protocol';
-import { isLanguageEnabled, ISettings } from './settings';
-import { CompletionError, CompletionSocket } from './socket';
-import type { ICodeCompleteProvider } from './tokens';
+} from '../connection/protocol';
+import { isLanguageEnabled, ISettings } from '../settings';
+import { CompletionError, CompletionSocket } from '../connection/socket';
+import type { ICodeCompleteProvider } from '../tokens';
 import { IEditorState, RecentSuggestions, Suggestion } from './typing';
 
 /**
@@ -308,7 +308,7 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       return { items: [] };
     }
     if (!manual && this._restrain) {
-      // restraint (src/restraint.ts): wait for the typing to settle, skip where nothing is kept
+      // restraint (src/completion/restraint.ts): wait for the typing to settle, skip where nothing is kept
       const held = this._restrain({ state, freshLine, language });
       const reason = held instanceof Promise ? await held.catch(() => null) : held;
       if (generation !== this._generation) {
