@@ -197,3 +197,50 @@ describe('tokens', () => {
     }
   });
 });
+
+/**
+ * The longest a plugin's `activate` may be: plugins wire, features live in their folders.
+ */
+const MAX_ACTIVATE_LINES = 80;
+
+/**
+ * The length in lines of every `activate` in a file.
+ */
+function activateLengths(file: ts.SourceFile): number[] {
+  const out: number[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isPropertyAssignment(node) || ts.isMethodDeclaration(node)) &&
+      node.name.getText(file) === 'activate'
+    ) {
+      const start = file.getLineAndCharacterOfPosition(node.getStart(file)).line;
+      const end = file.getLineAndCharacterOfPosition(node.getEnd()).line;
+      out.push(end - start + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return out;
+}
+
+describe('the layout of src/', () => {
+  it('plugins are wiring: no activate is longer than about 80 lines', () => {
+    const long = sources(`${SRC}/plugins`).flatMap(file =>
+      activateLengths(parse(file))
+        .filter(n => n > MAX_ACTIVATE_LINES)
+        .map(n => `${file.slice(SRC.length + 1)}: ${n} lines`)
+    );
+    expect(long).toEqual([]);
+  });
+
+  it('the check measures an activate', () => {
+    const text = 'export const p = {\n  activate: () => {\n    a();\n    b();\n  }\n};\n';
+    const file = ts.createSourceFile('p.ts', text, ts.ScriptTarget.Latest, true);
+    expect(activateLengths(file)).toEqual([4]);
+  });
+
+  it('the root holds only the plugin list, the tokens and the settings; features have folders', () => {
+    const root = sources(SRC).map(file => file.slice(SRC.length + 1));
+    expect(root.sort()).toEqual(['index.ts', 'settings.ts', 'tokens.ts']);
+  });
+});

@@ -5,7 +5,7 @@
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { IInlineCompletionContext } from '@jupyterlab/completer';
 import { ConsolePanel } from '@jupyterlab/console';
-import { DocumentWidget } from '@jupyterlab/docregistry';
+import { DocumentWidget, IDocumentWidget } from '@jupyterlab/docregistry';
 import { FileEditor } from '@jupyterlab/fileeditor';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
@@ -198,4 +198,36 @@ export function kernelLanguage(context: IInlineCompletionContext): string | null
     return languageId(match ? match[1] : name);
   }
   return null;
+}
+
+/**
+ * The text of an open document by the key the provider uses: `path#cellId` in a notebook (found
+ * by cell id, so a moved cell or a renamed notebook is still found; `''` when the notebook is
+ * open and the cell is gone), the path of a file editor; null when it is not open.
+ */
+export function documentText(
+  notebooks: Iterable<NotebookPanel>,
+  editors: Iterable<IDocumentWidget<FileEditor>>
+): (key: string) => string | null {
+  return key => {
+    const hash = key.lastIndexOf('#');
+    if (hash >= 0) {
+      const cellId = key.slice(hash + 1);
+      let open = false;
+      for (const panel of notebooks) {
+        open = open || panel.context.path === key.slice(0, hash);
+        const cell = panel.content.widgets.find(c => c.model.id === cellId);
+        if (cell) {
+          return cell.model.sharedModel.getSource();
+        }
+      }
+      return open ? '' : null;
+    }
+    for (const widget of editors) {
+      if (widget.context.path === key) {
+        return widget.content.model.sharedModel.getSource();
+      }
+    }
+    return null;
+  };
 }

@@ -3,17 +3,15 @@
  * suggestion, reconnect, open the settings; and their command palette entries.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICommandPalette, Notification } from '@jupyterlab/apputils';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
-import { NotebookPanel } from '@jupyterlab/notebook';
-import { ITranslator, nullTranslator } from '@jupyterlab/translation';
-import { EditorView } from '@codemirror/view';
-import { Widget } from '@lumino/widgets';
+import { ITranslator, nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
 import { displayLanguage } from '../context/context';
-import { EditorFocusTracker } from '../completion/focus';
+import { CompletionRequester } from '../completion/request';
 import { codeCompleteIcon } from '../status/icon';
-import { isLanguageEnabled, disabledLanguagesWith } from '../settings';
+import { disabledLanguagesWith, isLanguageEnabled, ISettings } from '../settings';
+import { OffNotice } from '../status/offnotice';
 import {
   CommandIDs,
   ICodeCompleteProvider,
@@ -53,55 +51,20 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
     const currentLanguage = (): string | null =>
       languages.editorLanguage() ?? provider.lastLanguage;
-
-    // The editor being edited, remembered while a menu or the palette has the focus.
-    const focus = new EditorFocusTracker();
-    const editingWidget = (): { widget: Widget; editor: HTMLElement } | null => {
-      const editor = focus.editor;
-      const widget = app.shell.currentWidget;
-      if (!editor || !widget || !widget.node.contains(editor)) {
-        return null;
-      }
-      return { widget, editor };
-    };
-
-    app.commands.addCommand(CommandIDs.toggleEnabled, {
-      label: () =>
-        settings.current.enabled
-          ? trans.__('Disable Code Completions')
-          : trans.__('Enable Code Completions'),
-      caption: trans.__('Switch inline code completions on or off everywhere'),
-      execute: () => settings.save('enabled', !settings.current.enabled)
-    });
-    app.commands.addCommand(CommandIDs.toggleLanguage, {
-      label: () => {
-        const language = currentLanguage();
-        if (!language) {
-          return trans.__('Disable Code Completions for This Language');
-        }
-        const name = displayLanguage(language);
-        return isLanguageEnabled(settings.current, language)
-          ? trans.__('Disable Code Completions for %1', name)
-          : trans.__('Enable Code Completions for %1', name);
+    const inlineInvoke = () =>
+      app.commands.hasCommand('inline-completer:invoke')
+        ? app.commands.execute('inline-completer:invoke')
+        : undefined;
+    const requester = new CompletionRequester({
+      currentWidget: () => app.shell.currentWidget,
+      invoke: id => {
+        manager.inline?.invoke(id);
+        return !!manager.inline;
       },
-      caption: trans.__('Switch inline code completions on or off for the current language'),
-      isEnabled: () => currentLanguage() !== null,
-      execute: () => {
-        const language = currentLanguage();
-        if (!language) {
-          return;
-        }
-        const current = settings.current;
-        return settings.save(
-          'disabledLanguages',
-          disabledLanguagesWith(
-            current.disabledLanguages,
-            language,
-            !isLanguageEnabled(current, language)
-          )
-        );
-      }
+      fallback: inlineInvoke
     });
+
+    Private.addSwitches(app, settings, trans, currentLanguage);
     app.commands.addCommand(CommandIDs.request, {
       label: trans.__('Request Code Completion'),
       caption: trans.__(
@@ -109,34 +72,8 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
       ),
       // (Alt+\\ is bound to this command in editors, so the menus show the key: in an editor
       // it is always enabled, and does what JupyterLab's own Alt+\\ does where ours cannot)
-      isEnabled: () => editingWidget() !== null || Private.inEditor(),
-      execute: () => {
-        // Only an editor the user is editing gets a suggestion: never a notebook cell in
-        // command mode. A menu took the focus: give it back (and edit mode) first.
-        const target = editingWidget();
-        if (!target) {
-          if (Private.inEditor() && app.commands.hasCommand('inline-completer:invoke')) {
-            return app.commands.execute('inline-completer:invoke');
-          }
-          return;
-        }
-        const { widget, editor } = target;
-        if (widget instanceof NotebookPanel) {
-          const notebook = widget.content;
-          const index = notebook.widgets.findIndex(cell => cell.node.contains(editor));
-          if (index < 0) {
-            return;
-          }
-          notebook.activeCellIndex = index;
-          notebook.mode = 'edit';
-        }
-        EditorView.findFromDOM(editor)?.focus();
-        if (manager.inline) {
-          manager.inline.invoke(widget.id);
-        } else if (app.commands.hasCommand('inline-completer:invoke')) {
-          return app.commands.execute('inline-completer:invoke');
-        }
-      }
+      isEnabled: () => requester.enabled,
+      execute: () => requester.request()
     });
     app.commands.addCommand(CommandIDs.reconnect, {
       label: trans.__('Reconnect to the Completion Server'),
@@ -149,53 +86,14 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
       execute: () => app.commands.execute('settingeditor:open', { query: SETTINGS_TITLE })
     });
 
-    // Alt+\ where completions are off: say why nothing comes, with the switch one click away
-    // (once per language and state until it changes, not on every press).
-    let told: string | null = null;
-    settings.changed.connect(() => {
-      told = null;
+    // Alt+\ where completions are off: say why nothing comes
+    const notice = new OffNotice({
+      trans,
+      settings: () => settings.current,
+      save: (key, value) => settings.save(key, value)
     });
-    provider.activity.connect((_, activity) => {
-      if (activity.kind !== 'skipped' || !activity.manual || !activity.reason) {
-        return;
-      }
-      const key = `${activity.reason}:${activity.language ?? ''}`;
-      if (key === told) {
-        return;
-      }
-      told = key;
-      if (activity.reason === 'language-off' && activity.language) {
-        const language = activity.language;
-        const name = displayLanguage(language);
-        Notification.info(trans.__('Code completions are off for %1.', name), {
-          autoClose: 8000,
-          actions: [
-            {
-              label: trans.__('Enable for %1', name),
-              caption: trans.__('Switch inline code completions back on for %1', name),
-              callback: () => {
-                const current = settings.current;
-                void settings.save(
-                  'disabledLanguages',
-                  disabledLanguagesWith(current.disabledLanguages, language, true)
-                );
-              }
-            }
-          ]
-        });
-      } else if (activity.reason === 'disabled') {
-        Notification.info(trans.__('Code completions are off everywhere.'), {
-          autoClose: 8000,
-          actions: [
-            {
-              label: trans.__('Enable'),
-              caption: trans.__('Switch inline code completions back on'),
-              callback: () => void settings.save('enabled', true)
-            }
-          ]
-        });
-      }
-    });
+    settings.changed.connect(() => notice.reset());
+    provider.activity.connect((_, activity) => notice.activity(activity));
 
     // Labels and enabled states follow the settings, the connection and the last request.
     settings.changed.connect(() => app.commands.notifyCommandChanged());
@@ -215,10 +113,57 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
 
 namespace Private {
   /**
-   * Whether the focus is in a code editor.
+   * The switches: completions on or off everywhere, and for the current language.
    */
-  export function inEditor(): boolean {
-    const active = document.activeElement;
-    return !!active && typeof active.closest === 'function' && !!active.closest('.cm-editor');
+  export function addSwitches(
+    app: JupyterFrontEnd,
+    settings: ICodeCompleteSettings,
+    trans: TranslationBundle,
+    currentLanguage: () => string | null
+  ): void {
+    app.commands.addCommand(CommandIDs.toggleEnabled, {
+      label: () =>
+        settings.current.enabled
+          ? trans.__('Disable Code Completions')
+          : trans.__('Enable Code Completions'),
+      caption: trans.__('Switch inline code completions on or off everywhere'),
+      execute: () => settings.save('enabled', !settings.current.enabled)
+    });
+    app.commands.addCommand(CommandIDs.toggleLanguage, {
+      label: () => Private.languageLabel(trans, settings.current, currentLanguage()),
+      caption: trans.__('Switch inline code completions on or off for the current language'),
+      isEnabled: () => currentLanguage() !== null,
+      execute: () => {
+        const language = currentLanguage();
+        const current = settings.current;
+        return language
+          ? settings.save(
+              'disabledLanguages',
+              disabledLanguagesWith(
+                current.disabledLanguages,
+                language,
+                !isLanguageEnabled(current, language)
+              )
+            )
+          : undefined;
+      }
+    });
+  }
+
+  /**
+   * The label of the per-language switch.
+   */
+  export function languageLabel(
+    trans: TranslationBundle,
+    settings: ISettings,
+    language: string | null
+  ): string {
+    if (!language) {
+      return trans.__('Disable Code Completions for This Language');
+    }
+    const name = displayLanguage(language);
+    return isLanguageEnabled(settings, language)
+      ? trans.__('Disable Code Completions for %1', name)
+      : trans.__('Enable Code Completions for %1', name);
   }
 }

@@ -84,28 +84,7 @@ export const statusPlugin: JupyterFrontEndPlugin<ICodeCompleteStatus> = {
     socket.unmatchedError.connect((_, info) => {
       status.failed(-1, info);
     });
-    provider.activity.connect((_, activity) => {
-      switch (activity.kind) {
-        case 'started':
-          status.started(activity.number);
-          break;
-        case 'succeeded':
-          status.succeeded(activity.number);
-          break;
-        case 'shown':
-          status.shown(activity.number);
-          break;
-        case 'cancelled':
-          status.failed(activity.number, null);
-          break;
-        case 'skipped':
-          status.skipped(activity.reason === 'excluded' ? (activity.detail ?? '') : null);
-          break;
-        case 'failed':
-          status.failed(activity.number, activity.error ?? null);
-          break;
-      }
-    });
+    status.follow(provider);
 
     // The status item says when completions are off for the current editor's language.
     const refreshLanguageStatus = (): void => {

@@ -9,6 +9,7 @@ import { IEditorTracker } from '@jupyterlab/fileeditor';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
 import { editorState } from '../completion/editorstate';
+import { documentText } from '../context/widgets';
 import {
   ICodeCompleteProvider,
   ICodeCompleteSettings,
@@ -37,58 +38,23 @@ export const usagePlugin: JupyterFrontEndPlugin<IUsageTracker> = {
     notebooks: INotebookTracker | null,
     editors: IEditorTracker | null
   ): IUsageTracker => {
-    // The text of a document by the key the provider uses: `path#cellId` in a notebook or a
-    // console (found by cell id, so a moved cell or a renamed notebook is still found), the
-    // path of a file editor; null when it is not open.
-    const readText = (key: string): string | null => {
-      const hash = key.lastIndexOf('#');
-      if (hash >= 0) {
-        const cellId = key.slice(hash + 1);
-        let found: string | null = null;
-        let open = false;
-        notebooks?.forEach(panel => {
-          if (found !== null) {
-            return;
-          }
-          open = open || panel.context.path === key.slice(0, hash);
-          for (const cell of panel.content.widgets) {
-            if (cell.model.id === cellId) {
-              found = cell.model.sharedModel.getSource();
-              return;
-            }
-          }
-        });
-        // the notebook is open and the cell is gone: nothing kept
-        return found ?? (open ? '' : null);
-      }
-      let text: string | null = null;
-      editors?.forEach(widget => {
-        if (text === null && widget.context.path === key) {
-          text = widget.content.model.sharedModel.getSource();
-        }
-      });
-      return text;
+    const all = <T>(each: ((fn: (w: T) => void) => void) | undefined): T[] => {
+      const out: T[] = [];
+      each?.(w => out.push(w));
+      return out;
     };
     const tracker = new UsageTracker({
       send: events => socket.sendUsage(events),
-      readText,
+      readText: key =>
+        documentText(
+          all(fn => notebooks?.forEach(fn)),
+          all(fn => editors?.forEach(fn))
+        )(key),
       settings: () => settings.current,
       model: () => socket.model,
       editorState: () => editorState(app.shell.currentWidget)
     });
-    provider.activity.connect((_, activity) => {
-      if (activity.kind === 'started' || activity.kind === 'skipped') {
-        tracker.observe();
-      }
-      if (activity.kind === 'started') {
-        tracker.started(activity.number);
-      }
-    });
-    provider.shown.connect((_, { suggestion, rest, language, trigger }) =>
-      tracker.shown(suggestion, rest, language, trigger)
-    );
-    provider.partlyAccepted.connect((_, { kind, part }) => tracker.acceptedPart(kind, part));
-    provider.dismissed.connect(() => tracker.dismissed());
+    tracker.follow(provider);
     app.commands.commandExecuted.connect((_, { id }) => {
       if (id === INLINE_ACCEPT_COMMAND) {
         tracker.acceptedWhole();

@@ -18,7 +18,7 @@ import {
 import { SlowModelWatch } from './slowness';
 import type { IEngineInstall } from '../models/models';
 import type { CompletionSocket } from '../connection/socket';
-import type { ICodeCompleteStatus } from '../tokens';
+import type { ICodeCompleteProvider, ICodeCompleteStatus } from '../tokens';
 
 /**
  * What the status item shows.
@@ -347,6 +347,35 @@ export class StatusModel implements ICodeCompleteStatus {
       this._slowShown = true; // said once: the label until the next change of model
       this._changed.emit();
     }
+  }
+
+  /**
+   * Follow the provider's requests through their signals: started, answered, shown, cancelled,
+   * skipped (an excluded document says why), failed.
+   */
+  follow(provider: Pick<ICodeCompleteProvider, 'activity'>): void {
+    provider.activity.connect((_, activity) => {
+      switch (activity.kind) {
+        case 'started':
+          this.started(activity.number);
+          break;
+        case 'succeeded':
+          this.succeeded(activity.number);
+          break;
+        case 'shown':
+          this.shown(activity.number);
+          break;
+        case 'cancelled':
+          this.failed(activity.number, null);
+          break;
+        case 'skipped':
+          this.skipped(activity.reason === 'excluded' ? (activity.detail ?? '') : null);
+          break;
+        case 'failed':
+          this.failed(activity.number, activity.error ?? null);
+          break;
+      }
+    });
   }
 
   /**

@@ -13,6 +13,7 @@
 import { IServingModel, IUsageEvent, LineKind, UsageTrigger } from '../connection/protocol';
 import { IEditorState, Suggestion } from '../completion/typing';
 import { textKind } from '../context/syntax';
+import type { ICodeCompleteProvider } from '../tokens';
 
 /**
  * How long an impression waits for news before it is ended (a rejection counts after 10 s).
@@ -419,6 +420,28 @@ export class UsageTracker {
    */
   get queued(): ReadonlyArray<IUsageEvent> {
     return this._queue;
+  }
+
+  /**
+   * Follow the provider's suggestions through their signals: asked (started or skipped), shown,
+   * accepted in part, dismissed. (A whole accept is JupyterLab's command: `acceptedWhole`.)
+   */
+  follow(
+    provider: Pick<ICodeCompleteProvider, 'activity' | 'shown' | 'partlyAccepted' | 'dismissed'>
+  ): void {
+    provider.activity.connect((_, activity) => {
+      if (activity.kind === 'started' || activity.kind === 'skipped') {
+        this.observe();
+      }
+      if (activity.kind === 'started') {
+        this.started(activity.number);
+      }
+    });
+    provider.shown.connect((_, { suggestion, rest, language, trigger }) =>
+      this.shown(suggestion, rest, language, trigger)
+    );
+    provider.partlyAccepted.connect((_, { kind, part }) => this.acceptedPart(kind, part));
+    provider.dismissed.connect(() => this.dismissed());
   }
 
   dispose(): void {
