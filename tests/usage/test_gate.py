@@ -172,7 +172,7 @@ def _ts_namespace_constants(path: Path, namespace: str) -> dict[str, float]:
 
 def test_the_client_uses_the_same_pause_rule() -> None:
     # the page's own samples (AcceptPauses) and the server's learned pauses: one rule
-    ts = _ts_namespace_constants(ROOT / "src" / "restraint.ts", "AcceptPauses")
+    ts = _ts_namespace_constants(ROOT / "src" / "completion" / "restraint.ts", "AcceptPauses")
     assert ts == {
         "DEFAULT_MS": gate.PAUSE_DEFAULT_MS,
         "MIN_SAMPLES": gate.PAUSE_MIN_SAMPLES,
@@ -186,14 +186,14 @@ def test_the_client_uses_the_same_pause_rule() -> None:
 
 def test_the_client_bounds_the_pause_as_the_server_does() -> None:
     # the tracker leaves out a pause the server's UsageEvent would refuse (the whole message)
-    (ms,) = re.findall(r"export const MAX_PAUSE_MS = ([\d_]+);", (ROOT / "src" / "usage.ts").read_text())
+    (ms,) = re.findall(r"export const MAX_PAUSE_MS = ([\d_]+);", (ROOT / "src" / "usage" / "usage.ts").read_text())
     field = UsageEvent.model_json_schema()["properties"]["accept_pause_ms"]["anyOf"][0]
     assert float(ms) == field["maximum"] and field["minimum"] == 0
 
 
 def test_the_client_bins_rhythms_as_the_server_does() -> None:
     # the page bins the typing rhythm with DEFAULT_RHYTHMS until the gate's answer brings its own
-    text = (ROOT / "src" / "restraint.ts").read_text(encoding="utf-8")
+    text = (ROOT / "src" / "completion" / "restraint.ts").read_text(encoding="utf-8")
     start = text.index("export const DEFAULT_RHYTHMS")
     body = text[start : text.index("];", start)]
     ts = [(m[1], m[2]) for m in re.finditer(r"\{ name: '(\w+)', below_ms: ([\d.]+|null) \}", body)]
