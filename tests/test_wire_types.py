@@ -1,4 +1,5 @@
-"""The browser's wire types (`src/connection/protocol.ts`, `src/models/models.ts`) against the pydantic models.
+"""The browser's wire types (`src/connection/protocol.ts`, `src/models/models.ts`, ...) against the
+pydantic models.
 
 Each TypeScript interface that mirrors a pydantic model is compared with the model's JSON schema:
 

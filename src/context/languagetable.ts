@@ -1,7 +1,7 @@
 /**
  * Language names, GENERATED from `jupyter_codecomplete/languages.py` (the one language
- * table) by `python -m jupyter_codecomplete.languages > src/context/languagetable.ts`: do not edit.
- * `tests/test_languages.py` fails when this file is stale.
+ * table) by `python -m jupyter_codecomplete.languages > src/context/languagetable.ts`:
+ * do not edit. `tests/test_languages.py` fails when this file is stale.
  */
 
 /**

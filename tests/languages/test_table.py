@@ -370,5 +370,6 @@ def test_client_table_is_generated() -> None:
     """``src/context/languagetable.ts`` is what the module generates, byte for byte."""
     path = ROOT / languages.TYPESCRIPT_PATH
     assert path.read_text(encoding="utf-8") == languages.render_typescript(), (
-        "src/context/languagetable.ts is stale: python -m jupyter_codecomplete.languages > src/context/languagetable.ts"
+        "src/context/languagetable.ts is stale: "
+        "python -m jupyter_codecomplete.languages > src/context/languagetable.ts"
     )

@@ -186,7 +186,8 @@ def test_the_client_uses_the_same_pause_rule() -> None:
 
 def test_the_client_bounds_the_pause_as_the_server_does() -> None:
     # the tracker leaves out a pause the server's UsageEvent would refuse (the whole message)
-    (ms,) = re.findall(r"export const MAX_PAUSE_MS = ([\d_]+);", (ROOT / "src" / "usage" / "usage.ts").read_text())
+    usage_ts = (ROOT / "src" / "usage" / "usage.ts").read_text()
+    (ms,) = re.findall(r"export const MAX_PAUSE_MS = ([\d_]+);", usage_ts)
     field = UsageEvent.model_json_schema()["properties"]["accept_pause_ms"]["anyOf"][0]
     assert float(ms) == field["maximum"] and field["minimum"] == 0
 
