@@ -614,7 +614,10 @@ async def replica_work(replicas: list[Replica], since: dict[str, tuple[int, dict
         work.generations += now["generations"] - before["generations"]
         for line in rep.since(offset).splitlines():
             if line.startswith("BENCH-REQUEST "):
-                seen = json.loads(line.split(" ", 1)[1])
+                try:  # llama.cpp writes to the same stderr from C: a line may run on
+                    seen, _ = json.JSONDecoder().raw_decode(line.split(" ", 1)[1])
+                except ValueError:
+                    continue
                 key = seen["header"] or seen["user"]
                 source = "header" if seen["header"] else ("body user" if key else "none")
                 work.sources[source] = work.sources.get(source, 0) + 1
