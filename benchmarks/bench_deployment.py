@@ -1,20 +1,33 @@
 """Many users, one shared model service, on this machine (issue 37): one command.
 
-    python benchmarks/bench_deployment.py            # about 4 minutes on 2 cores
+    python benchmarks/bench_deployment.py            # about 5 minutes on 2 cores (setup aside)
     python benchmarks/bench_deployment.py --users 10 --out /tmp/ccbench-deploy/result.json
 
 What it starts, everything on loopback (127.0.0.1) and under /tmp/ccbench-deploy:
 
-* two model replicas: the scripted OpenAI-format upstream (``jupyter_codecomplete.testing``),
-  each on its own thread, streaming its tokens with a delay;
-* a session-aware router in front of them (this file, ``Router``): consistent hashing on the
-  ``x-session-id`` header (else the body's ``user``), the vLLM production stack router's
-  ``--routing-logic session`` in miniature; it can be told to ignore the key (round robin), which
-  is what a router sees when the extension sends none;
+* two model replicas: real ``llama_cpp.server`` processes (llama-cpp-python, the ``local`` extra,
+  this interpreter) serving the demo GGUF this package ships, each with its prompt cache on
+  (``cache=True``: a RAM cache of evaluated prompts; a new prompt resumes from its longest cached
+  prefix) and requests queued, not interrupted. llama.cpp itself says what it evaluated: each
+  request's ``llama_perf_context_print: prompt eval time = … / N tokens`` line in the replica's
+  log is read, so prompt tokens evaluated are the engine's count, not the bench's. The launcher
+  (``REPLICA``) adds what the router needs and llama-cpp-python's server lacks: a ``/health``
+  route (vllm-router waits for it before routing), and one log line per request naming its
+  session key as it arrived (the ``x-session-id`` header, the body's ``user``), which is how the
+  bench knows which replica served which key;
+* vllm-router (``vllm-router``, pinned below, the vLLM project's Rust router, in a throw-away
+  venv) in front of them with static ``--worker-urls``: ``--policy consistent_hash`` takes its
+  key from the ``x-session-id`` header, else the body's ``user`` (its log says "found session key
+  in header" / "found user field"); ``round_robin`` is what a router does with no key, and
+  ``cache_aware`` (its default: a prefix tree of the prompts it routed) needs none;
 * the LiteLLM proxy (``litellm[proxy]``, pinned below, in a throw-away venv) in front of the router:
-  one model group, header forwarding on, a key per user with a rate limit per user (a
-  ``custom_auth`` function: LiteLLM's virtual keys need a database, its custom auth does not; the
-  limiter is LiteLLM's own, its window shortened to 10 s with ``LITELLM_RATE_LIMIT_WINDOW_SIZE``);
+  one model group, a key per user with a rate limit per user (a ``custom_auth`` function: LiteLLM's
+  virtual keys need a database, its custom auth does not; the limiter is LiteLLM's own, its window
+  shortened to 10 s with ``LITELLM_RATE_LIMIT_WINDOW_SIZE``). Client headers: LiteLLM forwards
+  ``x-*`` headers (``forward_client_headers_to_llm_api``, on here) only on the chat path: for
+  ``/v1/completions`` (the ``text-completion-openai`` provider) 1.89.3's ``litellm/main.py``
+  never hands the forwarded ``headers`` to the text-completion handler, so the replicas see
+  ``user`` and no ``x-session-id`` (measured below); the router routes on ``user``;
 * JupyterHub (from the registry, in a throw-away venv) with ``SimpleLocalProcessSpawner`` (no
   system users), the dummy authenticator, configurable-http-proxy from npm, and N users, each a
   real single-user server with this extension (this interpreter, the worktree first on the path),
@@ -22,11 +35,10 @@ What it starts, everything on loopback (127.0.0.1) and under /tmp/ccbench-deploy
   spawner's environment.
 
 Simulated users type through the real websocket (through the hub's proxy) and the bench measures:
-the share of each user's requests on one replica with and without routing on the session key,
-prompt characters the replicas evaluate per keystroke (a replica keeps the prompts it served in
-a prefix cache: what a new prompt shares with one of them is not evaluated again), model tokens
-wasted (generated for a stream the client closed), the first piece's p50 at N users against 1,
-and what a rate-limited user sees (one notice, the quiet held replies, recovery).
+the share of each user's requests on one replica under each router policy, prompt tokens the
+replicas evaluated per keystroke and per request (llama.cpp's count), tokens generated, the first
+piece's p50 at N users against 1, and what a rate-limited user sees (one notice, the quiet held
+replies, recovery).
 
 Pins. ``jupyterhub==6.1.1`` (the registry's current release). ``litellm[proxy]==1.89.3``: the
 releases 1.82.7 and 1.82.8 were a compromised upload (a credential stealer, March 2026:
@@ -35,20 +47,24 @@ BerriAI/litellm#24518, OSV MAL-2026-2144); the proxy then had critical advisorie
 GHSA-r75f-5x8p-qvmc; MCP stdio command injection; SSTI), 1.83.10 (guardrail sandbox escape) and
 1.84.0 (Host-header auth bypass, GHSA-4xpc-pv4p-pm3w); 1.89.3 is past every one of them, came
 through the release pipeline after the incident, and raised the starlette, pyjwt and
-python-multipart floors that had advisories of their own. Nothing here is reachable from
-outside the machine either way.
+python-multipart floors that had advisories of their own. ``vllm-router==0.1.17``: a single
+wheel (abi3: the Rust router and a thin Python launcher) needing only setproctitle, aiohttp,
+fastapi/uvicorn, requests and orjson. Checked 2026-12-06 in what this machine can read (OSV and
+GitHub advisory pages, the projects' issue threads): no advisory names ``vllm-router`` or the
+vllm-project/router repository; the vLLM advisories found (GHSA-…, PYSEC-2026-…) are about the
+engine (``vllm``), which is not installed here; later releases (0.1.20: a route rewritten to
+chat completions) fixed bugs, not advisories. It is bound to 127.0.0.1 and given no API key here.
+Nothing is reachable from outside the machine either way.
 
-Nothing is installed into the interpreter that runs this file: the hub and the gateway get venvs
-of their own under /tmp, and jupyterhub's package is put in a folder that the single-user servers
-append to their path (after this interpreter's own packages).
+Nothing is installed into the interpreter that runs this file: the hub, the gateway and the router
+get venvs of their own under /tmp, and jupyterhub's package is put in a folder that the
+single-user servers append to their path (after this interpreter's own packages).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import bisect
-import hashlib
 import itertools
 import json
 import os
@@ -65,17 +81,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-from tornado import httpclient, web
-from tornado.httpserver import HTTPServer
+from tornado import httpclient
 
-from jupyter_codecomplete.testing import CompletionSocket, OpenAIUpstream, UpstreamConfig
+import jupyter_codecomplete
+from jupyter_codecomplete.testing import CompletionSocket
 
 ROOT = Path("/tmp/ccbench-deploy")
 WORKTREE = Path(__file__).resolve().parents[1]
 JUPYTERHUB = "jupyterhub==6.1.1"
 LITELLM = "litellm[proxy]==1.89.3"
 CHP = "configurable-http-proxy@5.3.0"
+ROUTER = "vllm-router==0.1.17"
+GGUF = Path(jupyter_codecomplete.__file__).parent / "models" / "codecomplete-demo.Q8_0.gguf"
 HOST = "127.0.0.1"
 MODEL_GROUP = "coder"
 WINDOW_S = 10  # LiteLLM's rate-limit window here (its default is 60 s)
@@ -98,18 +115,22 @@ def setup() -> dict[str, Path]:
     """The throw-away environments (made once; kept between runs under ROOT)."""
     ROOT.mkdir(parents=True, exist_ok=True)
     hub, gw, deps, chp = ROOT / "hub-venv", ROOT / "gw-venv", ROOT / "hubdeps", ROOT / "chp"
+    rt = ROOT / "router-venv"
     if not (hub / "bin" / "jupyterhub").exists():
         run([sys.executable, "-m", "venv", str(hub)])
         run([str(hub / "bin" / "pip"), "install", "-q", JUPYTERHUB])
     if not (gw / "bin" / "litellm").exists():
         run([sys.executable, "-m", "venv", str(gw)])
         run([str(gw / "bin" / "pip"), "install", "-q", LITELLM])
+    if not (rt / "bin" / "vllm-router").exists():
+        run([sys.executable, "-m", "venv", str(rt)])
+        run([str(rt / "bin" / "pip"), "install", "-q", ROUTER])
     if not (deps / "jupyterhub").exists():
         run([sys.executable, "-m", "pip", "install", "-q", "--target", str(deps), JUPYTERHUB])
     proxy = chp / "node_modules" / ".bin" / "configurable-http-proxy"
     if not proxy.exists():
         run(["npm", "install", "--silent", "--prefix", str(chp), CHP])
-    return {"hub": hub, "gw": gw, "deps": deps, "chp": proxy}
+    return {"hub": hub, "gw": gw, "deps": deps, "chp": proxy, "router": rt / "bin" / "vllm-router"}
 
 
 def free_port() -> int:
@@ -133,102 +154,165 @@ async def wait_http(url: str, timeout: float, ok: tuple[int, ...] = (200,)) -> N
         await asyncio.sleep(0.5)
 
 
-# -- the session-aware router ----------------------------------------------------------------------
+# -- the replicas and the router ------------------------------------------------------------------
 
 
-class Ring:
-    """Consistent hashing of keys onto replicas (160 points per replica)."""
+REPLICA = '''
+"""llama-cpp-python's OpenAI server, as ``python -m llama_cpp.server`` makes it, plus what the
+bench needs: ``/health`` (vllm-router waits for it), a log line per completion request naming
+the session key it came with (which replica served which key), and ``/bench``: the tokens the
+engine evaluated, counted where llama-cpp-python hands them to llama.cpp (``Llama.eval``): the
+first batch of each generation is the prompt left after the prompt cache's longest prefix, the
+rest are decoded tokens."""
+import json, sys
+import uvicorn
+from llama_cpp import Llama
+from llama_cpp.server.app import create_app
 
-    def __init__(self, names: list[str], points: int = 160) -> None:
-        ring = sorted(
-            (int(hashlib.sha256(f"{n}#{i}".encode()).hexdigest()[:16], 16), n)
-            for n in names
-            for i in range(points)
+COUNTS = {"prompt_tokens": 0, "decoded": 0, "generations": 0}
+_eval, _generate = Llama.eval, Llama.generate
+
+
+def generate(self, tokens, *args, **kwargs):
+    self.bench_first = True
+    COUNTS["generations"] += 1
+    yield from _generate(self, tokens, *args, **kwargs)
+
+
+def evaluate(self, tokens):
+    if getattr(self, "bench_first", False):
+        COUNTS["prompt_tokens"] += len(tokens)
+        self.bench_first = False
+    else:
+        COUNTS["decoded"] += len(tokens)
+    return _eval(self, tokens)
+
+
+Llama.generate, Llama.eval = generate, evaluate
+from llama_cpp.server.settings import ModelSettings, ServerSettings
+
+model, alias, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+app = create_app(
+    server_settings=ServerSettings(host="127.0.0.1", port=port, interrupt_requests=False),
+    model_settings=[
+        ModelSettings(
+            model=model, model_alias=alias, n_ctx=2048, n_threads=1, cache=True, verbose=True
         )
-        self.keys = [k for k, _ in ring]
-        self.names = [n for _, n in ring]
+    ],
+)
 
-    def pick(self, key: str) -> str:
-        h = int(hashlib.sha256(key.encode()).hexdigest()[:16], 16)
-        return self.names[bisect.bisect(self.keys, h) % len(self.names)]
+
+@app.get("/health")
+def health() -> dict:
+    return {"status": "ok"}
+
+
+@app.get("/bench")
+def bench() -> dict:
+    return dict(COUNTS)
+
+
+class Seen:
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope["path"].endswith("/completions"):
+            return await self.app(scope, receive, send)
+        header = dict(scope["headers"]).get(b"x-session-id", b"").decode()
+        chunks = []
+
+        async def seen():
+            message = await receive()
+            if message["type"] == "http.request":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body"):
+                    try:
+                        user = json.loads(b"".join(chunks)).get("user") or ""
+                    except ValueError:
+                        user = ""
+                    line = json.dumps({"header": header, "user": str(user)})
+                    print("BENCH-REQUEST " + line, file=sys.stderr, flush=True)
+            return message
+
+        return await self.app(scope, seen, send)
+
+
+uvicorn.run(Seen(app), host="127.0.0.1", port=port, log_level="warning")
+'''
 
 
 @dataclass
-class RouterState:
-    replicas: dict[str, str]  # name -> base url (…/v1)
-    use_key: bool = True
-    rr: itertools.cycle[str] = field(default_factory=lambda: itertools.cycle([""]))
-    routed: list[tuple[str, str, str]] = field(default_factory=list)  # (key, replica, mode)
-    sources: dict[str, int] = field(default_factory=dict)  # where the key came from (through LiteLLM)
-    closed_upstream: int = 0  # replica streams the router closed because the gateway hung up
-    client: httpx.AsyncClient = field(
-        default_factory=lambda: httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=512))
-    )
+class Replica:
+    name: str
+    port: int
+    log: Path
+    proc: subprocess.Popen[bytes] | None = None
 
-    def __post_init__(self) -> None:
-        self.ring = Ring(list(self.replicas))
-        self.rr = itertools.cycle(list(self.replicas))
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
 
+    def start(self, script: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(script), str(GGUF), "test-coder", str(self.port)],
+            stdout=open(self.log, "wb"),
+            stderr=subprocess.STDOUT,
+        )
 
-class RouteHandler(web.RequestHandler):
-    """Forwards ``POST /v1/*`` to a replica, streaming the answer back as it comes."""
+    def size(self) -> int:
+        return self.log.stat().st_size
 
-    def initialize(self, state: RouterState) -> None:
-        self.state = state
-        self.closed = False
+    async def counts(self) -> dict[str, int]:
+        r = await httpclient.AsyncHTTPClient().fetch(self.url + "/bench", request_timeout=30)
+        return dict(json.loads(r.body))
 
-    def check_xsrf_cookie(self) -> None:
-        return
-
-    def on_connection_close(self) -> None:
-        self.closed = True
-
-    async def get(self, path: str) -> None:
-        base = next(iter(self.state.replicas.values()))
-        r = await httpclient.AsyncHTTPClient().fetch(base + "/" + path, raise_error=False)
-        self.set_status(r.code)
-        self.write(r.body)
-
-    async def post(self, path: str) -> None:
-        body = json.loads(self.request.body or b"{}")
-        header = self.request.headers.get("x-session-id")
-        key = header or str(body.get("user") or "")
-        source = "header" if header else ("body user" if key else "none")
-        self.state.sources[source] = self.state.sources.get(source, 0) + 1
-        if self.state.use_key and key:
-            name, mode = self.state.ring.pick(key), "session"
-        else:
-            name, mode = next(self.state.rr), "round-robin"
-        self.state.routed.append((key, name, mode))
-        self.set_header("x-routed-to", name)
-        # httpx, streamed: when the gateway hangs up (the extension closed a superseded stream and
-        # the gateway passed that on), the replica's stream is closed too, as a real router does
-        async with self.state.client.stream(
-            "POST",
-            self.state.replicas[name] + "/" + path,
-            content=self.request.body,
-            headers={"Content-Type": "application/json"},
-        ) as resp:
-            self.set_status(resp.status_code)
-            if resp.headers.get("content-type"):
-                self.set_header("Content-Type", resp.headers["content-type"])
-            async for chunk in resp.aiter_raw():
-                if self.closed:
-                    self.state.closed_upstream += 1
-                    return
-                self.write(chunk)
-                try:
-                    await self.flush()
-                except Exception:
-                    self.state.closed_upstream += 1
-                    return
+    def since(self, offset: int) -> str:
+        with self.log.open("rb") as f:
+            f.seek(offset)
+            return f.read().decode(errors="replace")
 
 
-def start_router(state: RouterState, port: int) -> HTTPServer:
-    app = web.Application([(r"/v1/(.*)", RouteHandler, {"state": state})])
-    server = HTTPServer(app)
-    server.listen(port, HOST)
-    return server
+class Router:
+    """vllm-router in front of the replicas, restarted for each policy (a start-up flag)."""
+
+    def __init__(self, binary: Path, port: int, replicas: list[Replica]) -> None:
+        self.binary, self.port, self.replicas = binary, port, replicas
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    async def start(self, policy: str) -> None:
+        self.stop()
+        self.proc = subprocess.Popen(  # noqa: ASYNC220 - between phases, nothing is measured then
+            [
+                str(self.binary),
+                "--host",
+                HOST,
+                "--port",
+                str(self.port),
+                "--worker-urls",
+                *(r.url for r in self.replicas),
+                "--policy",
+                policy,
+                "--log-level",
+                "warning",
+                "--request-timeout-secs",
+                "60",
+                "--prometheus-port",
+                str(free_port()),
+            ],
+            stdout=open(ROOT / f"router-{policy}.log", "wb"),  # noqa: ASYNC230 - the log, for the process
+            stderr=subprocess.STDOUT,
+        )
+        await wait_http(f"http://{HOST}:{self.port}/v1/models", 60)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.proc = None
 
 
 # -- LiteLLM and JupyterHub --------------------------------------------------------------------------
@@ -267,6 +351,7 @@ def litellm_config(router_port: int) -> str:
             forward_client_headers_to_llm_api: [{MODEL_GROUP}]
         general_settings:
           custom_auth: custom_auth.user_api_key_auth
+          forward_client_headers_to_llm_api: true
         """
     )
 
@@ -324,6 +409,10 @@ def server_config(gateway_port: int) -> str:
         "shared": True,
         "timeout": 20.0,
         "first_request_timeout": 30.0,
+        # the demo model on 2 shared cores: short suggestions keep two replicas ahead of 10 typists
+        "max_tokens": 32,
+        "max_tokens_single_line": 16,
+        "context_window": 2048,  # the replicas' n_ctx
     }
     return textwrap.dedent(
         f"""\
@@ -474,14 +563,20 @@ async def type_document(
     return number
 
 
-async def typing_phase(users: dict[str, User], docs: int, chars: int, keystroke_s: float) -> dict[str, Typed]:
+async def typing_phase(
+    users: dict[str, User], docs: int, chars: int, keystroke_s: float, tag: str
+) -> dict[str, Typed]:
+    """Each user types ``docs`` documents of their own, named with ``tag`` (each phase types new
+    ones: what the replicas cached in an earlier phase does not help a later one)."""
     results = {name: Typed() for name in users}
     t0 = time.monotonic()
 
     async def one(name: str, user: User) -> None:
         n = user.numbers
         for d in range(docs):
-            n = await type_document(user, f"work/notebook{d}.py", n, keystroke_s, chars, results[name], t0)
+            n = await type_document(
+                user, f"work/{tag}-notebook{d}.py", n, keystroke_s, chars, results[name], t0
+            )
             await asyncio.sleep(0.3)
         user.numbers = n + 1
 
@@ -492,54 +587,48 @@ async def typing_phase(users: dict[str, User], docs: int, chars: int, keystroke_
 # -- the measures ---------------------------------------------------------------------------------------
 
 
-def prompt_of(body: dict[str, Any]) -> str:
-    p = body.get("prompt")
-    return p[0] if isinstance(p, list) else str(p or "")
+@dataclass
+class Work:
+    """What the replicas logged since a mark: the session key of each request they took (the
+    ``x-session-id`` header as it arrived, else the body's ``user``), and the engine's count of
+    the prompt tokens it evaluated (after its prompt cache) and of the tokens it decoded."""
+
+    routed: list[tuple[str, str]] = field(default_factory=list)  # (key, replica)
+    sources: dict[str, int] = field(default_factory=dict)  # which field the key came in
+    prompt_tokens: int = 0
+    decoded: int = 0
+    generations: int = 0
 
 
-def evaluated_chars(
-    replicas: dict[str, OpenAIUpstream], since: dict[str, int], cache: int = 16
-) -> tuple[int, int]:
-    """(characters of prompt the replicas had to evaluate, requests) since ``since``: each
-    replica keeps the last ``cache`` prompts it served; a new prompt's longest common prefix with
-    one of them is a cache hit."""
-    total = count = 0
-    for name, rep in replicas.items():
-        seen: list[str] = []
-        for rec in rep.records[since[name] :]:
-            if not rec.path.endswith("/completions"):
-                continue
-            prompt = prompt_of(rec.body)
-            best = 0
-            for old in seen:
-                k = os.path.commonprefix([old, prompt])  # noqa: RUF071 - characters are what is compared
-                best = max(best, len(k))
-            total += len(prompt) - best
-            count += 1
-            seen.append(prompt)
-            del seen[:-cache]
-    return total, count
+async def mark(replicas: list[Replica]) -> dict[str, tuple[int, dict[str, int]]]:
+    return {r.name: (r.size(), await r.counts()) for r in replicas}
 
 
-def wasted_tokens(replicas: dict[str, OpenAIUpstream], since: dict[str, int]) -> tuple[int, int, int]:
-    """(tokens generated in all, tokens of streams the client closed before their end, of those
-    generated after the close)."""
-    generated = wasted = after = 0
-    for name, rep in replicas.items():
-        for rec in rep.records[since[name] :]:
-            if not rec.path.endswith("/completions"):
-                continue
-            generated += rec.tokens_sent
-            if rec.client_closed:
-                wasted += rec.tokens_sent
-                after += rec.tokens_after_close
-    return generated, wasted, after
+async def replica_work(replicas: list[Replica], since: dict[str, tuple[int, dict[str, int]]]) -> Work:
+    work = Work()
+    for rep in replicas:
+        offset, before = since[rep.name]
+        now = await rep.counts()
+        work.prompt_tokens += now["prompt_tokens"] - before["prompt_tokens"]
+        work.decoded += now["decoded"] - before["decoded"]
+        work.generations += now["generations"] - before["generations"]
+        for line in rep.since(offset).splitlines():
+            if line.startswith("BENCH-REQUEST "):
+                try:  # llama.cpp writes to the same stderr from C: a line may run on
+                    seen, _ = json.JSONDecoder().raw_decode(line.split(" ", 1)[1])
+                except ValueError:
+                    continue
+                key = seen["header"] or seen["user"]
+                source = "header" if seen["header"] else ("body user" if key else "none")
+                work.sources[source] = work.sources.get(source, 0) + 1
+                work.routed.append((key, rep.name))
+    return work
 
 
-def share_on_one(routed: list[tuple[str, str, str]]) -> float:
+def share_on_one(routed: list[tuple[str, str]]) -> float:
     """Mean over session keys of the share of the key's requests on its most used replica."""
     by_key: dict[str, dict[str, int]] = {}
-    for key, replica, _ in routed:
+    for key, replica in routed:
         by_key.setdefault(key, {}).setdefault(replica, 0)
         by_key[key][replica] += 1
     shares = [max(c.values()) / sum(c.values()) for c in by_key.values() if sum(c.values()) >= 3]
@@ -561,22 +650,13 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     for f in ("hub.sqlite", "jupyterhub-proxy.pid"):
         (ROOT / f).unlink(missing_ok=True)
     procs: list[subprocess.Popen[bytes]] = []
-    replicas = {
-        # a small code model's pace: 50 ms to the first token, 15 ms a token, ~20 tokens a suggestion
-        f"replica{i}": OpenAIUpstream(
-            UpstreamConfig(
-                default="for i in range(window, len(values)):\n        total += values[i]\n",
-                ttft_s=0.05,
-                token_s=0.015,
-            )
-        )
-        for i in range(args.replicas)
-    }
-    for rep in replicas.values():
-        rep.start()
-    state = RouterState({name: rep.base_url for name, rep in replicas.items()})
+    script = ROOT / "replica.py"
+    script.write_text(REPLICA)
+    replicas = [Replica(f"replica{i}", free_port(), ROOT / f"replica{i}.log") for i in range(args.replicas)]
+    for rep in replicas:
+        rep.start(script)
     router_port, gw_port, hub_port = free_port(), free_port(), free_port()
-    router = start_router(state, router_port)
+    router = Router(paths["router"], router_port, replicas)
     names = [f"user{i:02d}" for i in range(args.users)] + ["limited"]
     keys = {n: "sk-bench-" + secrets.token_hex(12) for n in names}
     key_table = {k: {"user": n, "rpm": LIMITED_RPW if n == "limited" else 100_000} for n, k in keys.items()}
@@ -585,8 +665,13 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "replicas": args.replicas,
         "litellm": LITELLM,
         "jupyterhub": JUPYTERHUB,
+        "router": ROUTER,
+        "replica": f"llama_cpp.server (llama-cpp-python), {GGUF.name}, prompt cache on",
     }
     try:
+        for rep in replicas:
+            await wait_http(rep.url + "/health", 120)
+        await router.start("consistent_hash")
         # the gateway
         gwdir = ROOT / "gateway"
         gwdir.mkdir(exist_ok=True)
@@ -654,65 +739,69 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         sockets = {n: await connect(n) for n in names if n != "limited"}
         chars = args.chars
 
-        def mark() -> dict[str, int]:
-            return {n: len(r.records) for n, r in replicas.items()}
-
-        async def phase(label: str, who: dict[str, User], use_key: bool) -> dict[str, Any]:
-            state.use_key = use_key
-            state.routed.clear()
-            state.sources.clear()
-            state.closed_upstream = 0
-            since = mark()
+        async def phase(label: str, who: dict[str, User], policy: str) -> dict[str, Any]:
+            await router.start(policy)
+            await asyncio.sleep(1)  # the gateway's pooled connections to the old router are gone
+            since = await mark(replicas)
             t = time.monotonic()
-            typed = await typing_phase(who, args.docs, chars, args.keystroke_ms / 1000)
-            await asyncio.sleep(0.5)
-            ev, n = evaluated_chars(replicas, since)
-            gen, wasted, after = wasted_tokens(replicas, since)
+            typed = await typing_phase(
+                who, args.docs, chars, args.keystroke_ms / 1000, policy + str(len(who))
+            )
+            await asyncio.sleep(1.5)  # the last generations end and are logged
+            work = await replica_work(replicas, since)
             firsts = [ms for r in typed.values() for ms in r.first_ms]
+            keystrokes = sum(r.keystrokes for r in typed.values())
             out = {
+                "policy": policy,
                 "users": len(who),
                 "seconds": round(time.monotonic() - t, 1),
-                "keystrokes": sum(r.keystrokes for r in typed.values()),
+                "keystrokes": keystrokes,
                 "requests": sum(r.requests for r in typed.values()),
-                "model_requests": n,
+                "model_requests": len(work.routed),
+                "generations": work.generations,
                 "first_piece_p50_ms": round(p50(firsts), 1),
                 "first_piece_p90_ms": round(statistics.quantiles(firsts, n=10)[8], 1)
                 if len(firsts) >= 10
                 else None,
-                "share_on_one_replica": round(share_on_one(state.routed), 3),
-                "prompt_chars_evaluated_per_request": round(ev / n, 1) if n else None,
-                "prompt_chars_evaluated_per_keystroke": round(
-                    ev / max(1, sum(r.keystrokes for r in typed.values())), 1
-                ),
-                "tokens_generated": gen,
-                "tokens_wasted": wasted,
-                "tokens_after_close": after,
+                "share_on_one_replica": round(share_on_one(work.routed), 3),
+                "prompt_tokens_evaluated": work.prompt_tokens,
+                "prompt_tokens_evaluated_per_model_request": round(work.prompt_tokens / work.generations, 1)
+                if work.generations
+                else None,
+                "prompt_tokens_evaluated_per_keystroke": round(work.prompt_tokens / max(1, keystrokes), 1),
+                "tokens_decoded": work.decoded,
                 "errors": {k: v for r in typed.values() for k, v in r.errors.items()},
-                "key_source": dict(state.sources),
-                "replica_streams_closed_early": state.closed_upstream,
+                "key_source": work.sources,
             }
             print(label, json.dumps(out), flush=True)
             return out
 
         # warm every server's first request (the model lookup) out of the figures
-        await typing_phase(sockets, 1, 3, 0.2)
+        await typing_phase(sockets, 1, 3, 0.2, "warm")
         one = dict(itertools.islice(sockets.items(), 1))
-        result["one_user"] = await phase("1 user, session routing", one, True)
-        result["all_users_session"] = await phase(f"{len(sockets)} users, session routing", sockets, True)
-        result["all_users_no_key"] = await phase(f"{len(sockets)} users, key ignored", sockets, False)
+        result["one_user"] = await phase("1 user, session key", one, "consistent_hash")
+        result["all_users_session"] = await phase(
+            f"{len(sockets)} users, session key", sockets, "consistent_hash"
+        )
+        result["all_users_round_robin"] = await phase(
+            f"{len(sockets)} users, round robin", sockets, "round_robin"
+        )
+        result["all_users_cache_aware"] = await phase(
+            f"{len(sockets)} users, cache aware", sockets, "cache_aware"
+        )
 
         # the gateway rate-limits one user: LIMITED_RPW requests per WINDOW_S
         limited = await connect("limited")
-        state.use_key = True
-        state.routed.clear()
+        await router.start("consistent_hash")
         await asyncio.sleep(2)  # what the phases before left in flight ends
+        since = await mark(replicas)
         typed = Typed()
         t0 = time.monotonic()
         n = 0
         for _burst in range(3):  # type, pause, type again: what the user sees
             n = await type_document(limited, "work/limited.py", n, 0.12, 40, typed, t0) + 1
             await asyncio.sleep(4)
-        upstream_calls = len(state.routed)  # only this user types now
+        upstream_calls = len((await replica_work(replicas, since)).routed)  # only this user types now
         oks = [t for t, k in typed.timeline if k == "ok"]
         limits = [t for t, k in typed.timeline if k == "rate_limited"]
         after_limit = [t for t in oks if limits and t > limits[0]]
@@ -735,6 +824,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             s.close()
     finally:
         router.stop()
+        for rep in replicas:
+            if rep.proc is not None and rep.proc.poll() is None:
+                rep.proc.send_signal(signal.SIGTERM)
         for p in reversed(procs):
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
@@ -743,8 +835,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 p.wait(20)
             except subprocess.TimeoutExpired:
                 p.kill()
-        for rep in replicas.values():
-            rep.stop()
+        for rep in replicas:
+            if rep.proc is not None:
+                try:
+                    rep.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    rep.proc.kill()
         # the hub's proxy and the single-user servers it started, if any are left
         pid_file = ROOT / "jupyterhub-proxy.pid"
         if pid_file.exists():
