@@ -51,6 +51,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from jupyter_codecomplete.testing import build_wheel, clean_env
+
 ROOT = Path(__file__).resolve().parent.parent
 PINS = ("jupyter-ai[jupyternaut]==3.2.0", "notebook-intelligence==6.2.0")
 REPORTED = (
@@ -93,48 +95,16 @@ def sh(
     return done.stdout
 
 
-def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH", "JUPYTER"))}
-
-
 # ---------------------------------------------------------------------------------------- install
 
 
-def build_wheel(tmp: Path) -> Path:
-    labext = ROOT / "jupyter_codecomplete" / "labextension"
-    if not (labext / "package.json").is_file():
+def wheel_of_checkout(tmp: Path) -> Path:
+    if not (ROOT / "jupyter_codecomplete" / "labextension" / "package.json").is_file():
         raise SystemExit("build the JupyterLab extension first (`jlpm build`)")
-    src = tmp / "src"
-    names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(
-        b"\0"
-    )
-    for name in filter(None, names):
-        path = ROOT / os.fsdecode(name)
-        if path.is_file():
-            target = src / os.fsdecode(name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
-    shutil.copytree(labext, src / "jupyter_codecomplete" / "labextension")
-    dist = tmp / "dist"
-    # the project's environment has the build tools (setup.sh); the extension is prebuilt
-    sh(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(dist),
-            ".",
-        ],
-        clean_env(),
-        src,
-    )
-    [wheel] = dist.glob("jupyter_codecomplete-*.whl")
-    return wheel
+    try:
+        return build_wheel(ROOT, tmp, clean_env(), timeout=900)
+    except RuntimeError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def install(venv: Path, tmp: Path, reuse: bool) -> dict[str, Any]:
@@ -143,12 +113,12 @@ def install(venv: Path, tmp: Path, reuse: bool) -> dict[str, Any]:
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     started = time.monotonic()
     if not (reuse and py.exists()):
-        wheel = build_wheel(tmp)
+        wheel = wheel_of_checkout(tmp)
         shutil.rmtree(venv, ignore_errors=True)
         sh([sys.executable, "-m", "venv", str(venv)], env)
         sh([str(py), "-m", "pip", "install", "-q", str(wheel), *PINS], env)  # one resolve
     else:  # still ours: this checkout's Python package, labextension included
-        wheel = build_wheel(tmp)
+        wheel = wheel_of_checkout(tmp)
         sh([str(py), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)], env)
     check = subprocess.run(
         [str(py), "-m", "pip", "check"], env=env, capture_output=True, text=True, timeout=120

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from jupyter_codecomplete.testing import free_port
+from jupyter_codecomplete.testing import build_wheel, clean_env, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 PROMPTS = ("import os\nimport sys\n\n\ndef main():\n    ", "class Config:\n    def __init__(self):\n")
@@ -43,47 +42,12 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path | None = None, timeout: f
     return proc.stdout
 
 
-def copy_checkout(dest: Path) -> None:
-    """The tracked files and the built extension: what a release is built from."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout.split(
-        b"\0"
-    )
-    for name in filter(None, files):
-        src = REPO / os.fsdecode(name)
-        if src.is_file():
-            target = dest / os.fsdecode(name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, target)
-    shutil.copytree(
-        REPO / "jupyter_codecomplete" / "labextension", dest / "jupyter_codecomplete" / "labextension"
-    )
-
-
 def test_the_wheel_serves_the_demo_model_with_no_compiler(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH", "JUPYTER"))}
+    env = clean_env()
     env.update(CC="/bin/false", CXX="/bin/false", PIP_DISABLE_PIP_VERSION_CHECK="1")
-    src = tmp_path / "src"
-    copy_checkout(src)
-    dist = tmp_path / "dist"
     started = time.perf_counter()
     # this environment has the build tools (setup.sh installs them); the extension is prebuilt
-    run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(dist),
-            ".",
-        ],
-        env,
-        src,
-    )
-    [wheel] = dist.glob("jupyter_codecomplete-*.whl")
+    wheel = build_wheel(REPO, tmp_path, env)
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", str(venv)], env)
     py = venv / "bin" / "python"

@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # the same names, for type checkers (a test checks that they 
     from .scripted import split_tokens as split_tokens
     from .server import LocalServer as LocalServer
     from .server import Route as Route
+    from .wheel import build_wheel as build_wheel
+    from .wheel import clean_env as clean_env
     from .wsclient import CompletionSocket as CompletionSocket
     from .wsclient import Message as Message
     from .wsclient import SocketClosed as SocketClosed
@@ -62,6 +64,7 @@ _MODULES = {
     ),
     "scripted": ("RequestRecord", "ScriptedServer", "UpstreamConfig", "split_tokens"),
     "server": ("LocalServer", "Route"),
+    "wheel": ("build_wheel", "clean_env"),
     "wsclient": (
         "CompletionSocket",
         "Message",
