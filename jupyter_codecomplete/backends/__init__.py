@@ -31,6 +31,7 @@ from .discovery import adiscover_local_models, default_servers, discover_local_m
 from .http import make_client
 from .kinds import kind_attribute
 from .pressure import PRESSURE, ServerPressure
+from .streaming import DirectStream, SessionAware
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -41,12 +42,14 @@ __all__ = [
     "Backend",
     "BackendError",
     "Description",
+    "DirectStream",
     "LocalServer",
     "Locality",
     "ModelConfig",
     "ProviderKey",
     "ServerPressure",
     "Session",
+    "SessionAware",
     "adiscover_local_models",
     "backend_kinds",
     "builtin_kinds",

@@ -516,6 +516,10 @@ class HttpStreamingLLM(HttpTransport, StreamedLLM):
 
     Subclasses say how to build the body (:meth:`_request`) and read one event (:meth:`_read_event`)."""
 
+    def streams_directly(self) -> bool:
+        """Always: the runnable around this model only streams (:class:`DirectStream`)."""
+        return True
+
     async def stream_text(
         self, prompt: str, stop: list[str] | None = None, **kwargs: Any
     ) -> AsyncGenerator[str, None]:
@@ -564,6 +568,11 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
 
     def _chat_request(self, messages: list[dict[str, Any]], stop: list[str], kwargs: dict[str, Any]) -> Call:
         raise NotImplementedError
+
+    def streams_directly(self) -> bool:
+        """Unless LangChain's chat runnable would do more than stream: its rate limiter, or
+        streaming switched off (:class:`DirectStream`)."""
+        return self.rate_limiter is None and not self.disable_streaming
 
     async def stream_text(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.llms import LLM
@@ -51,6 +51,30 @@ def chunks(source: Iterable[C], run_manager: CallbackManagerForLLMRun | None) ->
         if run_manager:
             run_manager.on_llm_new_token(chunk.text, chunk=chunk)
         yield chunk
+
+
+@runtime_checkable
+class DirectStream(Protocol):
+    """A model of ours that can stream its text with no LangChain run around it: the engine
+    streams from :meth:`stream_text` when nothing observes the run, which saves LangChain's layers
+    around each chunk (``DefaultInlineCompletionHandler.direct``). The same text as its runnable.
+
+    :meth:`streams_directly` says whether it may now: False where the runnable would do more than
+    stream (a chat model's rate limiter, streaming switched off)."""
+
+    def streams_directly(self) -> bool: ...
+
+    def stream_text(
+        self, prompt: Any, stop: list[str] | None = None, **kwargs: Any
+    ) -> AsyncGenerator[str, None]: ...
+
+
+@runtime_checkable
+class SessionAware(Protocol):
+    """A model whose requests carry the session key (``session=`` in its call's keyword
+    arguments): the header and body field a session-aware router reads (``backends/affinity.py``)."""
+
+    def with_session(self, call: Any, kwargs: dict[str, Any]) -> Any: ...
 
 
 class Identified:

@@ -37,8 +37,15 @@ from langchain_core.runnables import (
 )
 
 from .. import languages
-from ..backends import Backend, Description, ModelConfig, make_backend, native_suffix
-from ..backends.http import HttpStreamingChat, HttpStreamingLLM, HttpTransport
+from ..backends import (
+    Backend,
+    Description,
+    DirectStream,
+    ModelConfig,
+    SessionAware,
+    make_backend,
+    native_suffix,
+)
 from ..postprocess import Cursor, Pipeline, PostprocessContext, analyze, make_pipeline, normalize_newlines
 from ..privacy import (
     DEFAULT_EXCLUDE,
@@ -620,8 +627,8 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
     def model_kwargs(self, prepared: Prepared) -> dict[str, Any]:
         """What the model call gets besides its input (both paths): budget, stops, suffix, extras."""
         kwargs: dict[str, Any] = dict(prepared.bind)
-        if prepared.session is not None and isinstance(prepared.backend.llm, HttpTransport):
-            kwargs["session"] = prepared.session  # our HTTP kinds send it (backends/http.py)
+        if prepared.session is not None and isinstance(prepared.backend.llm, SessionAware):
+            kwargs["session"] = prepared.session  # the model sends it (backends/affinity.py)
         if prepared.backend.config.send_stop and prepared.stop:
             kwargs["stop"] = prepared.stop
         if prepared.backend.chat:
@@ -640,24 +647,21 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
         text = RunnableGenerator(_texts, _atexts, name="text")
         return RunnableLambda(self.model_input, afunc=self._amodel_input) | model | text
 
-    def direct(
-        self, prepared: Prepared, config: RunnableConfig | None = None
-    ) -> HttpStreamingLLM | HttpStreamingChat | None:
-        """The model to stream from directly (:meth:`HttpStreamingLLM.stream_text`), or None: use
-        the runnable (:meth:`raw_chain`).
+    def direct(self, prepared: Prepared, config: RunnableConfig | None = None) -> DirectStream | None:
+        """The model to stream from directly (:meth:`DirectStream.stream_text`), or None: use the
+        runnable (:meth:`raw_chain`).
 
         LangChain's runnable layers around each chunk (config, callback managers, the stream's
         tee) were about a fifth of the server's CPU per streamed completion (measured,
         docs/performance.md). They are skipped only where that changes nothing anyone can see:
-        the model is one of our own HTTP backends, ``raw_chain`` is this class's own, and no
-        callback would see the run (none from ``config``, the enclosing run, the model, tracing,
-        debug or a configure hook: what LangChain's own callback manager would collect)."""
+        the model says it can (:class:`DirectStream`: our HTTP kinds), ``raw_chain`` is this
+        class's own, and no callback would see the run (none from ``config``, the enclosing
+        run, the model, tracing, debug or a configure hook: what LangChain's own callback
+        manager would collect)."""
         llm = prepared.backend.llm
-        if not isinstance(llm, (HttpStreamingLLM, HttpStreamingChat)):
+        if not isinstance(llm, DirectStream) or not llm.streams_directly():
             return None
         if type(self).raw_chain is not DefaultInlineCompletionHandler.raw_chain:
-            return None
-        if isinstance(llm, HttpStreamingChat) and (llm.rate_limiter is not None or llm.disable_streaming):
             return None
         cfg = ensure_config(config)  # with the enclosing run's config, as the runnable would
         observers = AsyncCallbackManager.configure(
