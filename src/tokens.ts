@@ -26,7 +26,8 @@ import type { EditHistory } from './context/edithistory';
 import type { CodeCompleteProvider, ICompletionClient } from './completion/provider';
 import type { ISettings } from './settings';
 import type { CompletionSocket } from './connection/socket';
-import type { IKeptProbe } from './usage/usage';
+import type { SuggestionLifecycle } from './lifecycle/lifecycle';
+import type { EditLifecycle } from './edits/lifecycle';
 import type { StatusState } from './status/status';
 
 /**
@@ -194,17 +195,18 @@ export interface ICodeCompleteProvider extends IInlineCompletionProvider {
    */
   readonly activity: ISignal<ICodeCompleteProvider, CodeCompleteProvider.IActivity>;
   /**
-   * Emitted when a suggestion is answered to the editor.
+   * The inline suggestions' lifecycle (asked, shown, complete, accepted, ended), which the
+   * usage tracker, restraint and prefetch follow.
    */
-  readonly shown: ISignal<ICodeCompleteProvider, CodeCompleteProvider.IShown>;
+  readonly lifecycle: SuggestionLifecycle<CodeCompleteProvider.IShown>;
   /**
-   * Emitted when part of a suggestion is accepted (a word, a line).
+   * A word or a line of the suggestion shown was accepted (our partial-accept commands).
    */
-  readonly partlyAccepted: ISignal<ICodeCompleteProvider, CodeCompleteProvider.IPartlyAccepted>;
+  notePartialAccept(kind: 'word' | 'line', part: string): void;
   /**
-   * Emitted when the user dismisses the suggestion shown.
+   * The suggestion shown was accepted whole (JupyterLab's accept command).
    */
-  readonly dismissed: ISignal<ICodeCompleteProvider, void>;
+  noteAccepted(): void;
   /**
    * The language of the last request, if any.
    */
@@ -327,18 +329,10 @@ export interface IUsageTracker {
    */
   onAccept: ((lineKind: LineKind, pauseMs: number | null, held: boolean) => void) | null;
   /**
-   * An edit prediction was shown (trigger `edit`): its impression, ended with `editEnded`.
+   * Follow the edit predictions' lifecycle (each shown prediction an impression, trigger
+   * `edit`); the returned function stops.
    */
-  editShown(options: { latencyMs: number; language: string | null; text: string }): string | null;
-  /**
-   * Part of an edit prediction was applied (`chars` inserted); it stays open for the rest.
-   * `kept`: where its text went, to count what is still there after the kept windows.
-   */
-  editAccepted(id: string | null, chars: number, kept?: ReadonlyArray<IKeptProbe>): void;
-  /**
-   * The end of an edit prediction's impression (`dismissed`: Escape).
-   */
-  editEnded(id: string | null, dismissed: boolean): void;
+  followEdits(lifecycle: EditLifecycle): () => void;
   /**
    * Send what waits now (what the socket does not take waits on).
    */

@@ -557,11 +557,74 @@ describe('restraint and usage hooks', () => {
   it('says what it shows, with the trigger of its request', async () => {
     const { client, provider } = setup();
     const shown: { rest: string; trigger: string }[] = [];
-    provider.shown.connect((_, s) => shown.push({ rest: s.rest, trigger: s.trigger }));
+    provider.lifecycle.shown.connect((_, s) =>
+      shown.push({ rest: s.detail.rest, trigger: s.detail.trigger })
+    );
     const pending = provider.fetch(request('def f():'), manual);
     await flush();
     client.replies[0].resolve(reply(0, [{ insertText: '\n    pass' }]));
     await pending;
     expect(shown).toEqual([{ rest: '\n    pass', trigger: 'manual' }]);
+  });
+
+  it('drives its lifecycle: asked, shown, complete, accepted whole, ended', async () => {
+    const { client, provider } = setup({ streaming: 'never' });
+    const life: string[] = [];
+    provider.lifecycle.asked.connect((_, e) => life.push(`asked ${e.id}`));
+    provider.lifecycle.shown.connect((_, e) => life.push(`shown ${e.id} ${e.detail.rest}`));
+    provider.lifecycle.complete.connect((_, e) => life.push(`complete ${e.id}`));
+    provider.lifecycle.accepted.connect((_, e) => life.push(`accepted ${e.id} ${e.part}`));
+    provider.lifecycle.ended.connect((_, e) => life.push(`ended ${e.id} ${e.reason}`));
+    const first = provider.fetch(request('x = '), manual);
+    await flush();
+    client.replies[0].resolve(reply(0, [{ insertText: '42' }]));
+    await first;
+    provider.notePartialAccept('word', '4');
+    provider.noteAccepted();
+    // a second suggestion, dismissed with Escape; a fourth discards the third
+    const second = provider.fetch(request('y = '), manual);
+    await flush();
+    client.replies[1].resolve(reply(1, [{ insertText: '7' }]));
+    await second;
+    provider.cancelLatest();
+    const third = provider.fetch(request('z = '), manual);
+    await flush();
+    client.replies[2].resolve(reply(2, [{ insertText: '1' }]));
+    await third;
+    const fourth = provider.fetch(request('w = '), manual);
+    await flush();
+    client.replies[3].resolve(reply(3, [{ insertText: '2' }]));
+    await fourth;
+    expect(life).toEqual([
+      'asked 0',
+      'complete 0',
+      'shown 0 42',
+      'accepted 0 word',
+      'accepted 0 whole',
+      'ended 0 accepted',
+      'asked 1',
+      'complete 1',
+      'shown 1 7',
+      'ended 1 dismissed',
+      'asked 2',
+      'complete 2',
+      'shown 2 1',
+      'asked 3',
+      'complete 3',
+      'ended 2 discarded',
+      'shown 3 2'
+    ]);
+  });
+
+  it('a request dismissed before its suggestion shows ends dismissed; nothing open: no end', async () => {
+    const { provider } = setup();
+    const ended: string[] = [];
+    provider.lifecycle.ended.connect((_, e) => ended.push(`${e.id} ${e.reason}`));
+    provider.cancelLatest(); // nothing asked
+    void provider.fetch(request('x = '), manual);
+    await flush();
+    provider.cancelLatest();
+    provider.cancelLatest(); // ended once
+    expect(ended).toEqual(['0 dismissed']);
   });
 });

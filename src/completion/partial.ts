@@ -15,6 +15,7 @@ import { CommandRegistry } from '@lumino/commands';
 import { IDisposable } from '@lumino/disposable';
 
 import { activeEditor, editorState } from './editorstate';
+import { ACCEPT_COMMAND } from './prefetch';
 import { CodeCompleteProvider } from './provider';
 import { nextLine, nextWord } from './typing';
 
@@ -52,7 +53,8 @@ export function shownGhostText(host: HTMLElement | null | undefined): string | n
 }
 
 /**
- * Register the partial-accept commands and the Enter continuation; dispose to undo.
+ * Register the partial-accept commands and the Enter continuation, and tell the provider's
+ * lifecycle of JupyterLab's whole accept (Tab); dispose to undo.
  */
 export function registerPartialAccept(options: {
   app: JupyterFrontEnd;
@@ -184,6 +186,14 @@ export function registerPartialAccept(options: {
   };
   document.addEventListener('keydown', onKeyDown, true);
 
+  // Tab accepts all of the suggestion: JupyterLab's command, said to the lifecycle here
+  const onCommand = (_: unknown, { id }: { id: string }) => {
+    if (id === ACCEPT_COMMAND) {
+      provider.noteAccepted();
+    }
+  };
+  app.commands.commandExecuted.connect(onCommand);
+
   let disposed = false;
   return {
     get isDisposed() {
@@ -197,6 +207,7 @@ export function registerPartialAccept(options: {
       word.dispose();
       line.dispose();
       document.removeEventListener('keydown', onKeyDown, true);
+      app.commands.commandExecuted.disconnect(onCommand);
     }
   };
 }

@@ -16,6 +16,7 @@ import { IDisposable } from '@lumino/disposable';
 
 import { editorState } from './editorstate';
 import type { IHelloMessage } from '../connection/protocol';
+import type { SuggestionLifecycle } from '../lifecycle/lifecycle';
 import { ISettings } from '../settings';
 import { IEditorState, Suggestion } from './typing';
 
@@ -185,21 +186,25 @@ export function registerAcceptFollowUp(options: {
   app: JupyterFrontEnd;
   manager: ICompletionProviderManager;
   /**
+   * The inline suggestions' lifecycle (the provider's): an accepted suggestion's end.
+   */
+  lifecycle: Pick<SuggestionLifecycle<unknown>, 'ended'>;
+  /**
    * Mark the next explicit request for this text as automatic (the provider's).
    */
   expectAutomatic: (text: string) => void;
   settings: () => ISettings;
 }): IDisposable {
-  const { app, manager, expectAutomatic, settings } = options;
-  const followUp = (_: unknown, args: { id: string }) => {
+  const { app, manager, lifecycle, expectAutomatic, settings } = options;
+  const followUp = (_: unknown, { reason }: SuggestionLifecycle.IEnded) => {
     const s = settings();
-    if (args.id !== ACCEPT_COMMAND || !s.enabled || !s.suggestAfterAccept || s.trigger !== 'auto') {
+    if (reason !== 'accepted' || !s.enabled || !s.suggestAfterAccept || s.trigger !== 'auto') {
       return;
     }
     // after the editor has taken the accepted text
     window.setTimeout(() => askAgain(app, manager, expectAutomatic), 0);
   };
-  app.commands.commandExecuted.connect(followUp);
+  lifecycle.ended.connect(followUp);
   let disposed = false;
   return {
     get isDisposed() {
@@ -208,7 +213,7 @@ export function registerAcceptFollowUp(options: {
     dispose() {
       if (!disposed) {
         disposed = true;
-        app.commands.commandExecuted.disconnect(followUp);
+        lifecycle.ended.disconnect(followUp);
       }
     }
   };

@@ -24,6 +24,7 @@ import {
   ICellInfo,
   languageFromMime
 } from '../context/context';
+import { SuggestionLifecycle } from '../lifecycle/lifecycle';
 import { codeCompleteIcon } from '../status/icon';
 import { mayPrefetch, Prefetcher, shouldPrefetch } from './prefetch';
 import {
@@ -97,6 +98,16 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
     this._restrain = options.restrain ?? null;
     this._trans = (options.translator ?? nullTranslator).load('jupyter_codecomplete');
     this._prefetchDelay = options.prefetchDelay ?? (() => DEFAULT_DEBOUNCE_MS);
+    // prefetch follows the suggestions' lifecycle: a complete suggestion of the latest request
+    // asks for what would follow accepting it; a dismissed one drops what was fetched ahead
+    this.lifecycle.complete.connect((_, { id, detail }) =>
+      this._afterComplete(id, detail.suggestion)
+    );
+    this.lifecycle.ended.connect((_, { reason }) => {
+      if (reason === 'dismissed') {
+        this._prefetch.clear();
+      }
+    });
   }
 
   get name(): string {
@@ -123,32 +134,25 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
   }
 
   /**
-   * Emitted each time a suggestion is answered to the editor (the ghost text it shows), and
-   * when typing through it leaves less (to nothing): the usage statistics' "shown".
+   * The inline suggestions' lifecycle: asked (a request started), shown (each time the ghost
+   * text it shows changes: streaming, typing through it), complete, accepted whole or in part,
+   * dismissed.
    */
-  get shown(): ISignal<this, CodeCompleteProvider.IShown> {
-    return this._shown;
-  }
-
-  /**
-   * Emitted when part of a suggestion is accepted by our own commands (word, line).
-   */
-  get partlyAccepted(): ISignal<this, CodeCompleteProvider.IPartlyAccepted> {
-    return this._partlyAccepted;
-  }
-
-  /**
-   * Emitted when the user dismisses the suggestion shown.
-   */
-  get dismissed(): ISignal<this, void> {
-    return this._dismissed;
-  }
+  readonly lifecycle = new SuggestionLifecycle<CodeCompleteProvider.IShown>({ kind: 'inline' });
 
   /**
    * Report a partial accept (called by the partial-accept commands after inserting `part`).
    */
   notePartialAccept(kind: 'word' | 'line', part: string): void {
-    this._partlyAccepted.emit({ kind, part });
+    this.lifecycle.accept({ part: kind, text: part, chars: part.length, kept: [] });
+  }
+
+  /**
+   * Report that the user accepted what the ghost text shows (JupyterLab's accept command).
+   */
+  noteAccepted(): void {
+    this.lifecycle.accept({ part: 'whole', text: null, chars: 0, kept: [] });
+    this.lifecycle.end('accepted');
   }
 
   /**
@@ -241,7 +245,7 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
    * Stop the latest request (the user dismissed its suggestion).
    */
   cancelLatest(): void {
-    this._dismissed.emit(undefined);
+    this.lifecycle.end('dismissed');
     if (this._latest !== null) {
       this._client.cancel(this._latest);
       this._latest = null;
@@ -249,7 +253,6 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
     // A dismissed suggestion must not come back while the user types on.
     this._generation++;
     this._recent.clear();
-    this._prefetch.clear();
   }
 
   async fetch(
@@ -345,6 +348,8 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       this._triggers.delete(this._triggers.keys().next().value as number);
     }
     this._emit({ kind: 'started', number, language });
+    this._asked = { number, request, context, language };
+    this.lifecycle.ask(number);
     let reply: IInlineCompletionReply;
     try {
       reply = await pending.reply;
@@ -363,7 +368,7 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       suggestion.text = streamed.insertText;
       this._recent.add(suggestion);
       void this._pump(suggestion, pending.chunks, language).then(() =>
-        this._afterShown(suggestion, request, context, language)
+        this._noteComplete(suggestion, language)
       );
     } else {
       if (items.some(item => item.insertText)) {
@@ -385,7 +390,7 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
         return { items: [] };
       }
       this._recent.add(suggestion);
-      this._afterShown(suggestion, request, context, language);
+      this._noteComplete(suggestion, language);
     }
     const rest = this._restFor(suggestion, context, state);
     if (rest === null) {
@@ -451,17 +456,32 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
   }
 
   /**
-   * A suggestion of the latest request is complete: ask for what would follow accepting it.
+   * A suggestion's whole text is known (its lifecycle's `complete`).
    */
-  private _afterShown(
-    suggestion: Suggestion,
-    request: CompletionHandler.IRequest,
-    context: IInlineCompletionContext,
-    language: string | null
-  ): void {
-    if (this._latest !== suggestion.number || !shouldPrefetch(suggestion, this._getSettings())) {
+  private _noteComplete(suggestion: Suggestion, language: string | null): void {
+    const trigger = this._triggers.get(suggestion.number) ?? 'typing';
+    this.lifecycle.completed(suggestion.number, {
+      suggestion,
+      rest: suggestion.text,
+      language,
+      trigger
+    });
+  }
+
+  /**
+   * A suggestion is complete: if it is the latest request's, ask for what would follow
+   * accepting it.
+   */
+  private _afterComplete(id: number, suggestion: Suggestion): void {
+    const asked = this._asked;
+    if (
+      this._latest !== id ||
+      asked?.number !== id ||
+      !shouldPrefetch(suggestion, this._getSettings())
+    ) {
       return;
     }
+    const { request, context, language } = asked;
     // A prefetch is a model request the user may never use: only where the server says requests
     // cost nothing but time (it warms this model: one on this machine or a private network, the
     // embedded one; never a paid API), as for warm-ups.
@@ -645,7 +665,7 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
 
   private _noteShown(suggestion: Suggestion, rest: string, language: string | null): void {
     const trigger = this._triggers.get(suggestion.number) ?? 'typing';
-    this._shown.emit({ suggestion, rest, language, trigger });
+    this.lifecycle.show({ suggestion, rest, language, trigger }, suggestion.number);
   }
 
   private _client: ICompletionClient;
@@ -693,9 +713,13 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
     }
   >();
   private _activity = new Signal<this, CodeCompleteProvider.IActivity>(this);
-  private _shown = new Signal<this, CodeCompleteProvider.IShown>(this);
-  private _partlyAccepted = new Signal<this, CodeCompleteProvider.IPartlyAccepted>(this);
-  private _dismissed = new Signal<this, void>(this);
+  // the latest request's, for a prefetch after its suggestion is complete
+  private _asked: {
+    number: number;
+    request: CompletionHandler.IRequest;
+    context: IInlineCompletionContext;
+    language: string | null;
+  } | null = null;
   private _triggers = new Map<number, CodeCompleteProvider.IShown['trigger']>();
 }
 
@@ -782,14 +806,6 @@ export namespace CodeCompleteProvider {
      * How the request that made it was asked for.
      */
     trigger: 'typing' | 'fresh_line' | 'manual';
-  }
-
-  /**
-   * Part of a suggestion accepted by the partial-accept commands.
-   */
-  export interface IPartlyAccepted {
-    kind: 'word' | 'line';
-    part: string;
   }
 
   /**

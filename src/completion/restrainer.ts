@@ -37,8 +37,9 @@ export class RestraintFeature {
    * Follow the provider's suggestions: the model's time to show (a request to its first ghost
    * text), a shared model's pause, the place of a dismissal.
    */
-  follow(provider: Pick<ICodeCompleteProvider, 'activity' | 'shown' | 'dismissed'>): void {
+  follow(provider: Pick<ICodeCompleteProvider, 'activity' | 'lifecycle'>): void {
     const { debounce, gate } = this.restraint;
+    const life = provider.lifecycle;
     provider.activity.connect((_, activity) => {
       if (activity.kind === 'failed' && isBusyError(activity.error)) {
         // a shared model asked for a pause: fewer requests for a while after it, too
@@ -46,21 +47,24 @@ export class RestraintFeature {
           this._now() + busySeconds(activity.error!) * 1000 + AdaptiveDebounce.STRAIN_AFTER_MS
         );
       }
-      if (activity.kind === 'started') {
-        this._started.set(activity.number, this._now());
-        if (this._started.size > 64) {
-          this._started.delete(this._started.keys().next().value as number);
-        }
+    });
+    life.asked.connect((_, { id }) => {
+      this._started.set(id, this._now());
+      if (this._started.size > 64) {
+        this._started.delete(this._started.keys().next().value as number);
       }
     });
-    provider.shown.connect((_, { suggestion, rest }) => {
-      const t = this._started.get(suggestion.number);
+    life.shown.connect((_, { id, detail: { rest } }) => {
+      const t = this._started.get(id);
       if (t !== undefined && rest) {
-        this._started.delete(suggestion.number);
+        this._started.delete(id);
         debounce.latency(this._now() - t);
       }
     });
-    provider.dismissed.connect(() => {
+    life.ended.connect((_, { reason }) => {
+      if (reason !== 'dismissed') {
+        return;
+      }
       const state = this._options.editorState();
       if (state) {
         gate.dismissedAt(state.key, state.text, state.offset);

@@ -88,7 +88,7 @@ export class EditPredictionFeature {
           ...answer.own.map(e => e.insert),
           ...answer.cells.flatMap(c => c.edits.map(e => e.text))
         ].join('');
-        this.lifecycle.show({ latencyMs: answer.latencyMs, language: answer.language, text });
+        this.lifecycle.showWhole({ latencyMs: answer.latencyMs, language: answer.language, text });
       }
     });
   }
@@ -120,7 +120,7 @@ export class EditPredictionFeature {
         !update.transactions.some(tr => tr.isUserEvent('input.complete')) &&
         !pending?.pending.ids('edit').size
       ) {
-        this.lifecycle.end(false);
+        this.lifecycle.end('typed-through');
       }
       if (where) {
         pending?.changed(where.cell.model.id);
@@ -158,11 +158,13 @@ export class EditPredictionFeature {
         const prediction = currentPrediction(view);
         const done = applyPrediction(view);
         if (done && prediction) {
-          this.lifecycle.apply(
-            prediction.edits.reduce((n, e) => n + e.insert.length, 0),
-            keptProbes(view, prediction.edits)
-          );
-          this.lifecycle.end(false);
+          this.lifecycle.accept({
+            part: 'whole',
+            text: null,
+            chars: prediction.edits.reduce((n, e) => n + e.insert.length, 0),
+            kept: keptProbes(view, prediction.edits)
+          });
+          this.lifecycle.end('accepted');
         }
         return done;
       },
@@ -170,7 +172,7 @@ export class EditPredictionFeature {
         const found = this._navigatorFor(view);
         const done = found ? found.nav.escape(view, found.cellId) : dismissPrediction(view);
         if (done) {
-          this.lifecycle.end(true);
+          this.lifecycle.end('dismissed');
         }
         return done;
       }
@@ -271,16 +273,21 @@ export class EditPredictionFeature {
     };
     const nav: NotebookEditNavigator = new NotebookEditNavigator(cells, {
       applied: (_, inserted, view, edits) => {
-        this.lifecycle.apply(inserted, keptProbes(view, edits));
+        this.lifecycle.accept({
+          part: 'cell',
+          text: null,
+          chars: inserted,
+          kept: keptProbes(view, edits)
+        });
         if (!nav.pending.ids('edit').size) {
-          this.lifecycle.end(false);
+          this.lifecycle.end('accepted');
         }
       },
       dropped: (_, why) => {
         if (why === 'escape') {
-          this.lifecycle.end(true);
+          this.lifecycle.end('dismissed');
         } else if (why === 'changed' && !nav.pending.ids('edit').size) {
-          this.lifecycle.end(false); // edited away before any of it was applied
+          this.lifecycle.end('discarded'); // edited away before any of it was applied
         }
       }
     });
@@ -333,7 +340,7 @@ export class EditPredictionFeature {
     if (!offered) {
       return;
     }
-    this.lifecycle.show({
+    this.lifecycle.showWhole({
       latencyMs: answer.latencyMs,
       language,
       text: answer.own.map(e => e.insert).join('')

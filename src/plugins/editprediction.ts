@@ -12,7 +12,6 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { EditHistories } from '../context/edithistory';
 import { runRecord } from '../context/runs';
 import { EditPredictionFeature } from '../edits/feature';
-import { recordEdits } from '../edits/lifecycle';
 import {
   CommandIDs,
   ICodeCompleteSettings,
@@ -74,7 +73,7 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
       }
     });
     if (usage) {
-      recordEdits(feature.lifecycle, usage);
+      usage.followEdits(feature.lifecycle);
     }
     addEditorExtension(registry, 'jupyter-codecomplete:edit-prediction', () => feature.extension());
     app.commands.addCommand(CommandIDs.predictEdit, {

@@ -102,6 +102,7 @@ export const providerPlugin: JupyterFrontEndPlugin<ICodeCompleteProvider> = {
     registerAcceptFollowUp({
       app,
       manager,
+      lifecycle: provider.lifecycle,
       expectAutomatic: text => provider.expectAutomatic(text),
       settings: () => settings.current
     });

@@ -1,7 +1,7 @@
 /**
  * The usage plugin: records what becomes of each suggestion (src/usage/usage.ts) and sends it to the
- * server over the completion socket. Hooks: the provider's `shown`, `partlyAccepted` and
- * `dismissed` signals, its `started` activity, and JupyterLab's Tab accept command; a document
+ * server over the completion socket. Hooks: the inline suggestions' lifecycle (asked, shown,
+ * accepted, dismissed) and the provider's skipped requests; a document
  * closing (and the page unloading) gives what is still there of suggestions accepted < 30 s ago.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -17,11 +17,6 @@ import {
   IUsageTracker
 } from '../tokens';
 import { UsageTracker } from '../usage/usage';
-
-/**
- * JupyterLab's command that accepts the inline suggestion shown (bound to Tab).
- */
-export const INLINE_ACCEPT_COMMAND = 'inline-completer:accept';
 
 export const usagePlugin: JupyterFrontEndPlugin<IUsageTracker> = {
   id: 'jupyter-codecomplete:usage',
@@ -55,11 +50,6 @@ export const usagePlugin: JupyterFrontEndPlugin<IUsageTracker> = {
       editorState: () => editorState(app.shell.currentWidget)
     });
     tracker.follow(provider);
-    app.commands.commandExecuted.connect((_, { id }) => {
-      if (id === INLINE_ACCEPT_COMMAND) {
-        tracker.acceptedWhole();
-      }
-    });
     socket.stateChanged.connect((_, state) => {
       if (state === 'connected') {
         tracker.flush();

@@ -13,6 +13,8 @@
 import { IServingModel, IUsageEvent, LineKind, UsageTrigger } from '../connection/protocol';
 import { IEditorState, Suggestion } from '../completion/typing';
 import { textKind } from '../context/syntax';
+import type { EditLifecycle, IEditShown } from '../edits/lifecycle';
+import type { IKeptProbe, SuggestionLifecycle } from '../lifecycle/lifecycle';
 import type { ICodeCompleteProvider } from '../tokens';
 
 /**
@@ -105,23 +107,7 @@ export function keptChars(accepted: string, current: string, anchor: number): nu
   return prev[window.length];
 }
 
-/**
- * Where an applied edit's text went, to count later what of it is still there.
- */
-export interface IKeptProbe {
-  /**
-   * The text the edit inserted.
-   */
-  text: string;
-  /**
-   * Its offset in the document when it was applied.
-   */
-  anchor: number;
-  /**
-   * The document's text now; null when it is gone (closed, deleted).
-   */
-  read: () => string | null;
-}
+export type { IKeptProbe };
 
 /**
  * A short hash of a text (FNV-1a, 32 bits, hex): equal suggestions can be told apart from
@@ -423,25 +409,62 @@ export class UsageTracker {
   }
 
   /**
-   * Follow the provider's suggestions through their signals: asked (started or skipped), shown,
-   * accepted in part, dismissed. (A whole accept is JupyterLab's command: `acceptedWhole`.)
+   * Follow the inline suggestions through their lifecycle: asked (and the provider's skipped
+   * requests), shown, accepted whole or in part, dismissed.
    */
-  follow(
-    provider: Pick<ICodeCompleteProvider, 'activity' | 'shown' | 'partlyAccepted' | 'dismissed'>
-  ): void {
+  follow(provider: Pick<ICodeCompleteProvider, 'activity' | 'lifecycle'>): void {
+    const life = provider.lifecycle;
     provider.activity.connect((_, activity) => {
-      if (activity.kind === 'started' || activity.kind === 'skipped') {
+      if (activity.kind === 'skipped') {
         this.observe();
       }
-      if (activity.kind === 'started') {
-        this.started(activity.number);
-      }
     });
-    provider.shown.connect((_, { suggestion, rest, language, trigger }) =>
+    life.asked.connect((_, { id }) => {
+      this.observe();
+      this.started(id);
+    });
+    life.shown.connect((_, { detail: { suggestion, rest, language, trigger } }) =>
       this.shown(suggestion, rest, language, trigger)
     );
-    provider.partlyAccepted.connect((_, { kind, part }) => this.acceptedPart(kind, part));
-    provider.dismissed.connect(() => this.dismissed());
+    life.accepted.connect((_, { part, text }) => {
+      if (part === 'whole') {
+        this.acceptedWhole();
+      } else if ((part === 'word' || part === 'line') && text !== null) {
+        this.acceptedPart(part, text);
+      }
+    });
+    life.ended.connect((_, { reason }) => {
+      if (reason === 'dismissed') {
+        this.dismissed();
+      }
+    });
+  }
+
+  /**
+   * Follow the edit predictions through their lifecycle: each shown prediction is an
+   * impression, ended when the prediction ends. Disconnects with the returned function (or when
+   * the lifecycle's signals are cleared).
+   */
+  followEdits(lifecycle: EditLifecycle): () => void {
+    const impressions = new Map<number, string | null>();
+    const shown = (_: EditLifecycle, { id, detail }: SuggestionLifecycle.IShown<IEditShown>) => {
+      impressions.set(id, this.editShown(detail));
+    };
+    const accepted = (_: EditLifecycle, e: SuggestionLifecycle.IAccepted) => {
+      this.editAccepted(impressions.get(e.id) ?? null, e.chars, e.kept);
+    };
+    const ended = (_: EditLifecycle, e: SuggestionLifecycle.IEnded) => {
+      this.editEnded(impressions.get(e.id) ?? null, e.reason === 'dismissed');
+      impressions.delete(e.id);
+    };
+    lifecycle.shown.connect(shown);
+    lifecycle.accepted.connect(accepted);
+    lifecycle.ended.connect(ended);
+    return () => {
+      lifecycle.shown.disconnect(shown);
+      lifecycle.accepted.disconnect(accepted);
+      lifecycle.ended.disconnect(ended);
+    };
   }
 
   dispose(): void {
