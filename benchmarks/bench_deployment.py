@@ -232,13 +232,15 @@ app = create_app(
 )
 
 
+# async: on the event loop, not in the thread pool that queued generations fill (a sync route
+# waited behind them past the bench's 30 s in a saturated phase)
 @app.get("/health")
-def health() -> dict:
+async def health() -> dict:
     return {"status": "ok"}
 
 
 @app.get("/bench")
-def bench() -> dict:
+async def bench() -> dict:
     return dict(COUNTS)
 
 
