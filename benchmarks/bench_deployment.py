@@ -26,8 +26,10 @@ What it starts, everything on loopback (127.0.0.1) and under /tmp/ccbench-deploy
   shortened to 10 s with ``LITELLM_RATE_LIMIT_WINDOW_SIZE``). Client headers: LiteLLM forwards
   ``x-*`` headers (``forward_client_headers_to_llm_api``, on here) only on the chat path: for
   ``/v1/completions`` (the ``text-completion-openai`` provider) 1.89.3's ``litellm/main.py``
-  never hands the forwarded ``headers`` to the text-completion handler, so the replicas see
-  ``user`` and no ``x-session-id`` (measured below); the router routes on ``user``;
+  never hands the forwarded ``headers`` to the text-completion handler; it does pass
+  ``extra_headers`` on to the OpenAI client, so a LiteLLM pre-call hook in the gateway's config
+  (``callbacks``: ``SESSION_HEADER`` below, LiteLLM's documented ``CustomLogger`` hook) copies
+  the client's ``x-session-id`` into ``extra_headers`` and the router routes on it;
 * JupyterHub (from the registry, in a throw-away venv) with ``SimpleLocalProcessSpawner`` (no
   system users), the dummy authenticator, configurable-http-proxy from npm, and N users, each a
   real single-user server with this extension (this interpreter, the worktree first on the path),
@@ -169,7 +171,7 @@ import uvicorn
 from llama_cpp import Llama
 from llama_cpp.server.app import create_app
 
-COUNTS = {"prompt_tokens": 0, "decoded": 0, "generations": 0}
+COUNTS = {"prompt_tokens": 0, "decoded": 0, "generations": 0, "streams_cut": 0, "decoded_in_cut_streams": 0}
 _eval, _generate = Llama.eval, Llama.generate
 
 
@@ -188,7 +190,35 @@ def evaluate(self, tokens):
     return _eval(self, tokens)
 
 
-Llama.generate, Llama.eval = generate, evaluate
+_create = Llama.create_completion
+
+
+def create_completion(self, *args, **kwargs):
+    """A stream the server stops reading before its last chunk (the client hung up: superseded,
+    cancelled, or the gateway's connection closed) counts as cut, with the tokens decoded in it."""
+    out = _create(self, *args, **kwargs)
+    if not kwargs.get("stream"):
+        return out
+
+    def stream():
+        # the count at the last chunk handed on, read while this stream holds the model (the
+        # close may come later, while another request's generation runs)
+        start = last = COUNTS["decoded"]
+        done = False
+        try:
+            for chunk in out:
+                last = COUNTS["decoded"]
+                done = done or bool(chunk["choices"][0].get("finish_reason"))
+                yield chunk
+        finally:
+            if not done:
+                COUNTS["streams_cut"] += 1
+                COUNTS["decoded_in_cut_streams"] += last - start
+
+    return stream()
+
+
+Llama.generate, Llama.eval, Llama.create_completion = generate, evaluate, create_completion
 from llama_cpp.server.settings import ModelSettings, ServerSettings
 
 model, alias, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -202,13 +232,15 @@ app = create_app(
 )
 
 
+# async: on the event loop, not in the thread pool that queued generations fill (a sync route
+# waited behind them past the bench's 30 s in a saturated phase)
 @app.get("/health")
-def health() -> dict:
+async def health() -> dict:
     return {"status": "ok"}
 
 
 @app.get("/bench")
-def bench() -> dict:
+async def bench() -> dict:
     return dict(COUNTS)
 
 
@@ -334,6 +366,28 @@ async def user_api_key_auth(request: Request, api_key: str) -> UserAPIKeyAuth:
     return UserAPIKeyAuth(api_key=api_key, user_id=found["user"], rpm_limit=found["rpm"])
 '''
 
+SESSION_HEADER = '''
+"""Pass the client's x-session-id on to a text-completion deployment (a LiteLLM pre-call hook).
+
+LiteLLM 1.89.3 forwards client x-* headers (``data["headers"]``) only on the chat path; for
+``text-completion-openai`` ``litellm/main.py`` puts ``extra_headers`` into the request it hands
+to the OpenAI client (``optional_params["extra_headers"]``), so the hook sets that.
+"""
+from litellm.integrations.custom_logger import CustomLogger
+
+
+class SessionHeader(CustomLogger):
+    async def async_pre_call_hook(self, user_api_key_dict, cache, data, call_type):
+        headers = (data.get("proxy_server_request") or {}).get("headers") or {}
+        key = next((v for k, v in headers.items() if k.lower() == "x-session-id"), None)
+        if key:
+            data["extra_headers"] = {**(data.get("extra_headers") or {}), "x-session-id": key}
+        return data
+
+
+session_header = SessionHeader()
+'''
+
 
 def litellm_config(router_port: int) -> str:
     return textwrap.dedent(
@@ -347,6 +401,7 @@ def litellm_config(router_port: int) -> str:
         litellm_settings:
           telemetry: false
           drop_params: false
+          callbacks: [session_header.session_header]
           model_group_settings:
             forward_client_headers_to_llm_api: [{MODEL_GROUP}]
         general_settings:
@@ -598,6 +653,8 @@ class Work:
     prompt_tokens: int = 0
     decoded: int = 0
     generations: int = 0
+    streams_cut: int = 0  # streams the replica stopped before their end (the client hung up)
+    decoded_in_cut_streams: int = 0  # tokens decoded in them: model work nobody read to the end
 
 
 async def mark(replicas: list[Replica]) -> dict[str, tuple[int, dict[str, int]]]:
@@ -612,6 +669,8 @@ async def replica_work(replicas: list[Replica], since: dict[str, tuple[int, dict
         work.prompt_tokens += now["prompt_tokens"] - before["prompt_tokens"]
         work.decoded += now["decoded"] - before["decoded"]
         work.generations += now["generations"] - before["generations"]
+        work.streams_cut += now["streams_cut"] - before["streams_cut"]
+        work.decoded_in_cut_streams += now["decoded_in_cut_streams"] - before["decoded_in_cut_streams"]
         for line in rep.since(offset).splitlines():
             if line.startswith("BENCH-REQUEST "):
                 try:  # llama.cpp writes to the same stderr from C: a line may run on
@@ -676,6 +735,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         gwdir = ROOT / "gateway"
         gwdir.mkdir(exist_ok=True)
         (gwdir / "custom_auth.py").write_text(CUSTOM_AUTH)
+        (gwdir / "session_header.py").write_text(SESSION_HEADER)
         (gwdir / "config.yaml").write_text(litellm_config(router_port))
         env = {
             **os.environ,
@@ -770,6 +830,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 else None,
                 "prompt_tokens_evaluated_per_keystroke": round(work.prompt_tokens / max(1, keystrokes), 1),
                 "tokens_decoded": work.decoded,
+                "streams_cut": work.streams_cut,
+                "tokens_decoded_in_cut_streams": work.decoded_in_cut_streams,
+                "suggestions_shown": sum(r.shown for r in typed.values()),
                 "errors": {k: v for r in typed.values() for k, v in r.errors.items()},
                 "key_source": work.sources,
             }
@@ -794,6 +857,15 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         limited = await connect("limited")
         await router.start("consistent_hash")
         await asyncio.sleep(2)  # what the phases before left in flight ends
+        # the replicas' queue from a saturated phase drains first (bounded): else the limited
+        # user's first requests wait behind it and time out before the gateway's limit is reached
+        end, before = time.monotonic() + 90, None
+        while time.monotonic() < end:
+            now = [await r.counts() for r in replicas]
+            if now == before:
+                break
+            before = now
+            await asyncio.sleep(3)
         since = await mark(replicas)
         typed = Typed()
         t0 = time.monotonic()
