@@ -107,8 +107,6 @@ export function keptChars(accepted: string, current: string, anchor: number): nu
   return prev[window.length];
 }
 
-export type { IKeptProbe };
-
 /**
  * A short hash of a text (FNV-1a, 32 bits, hex): equal suggestions can be told apart from
  * different ones without storing them.
