@@ -373,3 +373,26 @@ export const IEditHistory = new Token<IEditHistory>(
   'jupyter-codecomplete:IEditHistory',
   'The recent edits of each open notebook and file, as unified diffs with their cell.'
 );
+
+/**
+ * The edit predictions of this page (the edit prediction plugin's): each prediction's life, and
+ * restraint for the automatic ones (the restraint plugin sets it).
+ */
+export interface IEditPredictions {
+  /**
+   * Each prediction's life: shown, applied whole or a cell at a time, ended.
+   */
+  readonly lifecycle: EditLifecycle;
+  /**
+   * Restraint for automatic predictions: a reason to hold one, or null to ask (null: none).
+   */
+  setRestraint(restrain: (() => string | null) | null): void;
+}
+
+/**
+ * The edit predictions token.
+ */
+export const IEditPredictions = new Token<IEditPredictions>(
+  'jupyter-codecomplete:IEditPredictions',
+  'The edit predictions of this page: their lifecycle, and restraint for the automatic ones.'
+);

@@ -298,6 +298,26 @@ describe('EditPredictionController', () => {
     view.destroy();
   });
 
+  it('holds an automatic request that restraint holds, never one the user asked for', async () => {
+    const { socket, ws } = connected();
+    const c = controller(socket, 'auto');
+    const view = makeView();
+    let why: string | null = 'edits-turned-down';
+    c.restrain = () => why;
+    expect(await c.requestAutomatic(view)).toBe(false);
+    expect(ws.sent).toEqual([]);
+    const asked = () => ws.sent.filter(m => m.type === 'edit_prediction');
+    void c.request(view, 'manual'); // the user's own: sent
+    await flush();
+    expect(asked().map(m => m.trigger)).toEqual(['manual']);
+    why = null;
+    void c.requestAutomatic(view);
+    await flush();
+    expect(asked().map(m => m.trigger)).toEqual(['manual', 'auto']);
+    view.destroy();
+    socket.dispose();
+  });
+
   it('asks by itself after a rename when automatic, not when on request', async () => {
     jest.useFakeTimers();
     try {

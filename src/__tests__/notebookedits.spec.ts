@@ -252,6 +252,7 @@ describe('NotebookEditNavigator', () => {
     expect(nb.text('d')).toBe('total = sales["price"].sum()\n');
     expect(nb.marks.size).toBe(0);
     expect(nb.events.applied).toEqual(['b', 'd']);
+    expect(nb.events.dropped).toEqual([]); // applying an edit is not an edit that drops it
     expect(nb.nav.handles(d)).toBe(false); // nothing pending: Tab is JupyterLab's again
     undo(d);
     expect(nb.text('d')).toBe(RENAME.d);

@@ -616,6 +616,27 @@ describe('restraint and usage hooks', () => {
     ]);
   });
 
+  it('a partial accept that takes all of a finished suggestion ends it accepted', async () => {
+    const { client, provider } = setup({ streaming: 'never' });
+    const ended: string[] = [];
+    provider.lifecycle.ended.connect((_, e) => ended.push(`${e.id} ${e.reason}`));
+    const first = provider.fetch(request('x = '), manual);
+    await flush();
+    client.replies[0].resolve(reply(0, [{ insertText: '42' }]));
+    await first;
+    // a word of it: still open
+    expect(provider.notePartialAccept('word', '4', { key: '', text: 'x = ', offset: 4 })).toBe(
+      false
+    );
+    expect(ended).toEqual([]);
+    // the rest of it: ended accepted, once
+    expect(provider.notePartialAccept('line', '2', { key: '', text: 'x = 4', offset: 5 })).toBe(
+      true
+    );
+    expect(ended).toEqual(['0 accepted']);
+    expect(provider.lifecycle.open).toBe(false);
+  });
+
   it('a request dismissed before its suggestion shows ends dismissed; nothing open: no end', async () => {
     const { provider } = setup();
     const ended: string[] = [];

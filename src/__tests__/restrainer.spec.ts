@@ -1,7 +1,9 @@
 /**
  * Restraint as a feature: what it asks the server for, when, and what it tells the tracker.
  */
+import { EditBackoff } from '../completion/restraint';
 import { RestraintFeature } from '../completion/restrainer';
+import { EditLifecycle } from '../edits/lifecycle';
 import { DEFAULT_SETTINGS, ISettings } from '../settings';
 
 function feature(settings: ISettings, levels: string[], now = () => 1000): RestraintFeature {
@@ -59,6 +61,50 @@ describe('RestraintFeature', () => {
     document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'c', bubbles: true }));
     expect(tracker.pause!()).toBe(700);
     editor.remove();
+  });
+
+  it('holds automatic edit predictions after a run turned down, until one is taken', () => {
+    let t = 1000;
+    const settings: ISettings = { ...DEFAULT_SETTINGS, restraint: 'on' };
+    const f = feature(settings, [], () => t);
+    const life = new EditLifecycle();
+    f.followEdits(life);
+    const shown = { latencyMs: 50, language: 'python', text: 'x' };
+    // two turned down (dismissed, typed over) and one replaced: not yet
+    for (const reason of ['dismissed', 'typed-through'] as const) {
+      life.showWhole(shown);
+      life.end(reason);
+    }
+    life.showWhole(shown);
+    life.showWhole(shown); // the one before is discarded: not counted
+    expect(f.decideEdit()).toBeNull();
+    life.end('dismissed'); // the third
+    expect(f.decideEdit()).toBe('edits-turned-down');
+    t += EditBackoff.HOLD_MS - 1;
+    expect(f.decideEdit()).toBe('edits-turned-down');
+    t += 1;
+    expect(f.decideEdit()).toBeNull(); // the hold is over
+    // a fourth turned down holds twice as long; "suggest more" not yet, off never
+    life.showWhole(shown);
+    life.end('dismissed');
+    t += 2 * EditBackoff.HOLD_MS - 1;
+    expect(f.decideEdit()).toBe('edits-turned-down');
+    settings.restraint = 'more';
+    expect(f.decideEdit()).toBeNull();
+    settings.restraint = 'off';
+    expect(f.decideEdit()).toBeNull();
+    settings.restraint = 'on';
+    // one taken: the run is over
+    life.showWhole(shown);
+    life.end('accepted');
+    expect(f.decideEdit()).toBeNull();
+    expect(f.restraint.edits.streak).toBe(0);
+  });
+
+  it('holds automatic edit predictions while a shared model service asked for a pause', () => {
+    const f = feature({ ...DEFAULT_SETTINGS, restraint: 'on' }, []);
+    f.restraint.debounce.strain(Date.now() + 60_000);
+    expect(f.decideEdit()).toBe('strained');
   });
 
   it('sends every request when restraint is off', async () => {

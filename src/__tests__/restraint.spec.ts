@@ -2,6 +2,7 @@ import {
   AcceptPauses,
   AdaptiveDebounce,
   DEFAULT_RHYTHMS,
+  EditBackoff,
   Gate,
   IGateModel,
   Restraint,
@@ -263,5 +264,26 @@ describe('Restraint', () => {
       r.accepted('comment', 900, false);
     }
     expect(r.pauses.hold('comment')).toBe(900);
+  });
+});
+
+describe('EditBackoff', () => {
+  it('holds after a run of predictions turned down at each level, doubling up to the most', () => {
+    const b = new EditBackoff();
+    expect(b.heldUntil('less')).toBe(0);
+    b.ended('dismissed', 1000);
+    expect(b.heldUntil('less')).toBe(0);
+    b.ended('typed-through', 2000);
+    expect(b.heldUntil('less')).toBe(2000 + EditBackoff.HOLD_MS);
+    expect(b.heldUntil('on')).toBe(0);
+    b.ended('discarded', 3000); // replaced: not counted, nor its time
+    expect(b.heldUntil('less')).toBe(2000 + EditBackoff.HOLD_MS);
+    for (let i = 0; i < 10; i++) {
+      b.ended('dismissed', 5000);
+    }
+    expect(b.heldUntil('less')).toBe(5000 + EditBackoff.MAX_HOLD_MS);
+    expect(b.heldUntil('off')).toBe(0);
+    b.ended('accepted', 6000);
+    expect(b.heldUntil('less')).toBe(0);
   });
 });

@@ -96,8 +96,10 @@ export function registerPartialAccept(options: {
     if (position) {
       editor.setCursorPosition(position);
     }
-    provider.notePartialAccept(kind, part);
-    // the rest of the suggestion, or (all of it taken) what follows it: at once, no debounce
+    if (provider.notePartialAccept(kind, part, state)) {
+      return; // all of a finished suggestion taken: its lifecycle's accepted end asks what follows
+    }
+    // the rest of the suggestion, or (all there is so far taken) what streams on: at once
     if (part.length < rest.length || (options.suggestAfterAccept?.() ?? false)) {
       reshow();
     }

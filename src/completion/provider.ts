@@ -141,10 +141,18 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
   readonly lifecycle = new SuggestionLifecycle<CodeCompleteProvider.IShown>({ kind: 'inline' });
 
   /**
-   * Report a partial accept (called by the partial-accept commands after inserting `part`).
+   * Report a partial accept (called by the partial-accept commands after inserting `part` at
+   * the cursor of `before`, the editor state the suggestion was shown in). When `part` was all
+   * that is left of a finished suggestion, the suggestion ended accepted; returns whether it did.
    */
-  notePartialAccept(kind: 'word' | 'line', part: string): void {
+  notePartialAccept(kind: 'word' | 'line', part: string, before?: IEditorState): boolean {
+    const found = before ? this._recent.find(before) : null;
     this.lifecycle.accept({ part: kind, text: part, chars: part.length, kept: [] });
+    if (found && found.suggestion.done && part.length > 0 && part === found.rest) {
+      this.lifecycle.end('accepted');
+      return true;
+    }
+    return false;
   }
 
   /**

@@ -1,10 +1,12 @@
 /**
  * Restraint as a feature (the classes are in `restraint.ts`): it follows the provider's
- * suggestions through their signals (started, failed with a busy model, shown, dismissed) and
- * the keys typed in editors, learns the gate from the server, tells the usage tracker the
- * rhythm and the pauses, and decides for each automatic request whether to skip it or wait.
+ * suggestions through their signals (started, failed with a busy model, shown, dismissed), the
+ * edit predictions' ends, and the keys typed in editors, learns the gate from the server, tells
+ * the usage tracker the rhythm and the pauses, and decides for each automatic request (an
+ * inline suggestion: skip it or wait; an edit prediction: hold it or ask).
  */
 import { busySeconds, isBusyError } from '../connection/protocol';
+import type { SuggestionLifecycle } from '../lifecycle/lifecycle';
 import { ISettings, RestraintMode } from '../settings';
 import { ICodeCompleteProvider, IUsageTracker } from '../tokens';
 import { lineKind } from '../usage/usage';
@@ -71,6 +73,19 @@ export class RestraintFeature {
       }
     });
   }
+
+  /**
+   * Follow the edit predictions: how each ended (taken, or turned down), for their back-off.
+   */
+  followEdits(lifecycle: Pick<SuggestionLifecycle<unknown>, 'ended'>): void {
+    lifecycle.ended.connect((_, { reason }) => this.restraint.edits.ended(reason, this._now()));
+  }
+
+  /**
+   * Restraint for an automatic edit prediction: a reason to hold it, or null to ask.
+   */
+  readonly decideEdit = (): string | null =>
+    this.restraint.decideEdit(this._options.settings().restraint, this._now());
 
   /**
    * What each usage event carries of restraint, and what the page learns from an accept.

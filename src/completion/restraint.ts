@@ -23,6 +23,8 @@
  *   completion still gets it; mid-typing noise goes.
  */
 import { LineKind } from '../connection/protocol';
+import type { SuggestionLifecycle } from '../lifecycle/lifecycle';
+import type { RestraintMode } from '../settings';
 
 function clamp(min: number, max: number, value: number): number {
   return Math.max(min, Math.min(max, value));
@@ -433,6 +435,65 @@ export namespace AcceptPauses {
 }
 
 /**
+ * Automatic edit predictions the user keeps turning down: after a run of them dismissed or
+ * typed over with none taken (`STREAK` at each level), the automatic ones are held for a while
+ * that doubles with each further one (`HOLD_MS` up to `MAX_HOLD_MS`); taking one ends the run.
+ * Replaced predictions (discarded) do not count; the user's own "Predict Next Edit" is never held.
+ */
+export class EditBackoff {
+  /**
+   * An edit prediction ended at `now` (ms).
+   */
+  ended(reason: SuggestionLifecycle.EndReason, now: number): void {
+    if (reason === 'accepted') {
+      this._streak = 0;
+    } else if (reason === 'dismissed' || reason === 'typed-through') {
+      this._streak += 1;
+      this._last = now;
+    }
+  }
+
+  /**
+   * The edit predictions turned down in a row.
+   */
+  get streak(): number {
+    return this._streak;
+  }
+
+  /**
+   * Until when (ms) automatic edit predictions are held at `mode` (0: not held).
+   */
+  heldUntil(mode: RestraintMode): number {
+    const threshold = EditBackoff.STREAK[mode];
+    if (threshold === null || this._streak < threshold) {
+      return 0;
+    }
+    const hold = EditBackoff.HOLD_MS * 2 ** (this._streak - threshold);
+    return this._last + Math.min(EditBackoff.MAX_HOLD_MS, hold);
+  }
+
+  private _streak = 0;
+  private _last = 0;
+}
+
+/**
+ * A namespace for EditBackoff statics.
+ */
+export namespace EditBackoff {
+  /**
+   * Predictions turned down in a row before the automatic ones are held, by level (null: never).
+   */
+  export const STREAK: { [mode in RestraintMode]: number | null } = {
+    off: null,
+    more: 5,
+    on: 3,
+    less: 2
+  };
+  export const HOLD_MS = 30_000;
+  export const MAX_HOLD_MS = 10 * 60_000;
+}
+
+/**
  * The decision for automatic requests: the gate, the adaptive debounce and the user's pauses
  * before taking a suggestion (used by the restraint plugin; the replay benchmark runs it too).
  */
@@ -446,6 +507,24 @@ export class Restraint {
   readonly gate: Gate;
   readonly debounce: AdaptiveDebounce;
   readonly pauses: AcceptPauses;
+  /**
+   * The automatic edit predictions' back-off.
+   */
+  readonly edits = new EditBackoff();
+
+  /**
+   * Why an automatic edit prediction at `now` (ms) is held at `mode` (null: ask): a shared
+   * model service asked for a pause, or the user turned down the last few.
+   */
+  decideEdit(mode: RestraintMode, now: number): 'strained' | 'edits-turned-down' | null {
+    if (mode === 'off') {
+      return null;
+    }
+    if (this.debounce.strained) {
+      return 'strained';
+    }
+    return now < this.edits.heldUntil(mode) ? 'edits-turned-down' : null;
+  }
 
   /**
    * Skip an automatic request, or ask once the user has paused `after` ms since the last

@@ -259,8 +259,27 @@ export class EditPredictionController {
       if (view.dom.closest(`.${INLINE_ACTIVE}`) || this._socket.pendingNumbers.length) {
         return; // an insertion suggestion is shown or on its way
       }
-      void this.request(view, 'auto');
+      void this.requestAutomatic(view);
     }, this._debounce);
+  }
+
+  /**
+   * Restraint for automatic requests: a reason to hold one, or null to ask (null: none).
+   */
+  set restrain(restrain: (() => string | null) | null) {
+    this._restrain = restrain;
+  }
+
+  /**
+   * An automatic request for `view` (after a likely follow-up edit, or an accepted prediction),
+   * unless the setting is not "automatic" or restraint holds it; resolves to whether a
+   * prediction is shown.
+   */
+  async requestAutomatic(view: EditorView): Promise<boolean> {
+    if (this._mode() !== 'auto' || this._restrain?.()) {
+      return false;
+    }
+    return this.request(view, 'auto');
   }
 
   dispose(): void {
@@ -304,6 +323,7 @@ export class EditPredictionController {
   private _histories: EditPredictionController.IHistories;
   private _onCellEdits: EditPredictionController.IOptions['onCellEdits'] | null;
   private _onShown: EditPredictionController.IOptions['onShown'] | null;
+  private _restrain: (() => string | null) | null = null;
   private _inFlight: number | null = null;
   private _timer: ReturnType<typeof setTimeout> | null = null;
 }

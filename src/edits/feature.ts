@@ -2,7 +2,8 @@
  * The edit-prediction feature, apart from JupyterLab's plugin wiring: the requests (the
  * controller), what a prediction's keys do (Tab, Escape), the pending edits of each notebook
  * with their cell markers and Tab to the next, the fix offered after a cell's run ends with an
- * error, and the life of each prediction (`lifecycle`, which the usage tracker follows).
+ * error, and the life of each prediction (`lifecycle`: the usage tracker and restraint follow
+ * it, and a prediction taken asks for the next at once).
  */
 import { Extension } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
@@ -91,6 +92,25 @@ export class EditPredictionFeature {
         this.lifecycle.showWhole({ latencyMs: answer.latencyMs, language: answer.language, text });
       }
     });
+    // a prediction taken: the next one asked for at once (a rename carries on), as after Tab
+    // on ghost text; an automatic request, so restraint may hold it
+    this.lifecycle.ended.connect((_, { reason }) => {
+      if (reason === 'accepted' && options.settings().suggestAfterAccept) {
+        setTimeout(() => {
+          const view = EditPredictionFeature.focusedView();
+          if (view) {
+            void this.controller.requestAutomatic(view);
+          }
+        }, 0);
+      }
+    });
+  }
+
+  /**
+   * Restraint for the automatic predictions: a reason to hold one, or null to ask (null: none).
+   */
+  setRestraint(restrain: (() => string | null) | null): void {
+    this.controller.restrain = restrain;
   }
 
   /**

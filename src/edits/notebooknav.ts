@@ -162,11 +162,12 @@ export class NotebookEditNavigator {
       const e = cellId ? this._pending.get(cellId) : null;
       const { edits } = currentPrediction(view)!;
       const inserted = insertedChars(edits);
-      applyPrediction(view);
+      // no longer pending before it is applied: applying it is not an edit that drops it
       if (cellId && e) {
         this._pending.delete(cellId);
         this._cells.mark(cellId, null);
       }
+      applyPrediction(view);
       this._events.applied?.(e, inserted, view, edits);
       this._goToNext(cellId);
       return true;
@@ -181,9 +182,9 @@ export class NotebookEditNavigator {
       // its diff is on screen: apply it, then go on to the one after it
       const { edits } = currentPrediction(shownThere)!;
       const inserted = insertedChars(edits);
-      applyPrediction(shownThere);
       this._pending.delete(next);
       this._cells.mark(next, null);
+      applyPrediction(shownThere);
       this._events.applied?.(target, inserted, shownThere, edits);
       if (!this._goToNext(next)) {
         this._cells.activate(next);

@@ -2,7 +2,7 @@
  * The edit prediction plugins: the edit history (`IEditHistory`), and the wiring of the
  * edit-prediction feature (`edits/feature.ts`): its CodeMirror extension in every editor, the
  * "Predict Next Edit" command, its keys, the notebooks' cell changes and runs, and the usage
- * tracker following each prediction's life.
+ * tracker following each prediction's life; the feature is the `IEditPredictions` token.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { IEditorExtensionRegistry } from '@jupyterlab/codemirror';
@@ -17,6 +17,7 @@ import {
   ICodeCompleteSettings,
   ICompletionConnection,
   IEditHistory,
+  IEditPredictions,
   ILanguageResolver,
   IUsageTracker
 } from '../tokens';
@@ -34,11 +35,12 @@ export const editHistoryPlugin: JupyterFrontEndPlugin<IEditHistory> = {
   activate: (): IEditHistory => new EditHistories()
 };
 
-export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
+export const editPredictionPlugin: JupyterFrontEndPlugin<IEditPredictions> = {
   id: 'jupyter-codecomplete:edit-prediction',
   description:
     'Edit predictions: the next change around the cursor, shown as a diff; Tab applies it.',
   autoStart: true,
+  provides: IEditPredictions,
   requires: [ICompletionConnection, ICodeCompleteSettings, IEditorExtensionRegistry, IEditHistory],
   optional: [ILanguageResolver, ITranslator, INotebookTracker, IUsageTracker],
   activate: (
@@ -51,7 +53,7 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
     translator: ITranslator | null,
     notebooks: INotebookTracker | null,
     usage: IUsageTracker | null
-  ): void => {
+  ): IEditPredictions => {
     const trans = (translator ?? nullTranslator).load('jupyter_codecomplete');
     const panels = (): NotebookPanel[] => {
       const out: NotebookPanel[] = [];
@@ -86,7 +88,7 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
     });
     feature.keys();
     if (!notebooks) {
-      return;
+      return feature;
     }
     notebooks.widgetAdded.connect((_, panel) => {
       panel.context.ready
@@ -109,5 +111,6 @@ export const editPredictionPlugin: JupyterFrontEndPlugin<void> = {
         notebooks.find(p => p.content === run.notebook)
       )
     );
+    return feature;
   }
 };

@@ -1,6 +1,7 @@
 /**
  * The restraint plugin: an adaptive debounce and a gate for automatic requests
- * (`completion/restrainer.ts`), set on the provider. The gate's model (with the user's pauses
+ * (`completion/restrainer.ts`), set on the provider, and a back-off for automatic edit
+ * predictions. The gate's model (with the user's pauses
  * before taking a suggestion) is learned on the server from this user's own events
  * (`GET api/codecomplete/usage/gate`) and asked for again every few minutes.
  */
@@ -11,7 +12,12 @@ import { ServerConnection } from '@jupyterlab/services';
 import { editorState } from '../completion/editorstate';
 import { IGateModel } from '../completion/restraint';
 import { RestraintFeature } from '../completion/restrainer';
-import { ICodeCompleteProvider, ICodeCompleteSettings, IUsageTracker } from '../tokens';
+import {
+  ICodeCompleteProvider,
+  ICodeCompleteSettings,
+  IEditPredictions,
+  IUsageTracker
+} from '../tokens';
 
 /**
  * The route of the gate's model.
@@ -28,12 +34,13 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
   description: 'Adaptive debounce and a gate learned from your own statistics.',
   autoStart: true,
   requires: [ICodeCompleteProvider, ICodeCompleteSettings],
-  optional: [IUsageTracker],
+  optional: [IUsageTracker, IEditPredictions],
   activate: (
     app: JupyterFrontEnd,
     provider: ICodeCompleteProvider,
     settings: ICodeCompleteSettings,
-    tracker: IUsageTracker | null
+    tracker: IUsageTracker | null,
+    edits: IEditPredictions | null
   ): void => {
     const serverSettings = app.serviceManager.serverSettings;
     const feature = new RestraintFeature({
@@ -60,5 +67,9 @@ export const restraintPlugin: JupyterFrontEndPlugin<void> = {
     window.setInterval(() => void feature.learn(), GATE_REFRESH_MS);
     settings.changed.connect(() => void feature.learn(false));
     provider.setRestraint(feature.decide);
+    if (edits) {
+      feature.followEdits(edits.lifecycle);
+      edits.setRestraint(feature.decideEdit);
+    }
   }
 };

@@ -181,6 +181,7 @@ test.describe('a rename across cells', () => {
     await expect(cell(page, 3)).toHaveClass(/jp-mod-active/);
     await expect(cell(page, 3).locator(REMOVED)).toHaveText(['df']);
     await page.waitForTimeout(700);
+    const asked = (await editPrompts(request)).length;
     await page.keyboard.press('Tab');
     await expect(page.locator(PENDING_MARKER)).toHaveCount(0);
     expect(await sources(page)).toEqual([
@@ -189,6 +190,9 @@ test.describe('a rename across cells', () => {
       'total = sales["price"].sum()',
       'sales.head()'
     ]);
+    // the prediction taken whole: the next one is asked for at once, with the applied edits
+    await expect.poll(async () => (await editPrompts(request)).length).toBe(asked + 1);
+    expect((await editPrompts(request)).pop()).toContain('+sales.head()');
     // one undo per applied cell
     await page.keyboard.press('Control+z');
     expect((await sources(page)).slice(2)).toEqual(['total = sales["price"].sum()', 'df.head()']);
