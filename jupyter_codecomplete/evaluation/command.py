@@ -115,31 +115,23 @@ def run_edits_command(args: argparse.Namespace, configs: list[EvalConfig]) -> in
         if not args.quiet:
             print(msg, file=sys.stderr, flush=True)
 
+    def finish(results: dict[str, Any], table: str, runs: str) -> int:
+        """Print the table, write the JSON when asked; 1 when a run failed every task."""
+        report: dict[str, Any] = {"folder": args.folder, "seed": args.seed, "samples": args.samples}
+        report.update(results)
+        print(table)
+        if args.json:
+            Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        return 1 if any(r["summary"]["errors"] == r["summary"]["tasks"] > 0 for r in report[runs]) else 0
+
     if getattr(args, "fim_history", False):
         from .history import format_history_table, history_task, run_history_eval
 
         completions = [h for h in map(history_task, tasks) if h is not None]
-        history: dict[str, Any] = {
-            "folder": args.folder,
-            "seed": args.seed,
-            "samples": args.samples,
-            **asyncio.run(run_history_eval(configs, completions, progress=progress)),
-        }
-        print(format_history_table(history))
-        if args.json:
-            Path(args.json).write_text(json.dumps(history, indent=2) + "\n", encoding="utf-8")
-        return 1 if any(r["summary"]["errors"] == r["summary"]["tasks"] > 0 for r in history["runs"]) else 0
-    report: dict[str, Any] = {
-        "folder": args.folder,
-        "seed": args.seed,
-        "samples": args.samples,
-        **asyncio.run(run_edit_eval(configs, tasks, progress=progress)),
-    }
-    print(format_edit_table(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    failed = any(r["summary"]["errors"] == r["summary"]["tasks"] for r in report["configurations"])
-    return 1 if failed else 0
+        history = asyncio.run(run_history_eval(configs, completions, progress=progress))
+        return finish(history, format_history_table(history), "runs")
+    report = asyncio.run(run_edit_eval(configs, tasks, progress=progress))
+    return finish(report, format_edit_table(report), "configurations")
 
 
 def run_cells_command(args: argparse.Namespace, configs: list[EvalConfig]) -> int:

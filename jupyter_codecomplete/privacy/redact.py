@@ -51,15 +51,8 @@ class OffsetMap:
     def to_redacted(self, offset: int, *, after: bool = False) -> int:
         """Where ``offset`` of the original lies in the redacted text; inside a secret, at the
         start of its placeholder (``after``: its end)."""
-        i = bisect.bisect_right([s.start for s in self.spans], offset) - 1
-        if i < 0:
-            return offset
-        s = self.spans[i]
-        if offset >= s.end:
-            return offset - s.end + s.new_end
-        if offset == s.start:
-            return s.new_start
-        return s.new_end if after else s.new_start
+        mapped, inside = self._locate(offset, redacted=False)
+        return inside.new_end if inside is not None and after else mapped
 
     def touched(self, start: int, end: int) -> list[Span]:
         """The placeholders that ``[start, end)`` of the redacted text overlaps (an insertion at
@@ -68,15 +61,25 @@ class OffsetMap:
 
     def to_original(self, offset: int) -> int | None:
         """Where ``offset`` of the redacted text lies in the original; None inside a placeholder."""
-        i = bisect.bisect_right([s.new_start for s in self.spans], offset) - 1
+        mapped, inside = self._locate(offset, redacted=True)
+        return None if inside is not None else mapped
+
+    def _locate(self, offset: int, *, redacted: bool) -> tuple[int, Span | None]:
+        """``offset`` of one text (``redacted``: of the redacted one) in the other, and the span
+        it lies inside (None: none; inside one, the mapped offset is the span's start there)."""
+        starts = [s.new_start if redacted else s.start for s in self.spans]
+        i = bisect.bisect_right(starts, offset) - 1
         if i < 0:
-            return offset
+            return offset, None
         s = self.spans[i]
-        if offset >= s.new_end:
-            return offset - s.new_end + s.end
-        if offset == s.new_start:
-            return s.start
-        return None
+        start, end, to_start, to_end = (
+            (s.new_start, s.new_end, s.start, s.end) if redacted else (s.start, s.end, s.new_start, s.new_end)
+        )
+        if offset >= end:
+            return offset - end + to_end, None
+        if offset == start:
+            return to_start, None
+        return to_start, s
 
 
 class Redactor:
