@@ -616,6 +616,29 @@ describe('restraint and usage hooks', () => {
     ]);
   });
 
+  it('a suggestion typed past ends typed through; typing along it keeps it open', async () => {
+    const { client, provider } = setup({ streaming: 'never' });
+    const ended: string[] = [];
+    provider.lifecycle.ended.connect((_, e) => ended.push(`${e.id} ${e.reason}`));
+    const first = provider.fetch(request('x = '), auto);
+    await flush();
+    client.replies[0].resolve(reply(0, [{ insertText: '42' }]));
+    await first;
+    // typing its first character: answered from it, still open
+    await provider.fetch(request('x = 4'), auto);
+    expect(ended).toEqual([]);
+    // all of it typed: ended typed through (the next request asks the model)
+    void provider.fetch(request('x = 42'), auto);
+    await flush();
+    expect(ended).toEqual(['0 typed-through']);
+    client.replies[1].resolve(reply(1, [{ insertText: ' + 1' }]));
+    await flush();
+    // something else typed: ended typed through too
+    void provider.fetch(request('x = 42 - '), auto);
+    await flush();
+    expect(ended).toEqual(['0 typed-through', '1 typed-through']);
+  });
+
   it('a partial accept that takes all of a finished suggestion ends it accepted', async () => {
     const { client, provider } = setup({ streaming: 'never' });
     const ended: string[] = [];

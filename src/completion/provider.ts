@@ -311,6 +311,10 @@ export class CodeCompleteProvider implements ICodeCompleteProvider {
       this._emit({ kind: 'reused', number: found.suggestion.number, language });
       return this._answer(found.suggestion, found.rest, context, state, generation, language);
     }
+    if (!manual && this.lifecycle.open) {
+      // the suggestion shown no longer applies: typed past (all of it typed, or something else)
+      this.lifecycle.end('typed-through');
+    }
     if (!manual && Private.stale(this._editorState(context), state)) {
       // JupyterLab's debounce lets an automatic request through after Enter left its line (it
       // asks nothing on a blank line, so nothing supersedes it): a model call no one would see
