@@ -98,7 +98,7 @@ GGUF = Path(jupyter_codecomplete.__file__).parent / "models" / "codecomplete-dem
 HOST = "127.0.0.1"
 MODEL_GROUP = "coder"
 WINDOW_S = 10  # LiteLLM's rate-limit window here (its default is 60 s)
-LIMITED_RPW = 2  # the rate-limited user's requests per window (low: reached even when slow replicas make the user wait)
+LIMITED_RPW = 2  # the rate-limited user's requests per window (reached even behind slow replicas)
 PAUSE_S = 0.5  # a typist's pause at a word's end (the request goes then)
 SNIPPET = (
     "def moving_average(values, window):\n    total = sum(values[:window])\n    out = [total / window]\n"

@@ -240,8 +240,10 @@ class Servers:
         keep: bool,
         rules: list[dict[str, Any]] | None = None,
         text: str = "words",
+        config: str = "",
     ) -> None:
         self.extra_rules = list(rules or [])
+        self.extra_config = config  # more lines of the server's config (another model, a setting)
         self.texts = TEXTS[text]
         self.tmp = Path(tempfile.mkdtemp(prefix="bench-codecomplete-"))
         self.keep = keep
@@ -291,7 +293,7 @@ class Servers:
         (self.tmp / "jupyter_config_dir" / "jupyter_server_config.py").write_text(
             f"c.CodeCompleteApp.completion_model = {model!r}\n"
             "c.CodeCompleteApp.monitor_event_loop = True\n"
-            "c.CodeCompleteApp.discover_local_servers = False\n"
+            "c.CodeCompleteApp.discover_local_servers = False\n" + self.extra_config
         )
         root = self.tmp / "root"
         root.mkdir()
