@@ -3,7 +3,8 @@
  * and the kernel's candidates reach the model; on returning to the cell the fix is shown, Tab
  * applies it), and a rename in the defining cell followed in the cells that use the name
  * (markers; Tab, Tab applies both; Escape drops them; a cell moved and one deleted while they
- * are pending: the rest still land by id). The "model" is the scripted upstream
+ * are pending: the rest still land by id; automatic predictions held after two were dismissed,
+ * the shortcut never). The "model" is the scripted upstream
  * answering in the generic chat format (jupyter_codecomplete/testing/edit_rules.py); the tests
  * assert on what reached it.
  */
@@ -299,5 +300,39 @@ test.describe('a rename across cells', () => {
     await page.waitForTimeout(700);
     await page.keyboard.press('Tab');
     expect((await sources(page)).slice(2)).toEqual(['total = sales["price"].sum()', 'df.tail()']);
+  });
+});
+
+test.describe('automatic predictions turned down', () => {
+  test.use({
+    autoGoto: true,
+    mockSettings: {
+      ...galata.DEFAULT_SETTINGS,
+      // "suggest less": two turned down in a row hold the automatic ones
+      [PLUGIN]: { enabled: false, editPredictions: 'auto', restraint: 'less' }
+    }
+  });
+
+  test('after two dismissed in a row, the next rename asks nothing; the shortcut still does', async ({
+    page,
+    request,
+    tmpPath
+  }) => {
+    for (const name of ['first', 'second']) {
+      await rename(page, request, `${tmpPath}/${name}.ipynb`);
+      await expect(page.locator(PENDING_MARKER)).toHaveCount(2, { timeout: 20000 });
+      await page.keyboard.press('Escape');
+      await expect(page.locator(PENDING_MARKER)).toHaveCount(0);
+      await page.notebook.close(true); // one notebook at a time; restraint is the page's
+    }
+    const before = (await editPrompts(request)).length;
+    await rename(page, request, `${tmpPath}/third.ipynb`);
+    await page.waitForTimeout(3000); // well past the automatic request's debounce (600 ms)
+    expect((await editPrompts(request)).length).toBe(before);
+    await expect(page.locator(PENDING_MARKER)).toHaveCount(0);
+    // the user's own request is never held
+    await page.keyboard.press('Alt+Shift+Backslash');
+    await expect(page.locator(PENDING_MARKER)).toHaveCount(2, { timeout: 20000 });
+    expect((await editPrompts(request)).length).toBe(before + 1);
   });
 });
