@@ -1,9 +1,9 @@
 /**
  * The restraint plugin: an adaptive debounce and a gate for automatic requests
  * (`completion/restrainer.ts`), set on the provider, and a back-off for automatic edit
- * predictions. The gate's model (with the user's pauses
- * before taking a suggestion) is learned on the server from this user's own events
- * (`GET api/codecomplete/usage/gate`) and asked for again every few minutes.
+ * predictions. The gate's model (with the user's pauses before taking a suggestion) is learned
+ * on the server from this user's own events (`GET api/codecomplete/usage/gate`) and asked for
+ * again every few minutes.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { URLExt } from '@jupyterlab/coreutils';
