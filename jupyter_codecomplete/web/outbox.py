@@ -3,14 +3,7 @@
 Cheap writes: a deferred message (no one waits for it: the answer to a superseded or cancelled
 request) waits at most :data:`DEFER_S` for the socket's next message and leaves with it; every
 message of a flush goes in one write. A message someone waits for (a reply, a stream chunk) is
-never held back, with one exception no one can see: a request's stream chunks leave at most one
-frame a display frame (:data:`FRAME_S`). A chunk leaves at once when the request's previous frame
-left :data:`FRAME_S` ago or more (its first chunk, and every chunk of a model slower than that);
-one that comes sooner waits for the rest of that frame, and those that follow it are merged with it
-(a delta chunk's text is only what is new: joined, the client sees the same text). The last chunk
-never waits: it leaves at once, with what waited before it. At 5 ms a token that is one frame for
-three tokens, and a websocket frame (serialising, the send system call) was the largest cost per
-token after the model's read (docs/performance.md).
+never held back.
 
 Bounded: :attr:`Outbox.queued` counts the bytes handed to the socket and not yet written. While
 the client is behind (more than :data:`COALESCE_BYTES` queued), the stream chunks of a request are
@@ -35,9 +28,6 @@ COALESCE_BYTES = 64 * 1024
 # (no one waits for it; under a typing burst it leaves with the next request's reply). Writing
 # every such answer at once was a fifth of the server's CPU under 200 sockets x 20 requests.
 DEFER_S = 0.05
-# At most one frame of a request's stream chunks per this many seconds (a 60 Hz display frame): a
-# client shows no more often than that. The first chunk and the last never wait.
-FRAME_S = 0.016
 
 
 def payload(message: BaseModel) -> bytes:
@@ -92,16 +82,13 @@ class Outbox:
         self._messages: list[bytes] = []  # deferred messages, written with the next one
         self._held: dict[int, _Held] = {}
         self._timer: asyncio.TimerHandle | None = None
-        # when each streaming request's last frame left, and its chunks waiting for their frame
-        self._sent: dict[int, float] = {}
-        self._waiting: dict[int, _Held] = {}
-        self._frame: asyncio.TimerHandle | None = None
 
     def put(self, data: bytes, *, defer: bool = False) -> bool:
         """Queue one serialised message; False when the socket is closed.
 
         ``defer``: no one waits for it; it may wait up to :data:`DEFER_S` for the next message."""
-        self._queue(data)
+        self._messages.append(data)
+        self.queued += len(data)
         if not defer:
             return self.flush()
         if self._timer is None:
@@ -135,76 +122,31 @@ class Outbox:
                 self.put(payload(item.message()))
 
     def offer(self, chunk: InlineCompletionStreamChunk, limit: int) -> bool:
-        """Send a stream chunk, or merge it with the unsent ones: while the client is behind, and
-        while the request's frame (:data:`FRAME_S`) is not over.
+        """Send a stream chunk, or merge it with the unsent ones while the client is behind.
 
         False when more than ``limit`` bytes wait for the client: the request must end."""
         number = chunk.reply_to
         held = self._held.pop(number, None)
-        if held is None:
-            held = self._waiting.pop(number, None)
-        if held is None:
-            held = _Held(chunk)
-        elif chunk.error is not None:
-            # the text so far leaves before the error, as it would have unmerged
-            self._queue(payload(held.message()))
-            held = _Held(chunk)
-        else:
+        if held is not None:
             held.merge(chunk)
+        else:
+            held = _Held(chunk)
         if self.queued > limit:
             return False
-        if chunk.done:
-            self._sent.pop(number, None)
-        else:
-            if self.queued > COALESCE_BYTES:
-                self._held[number] = held
-                return True
-            loop = asyncio.get_running_loop()
-            now = loop.time()
-            last = self._sent.get(number)
-            if last is not None and now - last < FRAME_S:
-                self._waiting[number] = held
-                if self._frame is None:
-                    self._frame = loop.call_at(last + FRAME_S, self._end_frame)
-                return True
-            self._sent[number] = now
+        if not chunk.done and self.queued > COALESCE_BYTES:
+            self._held[number] = held
+            return True
         self.put(payload(held.message()))
         return True
-
-    def _end_frame(self) -> None:
-        """A frame is over: the chunks waiting for it leave (in one write)."""
-        self._frame = None
-        waiting, self._waiting = self._waiting, {}
-        if not waiting:
-            return
-        if self.queued > COALESCE_BYTES:
-            self._held.update(waiting)  # the client is behind: they wait for it
-            return
-        now = asyncio.get_running_loop().time()
-        for number, held in waiting.items():
-            self._sent[number] = now
-            self._queue(payload(held.message()))
-        self.flush()
-
-    def _queue(self, data: bytes) -> None:
-        self._messages.append(data)
-        self.queued += len(data)
 
     def forget(self, number: int) -> None:
         """Drop the merged chunks of request ``number`` (it ended)."""
         self._held.pop(number, None)
-        self._waiting.pop(number, None)
-        self._sent.pop(number, None)
 
     def close(self) -> None:
         """The socket closed: nothing more leaves."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._frame is not None:
-            self._frame.cancel()
-            self._frame = None
         self._messages = []
         self._held = {}
-        self._waiting = {}
-        self._sent = {}
