@@ -88,10 +88,9 @@ class _Frame:
 
 def _frames(lines: list[str]) -> list[_Frame]:
     frames: list[_Frame] = []
-    # each line's frame header, searched once (a frame's lines are read up to the next header)
-    heads = [_CELL_IN.search(line) or _KERNEL_FILE.search(line) for line in lines]
-    legacies = [None if m else _IPYTHON_INPUT.search(line) for m, line in zip(heads, lines, strict=True)]
-    for i, (m, legacy) in enumerate(zip(heads, legacies, strict=True)):
+    for i, line in enumerate(lines):
+        m = _CELL_IN.search(line) or _KERNEL_FILE.search(line)
+        legacy = None if m else _IPYTHON_INPUT.search(line)
         if m is None and legacy is None:
             continue
         cell = int(m.group(1)) if m is not None and m.re is _CELL_IN else None
@@ -102,10 +101,9 @@ def _frames(lines: list[str]) -> list[_Frame]:
             cell = int(legacy.group(1))
         shown: str | None = None
         # the frame's own lines, up to the next frame header: the arrow names (or confirms) the line
-        for j in range(i + 1, min(i + 40, len(lines))):
-            if heads[j] is not None or legacies[j] is not None:
+        for follow in lines[i + 1 : i + 40]:
+            if _CELL_IN.search(follow) or _IPYTHON_INPUT.search(follow) or _KERNEL_FILE.search(follow):
                 break
-            follow = lines[j]
             arrow = _ARROW.match(follow)
             if arrow is not None:
                 if number is None:
@@ -124,7 +122,7 @@ def _frames(lines: list[str]) -> list[_Frame]:
                 shown = below
         frames.append(_Frame(cell, number, shown))
     # Julia's frames, innermost first: put last, as Python's innermost is
-    julia = [m for line in lines if "@" in line and (m := _JULIA_FRAME.match(line)) is not None]
+    julia = [m for m in (_JULIA_FRAME.match(line) for line in lines) if m is not None]
     frames.extend(_Frame(int(m.group(1)), int(m.group(2)), None) for m in reversed(julia))
     return frames
 
@@ -183,10 +181,10 @@ def clean_traceback(error: CellError, secrets: Sequence[str] = ()) -> list[str]:
         return []
     text = scrub(text, secrets)
     # blank lines and IPython's rule of dashes say nothing
-    lines = [line for line in text.strip("\n").split("\n") if line.strip().strip("-")]
+    lines = [_short(line) for line in text.strip("\n").split("\n") if line.strip().strip("-")]
     if len(lines) > MAX_TRACEBACK_LINES:
-        return [ELLIPSIS, *(_short(line) for line in lines[-MAX_TRACEBACK_LINES:])]
-    return [_short(line) for line in lines]
+        lines = [ELLIPSIS, *lines[-MAX_TRACEBACK_LINES:]]
+    return lines
 
 
 def error_comment(
