@@ -9,7 +9,9 @@ Times are medians in milliseconds: "prompt" is validating the request, the noteb
 the prompt (on the event loop; the document is bounded, 16,000 characters around the cursor's
 cell, so what grows with the cells is validating the request itself, which any request of that
 size pays); "answer" is cleaning a rename of three cells and mapping it back by cell id (off the
-event loop); the last column is both over the one-cell prediction's server work.
+event loop); "CPU ms" is the process's CPU time for both (``time.process_time``, medians; the
+server's own CPU per edit prediction, without the websocket and the model's answer); the last
+column is both over the one-cell prediction's server work.
 """
 
 from __future__ import annotations
@@ -96,29 +98,37 @@ def one_cell(text: str) -> int:
     return len(cleaned.edits)
 
 
-def median_ms(repeat: int, fn: Callable[..., object], *args: Any) -> float:
-    times = []
+def timed(repeat: int, fn: Callable[..., object], *args: Any) -> tuple[float, float]:
+    """Medians of ``fn(*args)``: wall-clock and CPU (this process) milliseconds."""
+    times, cpu = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn(*args)
         times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+        cpu.append((time.process_time() - c0) * 1000)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=20)
     args = ap.parse_args()
-    base = median_ms(args.repeat, one_cell, DEFINE + "df['price'].sum()\n" * 10)
+    base, base_cpu = timed(args.repeat, one_cell, DEFINE + "df['price'].sum()\n" * 10)
     rows = [
-        ["request", "prompt ms", "answer ms", "× one cell"],
-        ["one cell (11 lines)", "-", "-", f"{base:.2f} ms"],
+        ["request", "prompt ms", "answer ms", "CPU ms", "× one cell"],
+        ["one cell (11 lines)", "-", "-", f"{base_cpu:.2f}", f"{base:.2f} ms"],
     ]
     for n in (10, 100, 1000):
-        prompt = median_ms(args.repeat, notebook_prompt, wire(n))
-        answer = median_ms(args.repeat, notebook_answer, *notebook_prompt(wire(n)))
+        prompt, prompt_cpu = timed(args.repeat, notebook_prompt, wire(n))
+        answer, answer_cpu = timed(args.repeat, notebook_answer, *notebook_prompt(wire(n)))
         rows.append(
-            [f"notebook, {n} cells", f"{prompt:.2f}", f"{answer:.2f}", f"{(prompt + answer) / base:.1f}"]
+            [
+                f"notebook, {n} cells",
+                f"{prompt:.2f}",
+                f"{answer:.2f}",
+                f"{prompt_cpu + answer_cpu:.2f}",
+                f"{(prompt + answer) / base:.1f}",
+            ]
         )
     frames = "".join(f"Cell In[{i}], line 1\n----> 1 other_{i}()\n" for i in range(1000))
     tb = (frames + "Cell In[7], line 1\n----> 1 df[\"prcie\"].sum()\n\nKeyError: 'prcie'")[-20_000:]
@@ -129,9 +139,11 @@ def main() -> None:
         "trigger": "error",
         "error": {"ename": "KeyError", "evalue": "'prcie'", "traceback": tb, "execution_count": 7},
     }
-    ms = median_ms(args.repeat, error_request, data)
-    rows.append(["error fix, 20,000-char traceback, 100 cells", f"{ms:.2f}", "-", f"{ms / base:.1f}"])
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    ms, cpu = timed(args.repeat, error_request, data)
+    rows.append(
+        ["error fix, 20,000-char traceback, 100 cells", f"{ms:.2f}", "-", f"{cpu:.2f}", f"{ms / base:.1f}"]
+    )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for k, r in enumerate(rows):
         print(
             "| "

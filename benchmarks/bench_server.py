@@ -241,7 +241,11 @@ class Servers:
         rules: list[dict[str, Any]] | None = None,
         text: str = "words",
         config: str = "",
+        pythonpath: str | None = None,
+        monitor: bool = True,
     ) -> None:
+        self.pythonpath = pythonpath  # another checkout's package (a before/after in one run)
+        self.monitor = monitor  # the loop-lag monitor (off by default in a user's server)
         self.extra_rules = list(rules or [])
         self.extra_config = config  # more lines of the server's config (another model, a setting)
         self.texts = TEXTS[text]
@@ -283,6 +287,8 @@ class Servers:
             d.mkdir()
             env[name] = str(d)
         env.pop("JUPYTER_TOKEN", None)
+        if self.pythonpath is not None:
+            env["PYTHONPATH"] = self.pythonpath
         model = {
             "backend": "openai",
             "base_url": self.up_url,
@@ -292,7 +298,7 @@ class Servers:
         }
         (self.tmp / "jupyter_config_dir" / "jupyter_server_config.py").write_text(
             f"c.CodeCompleteApp.completion_model = {model!r}\n"
-            "c.CodeCompleteApp.monitor_event_loop = True\n"
+            f"c.CodeCompleteApp.monitor_event_loop = {self.monitor}\n"
             "c.CodeCompleteApp.discover_local_servers = False\n" + self.extra_config
         )
         root = self.tmp / "root"

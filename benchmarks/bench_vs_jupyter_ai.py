@@ -18,7 +18,8 @@ alone with our server's request body, at 1 and at ``--users`` users) alternate f
 "First piece" is the first message with non-empty text (ours: the first ``stream`` chunk with text;
 jupyter-ai: its first ``stream`` chunk with text, after its empty ``isIncomplete`` reply; the model
 alone: the first server-sent event with text). Server CPU is the server process's user + system time
-(``/proc``) over its phases, divided by the completions finished in them.
+(``/proc``) over its phases, divided by the completions finished in them. Our server runs as a
+user's does: the loop-lag monitor (``monitor_event_loop``, off by default) off.
 
 Printed: one markdown table with the issue's ratios and targets (ours / jupyter-ai CPU ≤ 0.15×; at
 16 users ≥ 0.95× the model's throughput and added first-piece delay ≤ 0.1× jupyter-ai's; at one user
@@ -34,6 +35,11 @@ only ever run on loopback against the scripted model.
 
     python benchmarks/bench_vs_jupyter_ai.py --setup          # once: the venvs under /tmp
     python benchmarks/bench_vs_jupyter_ai.py [--users 16] [--seconds 10] [--rounds 2] [--profile]
+    python benchmarks/bench_vs_jupyter_ai.py --compare /tmp/before   # and another checkout's server
+
+``--compare DIR``: a second server of ours from another checkout of this project (``DIR`` on its
+``PYTHONPATH``, with its own scripted model), measured in the same rounds right after ours: the
+before and after of a change, within one run.
 """
 
 from __future__ import annotations
@@ -317,11 +323,19 @@ def _where(frame: str) -> str:
 
 # ------------------------------------------------------------------------------------------- run
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    srv = Servers(args.ttft_ms, args.token_ms, keep=args.keep)
+    # the loop-lag monitor off, as in a user's server (it wakes 50 times a second: ~14 ms of CPU)
+    srv = Servers(args.ttft_ms, args.token_ms, keep=args.keep, monitor=False)
+    base = None
+    if args.compare:
+        base = Servers(args.ttft_ms, args.token_ms, keep=args.keep, pythonpath=args.compare, monitor=False)
     jai = JaiServer(srv, Path(args.jai_venv))
     markers = Markers()
+    load_before = os.getloadavg()
     await srv.start()
     try:
+        if base is not None:
+            await base.start()
+            await (await warm_up(base, markers)).close()
         await jai.start()
         direct_one = await warm_up(srv, markers)
         await direct_one.close()
@@ -339,7 +353,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if r.error or not r.first_text:
                 raise RuntimeError(f"jupyter-ai answered {r.error!r} / {r.first_text!r}; log in {jai.tmp}")
         await jc.close()
-        phases = {(who, n): Phase() for who in ("ours", "jai", "model") for n in (1, args.users)}
+        whos = ("ours", "jai", "model", "base") if base is not None else ("ours", "jai", "model")
+        phases = {(who, n): Phase() for who in whos for n in (1, args.users)}
         spy_raw = srv.tmp / "py-spy.txt"
         spy_cpu = (0.0, 0)
         for rnd in range(args.rounds):
@@ -355,6 +370,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 if spy is not None:
                     spy_cpu = (cpu_seconds(srv.server_pid()) - cpu0, len(phases["ours", n].reqs) - k0)
                     spy.wait(30)
+                if base is not None:
+                    await sockets_phase(
+                        phases["base", n], WsClient.connect, base.ws_url, base.server_pid(), n, sec, markers
+                    )
                 await sockets_phase(
                     phases["jai", n], JaiClient.connect, jai.ws_url, jai.pid(), n, sec, markers
                 )
@@ -363,6 +382,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         res: dict[str, Any] = {
             "users": args.users,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load_average_before": load_before,
             "load_average": os.getloadavg(),
             "args": vars(args),
         }
@@ -376,6 +396,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         jai.stop()
         await srv.stop()
+        if base is not None:
+            await base.stop()
 
 
 def table(res: dict[str, Any]) -> list[str]:
@@ -413,6 +435,18 @@ def table(res: dict[str, Any]) -> list[str]:
             f"| completions (errors), {k} user(s) | {o['ok']} ({o['errors']}) | {j['ok']} ({j['errors']}) | "
             f"{m['ok']} ({m['errors']}) | | | |"
         )
+    if f"base_{n}" in res:
+        rows += ["", "| before (`--compare`) | ours | before | ours / before |", "|---|---|---|---|"]
+        for k in (1, n):
+            o, b, m = res[f"ours_{k}"], res[f"base_{k}"], res[f"model_{k}"]
+            co, cb = o["cpu_ms_per_completion"], b["cpu_ms_per_completion"]
+            rows.append(
+                f"| server CPU per completion, {k} user(s) (ms) | {co:.2f} | {cb:.2f} | {co / cb:.3f} |"
+            )
+            ao, ab = o["first_p50"] - m["first_p50"], b["first_p50"] - m["first_p50"]
+            rows.append(f"| first piece p50 added, {k} user(s) (ms) | {ao:.2f} | {ab:.2f} | |")
+            to, tb = o["per_s"] / m["per_s"], b["per_s"] / m["per_s"]
+            rows.append(f"| throughput / the model's, {k} user(s) | {to:.2f} | {tb:.2f} | {to / tb:.3f} |")
     return rows
 
 
@@ -431,16 +465,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")
     ap.add_argument("--json", help="write the numbers here")
+    ap.add_argument(
+        "--compare", help="another checkout of this project: its server measured too (before/after)"
+    )
     args = ap.parse_args(argv)
     if args.setup:
         setup(Path(args.jai_venv), Path(args.py_spy))
         return 0
     res = asyncio.run(run(args))
     load = ", ".join(f"{x:.2f}" for x in res["load_average"])
+    before = ", ".join(f"{x:.2f}" for x in res["load_average_before"])
     print(
-        f"\n{res['date']}, load average {load} (after the run); model: {args.ttft_ms:g} ms to the first "
-        f"token, {args.token_ms:g} ms a token, {TOKENS} tokens; {args.seconds:g} s a phase, "
-        f"{args.rounds} rounds"
+        f"\n{res['date']}, load average {before} before the run, {load} after; model: "
+        f"{args.ttft_ms:g} ms to the first token, {args.token_ms:g} ms a token, {TOKENS} tokens; "
+        f"{args.seconds:g} s a phase, {args.rounds} rounds"
     )
     print("\n".join(table(res)))
     if "profile" in res:
