@@ -271,7 +271,10 @@ class Servers:
 
     def _spawn(self, args: list[str], log: str, env: dict[str, str]) -> None:
         out = open(self.tmp / log, "wb")  # lives as long as the process
-        self.procs.append(subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env))
+        # cwd: the run's own folder. `python -m` puts the working directory first on sys.path,
+        # ahead of PYTHONPATH: run from a checkout's root, a `pythonpath` server would import that
+        # checkout's package, not its own (the before/after of --compare would be one code twice).
+        self.procs.append(subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=self.tmp))
 
     async def start(self) -> None:
         rules = [

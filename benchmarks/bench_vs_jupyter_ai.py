@@ -283,6 +283,7 @@ def spy_report(raw: Path, cpu_ms_per_completion: float, top: int) -> list[str]:
     total = 0
     own: collections.Counter[str] = collections.Counter()
     cum: collections.Counter[str] = collections.Counter()
+    libs: collections.Counter[str] = collections.Counter()  # own samples per top-level package
     for line in raw.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
@@ -291,6 +292,7 @@ def spy_report(raw: Path, cpu_ms_per_completion: float, top: int) -> list[str]:
         frames = [f.split(" (", 1)[0] + " " + _where(f) for f in stack.split(";")]
         total += n
         own[frames[-1]] += n
+        libs[_library(frames[-1])] += n
         for f in set(frames):
             cum[f] += n
     if not total:
@@ -305,7 +307,16 @@ def spy_report(raw: Path, cpu_ms_per_completion: float, top: int) -> list[str]:
     out += [f"| {n * scale:.2f} | {n * scale * 1000 / TOKENS:.0f} | `{f}` |" for f, n in cum.most_common(top)]
     out += ["", "| own ms / completion | µs / token | function |", "|---|---|---|"]
     out += [f"| {n * scale:.2f} | {n * scale * 1000 / TOKENS:.0f} | `{f}` |" for f, n in own.most_common(top)]
+    out += ["", "| own ms / completion | share | package |", "|---|---|---|"]
+    out += [f"| {n * scale:.2f} | {n / total:.0%} | `{lib}` |" for lib, n in libs.most_common(top)]
     return out
+
+
+def _library(frame: str) -> str:
+    """The top-level package (or standard-library module) of a frame's ``(path)``."""
+    path = frame.rsplit(" (", 1)[-1].rstrip(")")
+    head = path.split("/", 1)[0]
+    return head.removesuffix(".py") or path
 
 
 def _where(frame: str) -> str:
@@ -360,7 +371,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for rnd in range(args.rounds):
             for n in (1, args.users):
                 spy = None
-                if args.profile and rnd == args.rounds - 1 and n == args.users:
+                if args.profile and rnd == args.rounds - 1 and n == (args.profile_users or args.users):
                     spy = spy_start(Path(args.py_spy), srv.server_pid(), args.seconds, spy_raw, args.rate)
                     cpu0, k0 = cpu_seconds(srv.server_pid()), len(phases["ours", n].reqs)
                 sec = args.seconds
@@ -461,6 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--py-spy", default="/tmp/bench-py-spy/bin/py-spy")
     ap.add_argument("--setup", action="store_true", help="make the venvs (jupyter-ai, py-spy) and stop")
     ap.add_argument("--profile", action="store_true", help="sample our server with py-spy at --users users")
+    ap.add_argument("--profile-users", type=int, help="with --profile: sample this load instead (1 or --users)")
     ap.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")

@@ -373,7 +373,7 @@ def reported(message: str, secrets: Sequence[str] = ()) -> BackendError:
 
 def _describe(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
-    cause = exc.__cause__ or exc.__context__
+    cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
     if cause is not None and str(cause) and str(cause) not in text:
         text = f"{text} ({type(cause).__name__}: {cause})"
     return text

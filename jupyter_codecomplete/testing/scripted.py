@@ -71,6 +71,15 @@ class RequestRecord:
     tokens_after_close: int = 0
     token_times: list[float] = field(default_factory=list)
     lockstep_timeouts: int = 0  # ``lockstep`` waits that ran out (the client never saw the text)
+    peer: str = ""  # the client's address and port: one connection, one peer
+
+
+def _peer(request: Any) -> str:
+    """``host:port`` of the client's end of the request's connection."""
+    address = getattr(getattr(request.connection, "context", None), "address", None)
+    if isinstance(address, tuple) and len(address) >= 2:
+        return f"{address[0]}:{address[1]}"
+    return str(address or "")
 
 
 @dataclass
@@ -217,7 +226,10 @@ class ScriptedHandler(RecordingHandler):
             self.write(self.error_payload(400, "invalid JSON body"))
             return
         record = RequestRecord(
-            path=self.request.path, body=body, headers={k.lower(): v for k, v in self.request.headers.items()}
+            path=self.request.path,
+            body=body,
+            headers={k.lower(): v for k, v in self.request.headers.items()},
+            peer=_peer(self.request),
         )
         self.record = record
         self.upstream.records.append(record)

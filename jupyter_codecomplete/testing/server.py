@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import threading
 from typing import Any, TypedDict
 
@@ -32,6 +33,7 @@ class Listen(TypedDict, total=False):
 
     port: int  # 0: an ephemeral one
     host: str
+    tls: ssl.SSLContext  # serve HTTPS with this server-side context
 
 
 def hang_up(handler: web.RequestHandler) -> None:
@@ -44,8 +46,9 @@ def hang_up(handler: web.RequestHandler) -> None:
 class LocalServer:
     """A tornado application on ``host:port``; ``port`` is known once started."""
 
-    def __init__(self, port: int = 0, host: str = "127.0.0.1") -> None:
+    def __init__(self, port: int = 0, host: str = "127.0.0.1", tls: ssl.SSLContext | None = None) -> None:
         self.host = host
+        self.tls = tls
         self.port = 0
         self._want_port = port
         self._thread: threading.Thread | None = None
@@ -67,7 +70,7 @@ class LocalServer:
 
     def url_at(self, port: int) -> str:
         """The origin of one of this server's ports (a second port: another origin)."""
-        return f"http://{self.host}:{port}"
+        return f"{'https' if self.tls is not None else 'http'}://{self.host}:{port}"
 
     @property
     def root_url(self) -> str:
@@ -87,7 +90,9 @@ class LocalServer:
         """Listen (on the running event loop)."""
         sockets = bind_sockets(self._want_port, self.host)
         self.port = sockets[0].getsockname()[1]
-        self._server = httpserver.HTTPServer(self.make_app(), max_buffer_size=MAX_BUFFER_SIZE)
+        self._server = httpserver.HTTPServer(
+            self.make_app(), max_buffer_size=MAX_BUFFER_SIZE, ssl_options=self.tls
+        )
         self._server.add_sockets(sockets + self.more_sockets())
 
     def start(self) -> Self:

@@ -1,0 +1,222 @@
+"""The model stream's wire: an httpx transport whose connections are aiohttp's.
+
+httpx stays the one client API of the package (requests, responses, timeouts, errors:
+:mod:`.http`, :mod:`jupyter_codecomplete.errors`); this module only changes what reads and writes
+the sockets of the model's requests. httpx's own stack below the client (httpcore, h11's pure-Python
+parser, and anyio's cancel scope and checkpoint around every read) cost about three times the CPU
+per streamed token of aiohttp's (C parser, one protocol callback per read) in the same process:
+the largest share of the server's CPU per suggestion (``benchmarks/bench_vs_jupyter_ai.py``,
+``docs/performance.md``).
+
+What carries over from httpx's default transport:
+
+* **TLS**: the same verification as httpx's (:func:`httpx.create_ssl_context`: certifi, or
+  ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when the environment is trusted).
+* **Proxies**: with ``trust_env``, ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``NO_PROXY`` of the
+  environment, read once when the transport is made, as httpx does (HTTP proxies, credentials in
+  the proxy's URL included; a SOCKS proxy or ``ALL_PROXY`` keeps httpx's own transport:
+  :func:`wants_httpx_transport`). aiohttp's own ``trust_env`` is not used: it reads the
+  environment and looks for ``~/.netrc`` on every request, and would send the netrc's credentials
+  to the model server, which httpx never did.
+* **Timeouts**: the request's httpx timeouts (connect, read) become aiohttp's socket timeouts; an
+  expired one is httpx's :class:`httpx.ConnectTimeout` or :class:`httpx.ReadTimeout`.
+* **Errors**: aiohttp's exceptions become httpx's (:data:`ERRORS`): a refused connection is
+  :class:`httpx.ConnectError`, a stream cut short :class:`httpx.RemoteProtocolError`...
+* **Cancellation**: closing a response before its end closes its connection (the model server sees
+  the disconnect and stops generating); a response read to its end gives its connection back to
+  the pool.
+* **No redirects, no decompression here**: httpx decodes a compressed body itself, and a model
+  server that redirects is an error (``follow_redirects`` off).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import ssl
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import aiohttp
+import httpx
+
+__all__ = ["ERRORS", "AiohttpTransport", "wants_httpx_transport"]
+
+# aiohttp's exceptions as httpx's, the most specific first (the first match is taken).
+ERRORS: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
+    (aiohttp.ConnectionTimeoutError, httpx.ConnectTimeout),
+    (aiohttp.SocketTimeoutError, httpx.ReadTimeout),
+    (aiohttp.ServerTimeoutError, httpx.ReadTimeout),
+    (aiohttp.ClientProxyConnectionError, httpx.ProxyError),
+    (aiohttp.ClientHttpProxyError, httpx.ProxyError),
+    (aiohttp.ClientConnectorError, httpx.ConnectError),  # refused, unknown host, TLS failures
+    (aiohttp.ServerDisconnectedError, httpx.RemoteProtocolError),
+    (aiohttp.ClientPayloadError, httpx.RemoteProtocolError),  # a body cut short or malformed
+    (aiohttp.ClientResponseError, httpx.RemoteProtocolError),  # a malformed status line or header
+    (aiohttp.InvalidURL, httpx.UnsupportedProtocol),
+    (aiohttp.NonHttpUrlClientError, httpx.UnsupportedProtocol),
+    (aiohttp.ClientConnectionError, httpx.ReadError),  # reset, broken pipe
+    (aiohttp.ClientError, httpx.TransportError),
+)
+
+# The environment variables of a proxy that aiohttp cannot use (SOCKS): httpx's transport then.
+_PROXY_VARIABLES = ("ALL_PROXY", "HTTP_PROXY", "HTTPS_PROXY")
+
+
+def wants_httpx_transport(trust_env: bool = True) -> bool:
+    """Whether a client must keep httpx's own transport: a proxy in the environment that aiohttp
+    does not speak (``ALL_PROXY``, which aiohttp ignores, or a SOCKS one)."""
+    if not trust_env:
+        return False
+    for name in _PROXY_VARIABLES:
+        for value in (os.environ.get(name), os.environ.get(name.lower())):
+            if value and (name == "ALL_PROXY" or not value.lower().startswith(("http://", "https://"))):
+                return True
+    return False
+
+
+@contextlib.contextmanager
+def _as_httpx(request: httpx.Request) -> Iterator[None]:
+    try:
+        yield
+    except (asyncio.TimeoutError, TimeoutError) as exc:
+        if isinstance(exc, aiohttp.ConnectionTimeoutError):
+            raise httpx.ConnectTimeout(str(exc) or "connect timed out", request=request) from exc
+        raise httpx.ReadTimeout(str(exc) or "read timed out", request=request) from exc
+    except aiohttp.ClientError as exc:
+        for source, target in ERRORS:
+            if isinstance(exc, source):
+                # from None: the message says it all (aiohttp's own sentence would follow it)
+                raise target(_message(exc), request=request) from None
+        raise  # pragma: no cover - ClientError is the last row
+
+
+def _message(exc: aiohttp.ClientError) -> str:
+    """What went wrong, in the words of the system where there are some: a failed connection's
+    error number as the system names it ("Connection refused", "Name or service not known"),
+    not aiohttp's sentence around it (which repeats the address the error message names)."""
+    if isinstance(exc, aiohttp.ClientConnectorError) and not isinstance(exc, aiohttp.ClientSSLError):
+        if isinstance(exc, aiohttp.ClientConnectorDNSError):
+            return f"Cannot resolve the host name {exc.host} ({exc.os_error.strerror or exc.os_error})"
+        if exc.errno:
+            return os.strerror(exc.errno)
+    return str(exc) or type(exc).__name__
+
+
+class _Body(httpx.AsyncByteStream):
+    """An aiohttp response's body as httpx reads it: each chunk as it arrives; closing it before
+    its end closes the connection."""
+
+    def __init__(self, response: aiohttp.ClientResponse, request: httpx.Request) -> None:
+        self._response = response
+        self._request = request
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        content = self._response.content
+        with _as_httpx(self._request):
+            while True:
+                chunk, _ = await content.readchunk()
+                if not chunk:
+                    if content.at_eof():
+                        return
+                    continue  # the end of one HTTP chunk, more follow
+                yield chunk
+
+    async def aclose(self) -> None:
+        # release() keeps the connection only when the body was read to its end (aiohttp closes
+        # one whose payload is unfinished), so a cut stream tells the server at once.
+        self._response.release()
+
+
+class AiohttpTransport(httpx.AsyncBaseTransport):
+    """An httpx transport over one aiohttp session (made on first use, on the running loop).
+
+    ``limits`` as httpx's: ``max_connections`` caps the connections, ``keepalive_expiry`` is how
+    long an idle one is kept. ``trust_env``: proxies from the environment (and httpx's TLS
+    settings from it)."""
+
+    def __init__(
+        self,
+        *,
+        limits: httpx.Limits | None = None,
+        trust_env: bool = True,
+        verify: ssl.SSLContext | bool = True,
+    ) -> None:
+        self._limits = limits or httpx.Limits()
+        if isinstance(verify, ssl.SSLContext):
+            self._ssl: ssl.SSLContext | bool = verify
+        elif verify:
+            self._ssl = httpx.create_ssl_context(verify=True, trust_env=trust_env)
+        else:
+            self._ssl = False
+        self._session: aiohttp.ClientSession | None = None
+        # the environment's proxies, read once (as httpx reads them when its client is made)
+        self._proxies = urllib.request.getproxies_environment() if trust_env else {}
+        self._proxy_of: dict[tuple[str, str], str | None] = {}
+
+    def proxy_for(self, url: httpx.URL) -> str | None:
+        """The proxy a request to ``url`` goes through (None: directly), per scheme and host."""
+        if not self._proxies:
+            return None
+        key = (url.scheme, url.host)
+        if key not in self._proxy_of:
+            bypass = urllib.request.proxy_bypass_environment(url.host, self._proxies)  # type: ignore[attr-defined]  # in urllib, not in its stubs
+            self._proxy_of[key] = None if bypass else self._proxies.get(url.scheme)
+        return self._proxy_of[key]
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(
+                limit=self._limits.max_connections or 0,
+                keepalive_timeout=self._limits.keepalive_expiry or 15.0,
+                ssl=self._ssl,
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                trust_env=False,  # proxies: proxy_for; no ~/.netrc credentials
+                auto_decompress=False,  # httpx decodes what the headers say
+                skip_auto_headers=("User-Agent", "Accept-Encoding", "Content-Type"),  # httpx's are sent
+                timeout=aiohttp.ClientTimeout(total=None),
+            )
+        return self._session
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        timeouts: dict[str, Any] = request.extensions.get("timeout", {})
+        try:
+            body: bytes | None = request.content or None
+        except httpx.RequestNotRead:  # pragma: no cover - the package sends bodies it has built
+            body = await request.aread() or None
+        headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "transfer-encoding"]
+        with _as_httpx(request):
+            response = await self._client().request(
+                request.method,
+                str(request.url),
+                data=body,
+                headers=headers,
+                allow_redirects=False,
+                compress=None,
+                proxy=self.proxy_for(request.url),
+                timeout=aiohttp.ClientTimeout(
+                    total=None,
+                    connect=timeouts.get("pool"),
+                    sock_connect=timeouts.get("connect"),
+                    sock_read=timeouts.get("read"),
+                ),
+            )
+        extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
+        if response.reason:
+            extensions["reason_phrase"] = response.reason.encode("ascii", "replace")
+        return httpx.Response(
+            status_code=response.status,
+            headers=list(response.raw_headers),
+            stream=_Body(response, request),
+            request=request,
+            extensions=extensions,
+        )
+
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
