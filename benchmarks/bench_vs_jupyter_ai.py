@@ -472,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--py-spy", default="/tmp/bench-py-spy/bin/py-spy")
     ap.add_argument("--setup", action="store_true", help="make the venvs (jupyter-ai, py-spy) and stop")
     ap.add_argument("--profile", action="store_true", help="sample our server with py-spy at --users users")
-    ap.add_argument("--profile-users", type=int, help="with --profile: sample this load instead (1 or --users)")
+    ap.add_argument("--profile-users", type=int, help="with --profile: this load instead (1)")
     ap.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")

@@ -5,6 +5,13 @@ request) waits at most :data:`DEFER_S` for the socket's next message and leaves 
 message of a flush goes in one write. A message someone waits for (a reply, a stream chunk) is
 never held back.
 
+Paced: after the first piece of a suggestion (which leaves at once), its stream chunks leave at
+most one frame per :data:`PACE_S` for each request, the pieces that came meanwhile merged into one;
+the last chunk (``done``) leaves at once with what waited. Each frame is a send system call and a
+wake-up of the browser's socket: on loopback at one user they were the largest single cost of a
+suggestion in the server (``IOStream.write_to_fd``, ``docs/performance.md``), and ghost text that
+grows 25 times a second looks no different from 60.
+
 Bounded: :attr:`Outbox.queued` counts the bytes handed to the socket and not yet written. While
 the client is behind (more than :data:`COALESCE_BYTES` queued), the stream chunks of a request are
 merged into one, written when the client catches up; past the socket's limit
@@ -28,6 +35,8 @@ COALESCE_BYTES = 64 * 1024
 # (no one waits for it; under a typing burst it leaves with the next request's reply). Writing
 # every such answer at once was a fifth of the server's CPU under 200 sockets x 20 requests.
 DEFER_S = 0.05
+# At most one stream frame per request this often, after the first piece (see the module's doc).
+PACE_S = 0.04
 
 
 def payload(message: BaseModel) -> bytes:
@@ -63,6 +72,12 @@ class _Held:
             self.parts.append(chunk.response.insertText)
         else:
             self.parts = [chunk.response.insertText]
+        # what an earlier chunk said stays said: its notes and the model that answered
+        notes = [n for n in self.chunk.notes if n not in chunk.notes]
+        if notes:
+            chunk.notes = [*notes, *chunk.notes]
+        if chunk.model is None:
+            chunk.model = self.chunk.model
         self.chunk = chunk
 
     def message(self) -> InlineCompletionStreamChunk:
@@ -82,6 +97,10 @@ class Outbox:
         self._messages: list[bytes] = []  # deferred messages, written with the next one
         self._held: dict[int, _Held] = {}
         self._timer: asyncio.TimerHandle | None = None
+        # per request: when its last frame with text left (loop time), and the timer of its
+        # paced chunks waiting for their turn
+        self._last_frame: dict[int, float] = {}
+        self._paced: dict[int, asyncio.TimerHandle] = {}
 
     def put(self, data: bytes, *, defer: bool = False) -> bool:
         """Queue one serialised message; False when the socket is closed.
@@ -136,12 +155,46 @@ class Outbox:
         if not chunk.done and self.queued > COALESCE_BYTES:
             self._held[number] = held
             return True
-        self.put(payload(held.message()))
+        if not chunk.done and number in self._last_frame:
+            # paced: the next frame of this request leaves PACE_S after its last one
+            due = self._last_frame[number] + PACE_S
+            loop = asyncio.get_running_loop()
+            if loop.time() < due:
+                self._held[number] = held
+                if number not in self._paced:
+                    self._paced[number] = loop.call_at(due, self._send_paced, number)
+                return True
+        self._send(number, held)
         return True
+
+    def _send(self, number: int, held: _Held) -> None:
+        timer = self._paced.pop(number, None)
+        if timer is not None:
+            timer.cancel()
+        message = held.message()
+        if message.done:
+            self._last_frame.pop(number, None)
+        elif message.response.insertText:
+            self._last_frame[number] = asyncio.get_running_loop().time()
+        self.put(payload(message))
+
+    def _send_paced(self, number: int) -> None:
+        self._paced.pop(number, None)
+        held = self._held.pop(number, None)
+        if held is None:
+            return
+        if self.queued > COALESCE_BYTES:  # the client fell behind meanwhile: held until it reads
+            self._held[number] = held
+            return
+        self._send(number, held)
 
     def forget(self, number: int) -> None:
         """Drop the merged chunks of request ``number`` (it ended)."""
         self._held.pop(number, None)
+        self._last_frame.pop(number, None)
+        timer = self._paced.pop(number, None)
+        if timer is not None:
+            timer.cancel()
 
     def close(self) -> None:
         """The socket closed: nothing more leaves."""
@@ -150,3 +203,7 @@ class Outbox:
             self._timer = None
         self._messages = []
         self._held = {}
+        for timer in self._paced.values():
+            timer.cancel()
+        self._paced = {}
+        self._last_frame = {}

@@ -369,6 +369,7 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
             return  # the canceller has already answered
         except Exception as exc:  # a handler that broke its contract: still answer
             self.log.exception("codecomplete #%s: completion handler failed", request.number)
+            self._outbox.forget(request.number)  # no paced piece after the error
             self.send(ErrorReply(reply_to=request.number, error=handler.error_info(exc)))
 
     def on_close(self) -> None:
