@@ -92,6 +92,7 @@ class Req:
     t_done: float | None = None
     error: str | None = None
     t_superseded: float | None = None
+    frames: int = 0  # stream messages received
     done: asyncio.Event = field(default_factory=asyncio.Event)
     first: asyncio.Event = field(default_factory=asyncio.Event)  # set with t_first, or when done
 
@@ -162,6 +163,7 @@ class WsClient:
                 continue
             kind = msg["type"]
             if kind == "stream":
+                req.frames += 1
                 text = msg["response"]["insertText"]
                 if text and self.on_piece is not None:
                     self.on_piece(req.number, t, text)

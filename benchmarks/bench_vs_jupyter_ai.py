@@ -217,6 +217,7 @@ class JaiClient:
                 req.t_done = t
                 req.done.set()
             elif msg.get("type") == "stream":
+                req.frames += 1
                 if msg["response"]["insertText"] and req.t_first is None:
                     req.t_first, req.first_text = t, msg["response"]["insertText"]
                 if msg["done"]:
@@ -400,6 +401,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for (who, n), ph in phases.items():
             s = summary(ph.reqs, ph.seconds)
             s["cpu_ms_per_completion"] = ph.cpu * 1000 / max(1, s["ok"])
+            s["frames"] = sum(r.frames for r in ph.reqs) / max(1, len(ph.reqs))
             res[f"{who}_{n}"] = s
         if args.profile and spy_raw.exists():
             res["profile"] = spy_report(spy_raw, spy_cpu[0] * 1000 / max(1, spy_cpu[1]), args.top)
@@ -443,6 +445,9 @@ def table(res: dict[str, Any]) -> list[str]:
         row(f"stream p50, first piece → end, {k} user(s) (ms)", o["stream_p50"], j["stream_p50"],
             f"{m['stream_p50']:.1f}", o["stream_p50"] / m["stream_p50"], "", None)  # fmt: skip
         rows.append(
+            f"| stream frames per completion, {k} user(s) | {o['frames']:.1f} | {j['frames']:.1f} | | | | |"
+        )
+        rows.append(
             f"| completions (errors), {k} user(s) | {o['ok']} ({o['errors']}) | {j['ok']} ({j['errors']}) | "
             f"{m['ok']} ({m['errors']}) | | | |"
         )
@@ -456,6 +461,8 @@ def table(res: dict[str, Any]) -> list[str]:
             )
             ao, ab = o["first_p50"] - m["first_p50"], b["first_p50"] - m["first_p50"]
             rows.append(f"| first piece p50 added, {k} user(s) (ms) | {ao:.2f} | {ab:.2f} | |")
+            of, bf = o["frames"], b["frames"]
+            rows.append(f"| stream frames per completion, {k} user(s) | {of:.1f} | {bf:.1f} | |")
             to, tb = o["per_s"] / m["per_s"], b["per_s"] / m["per_s"]
             rows.append(f"| throughput / the model's, {k} user(s) | {to:.2f} | {tb:.2f} | {to / tb:.3f} |")
     return rows
