@@ -2,8 +2,8 @@
 
 Cheap writes: a deferred message (no one waits for it: the answer to a superseded or cancelled
 request) waits at most :data:`DEFER_S` for the socket's next message and leaves with it; every
-message of a flush goes in one write. A message someone waits for (a reply, a stream chunk) is
-never held back.
+message of a flush goes in one write. A message someone waits for (a reply, a stream's first piece
+and its last chunk) is never held back.
 
 Paced: after the first piece of a suggestion (which leaves at once), its stream chunks leave at
 most one frame per :data:`PACE_S` for each request, the pieces that came meanwhile merged into one;
