@@ -59,6 +59,9 @@ from .base import AUTH_RESOURCE, is_authorized, settings_of
 from .outbox import Outbox, payload, stopped_reply
 from .scheduling import MESSAGE_GATE, START_GATE, WARM_SLOT
 
+# How long a warm-up waits before it asks the model (see InlineCompletionWebSocket.warm).
+WARM_DELAY_S = 0.005
+
 
 class BadMessage(Exception):
     """A message refused before it is dispatched: the error reply's fields."""
@@ -314,6 +317,10 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
+            # A warm-up is speculative: a message already on its way (the rest of a burst, read in
+            # the next loop turns) may supersede it, and then it must cost the model nothing. The
+            # model's client writes its request in its first step when a pooled connection is free.
+            await asyncio.sleep(WARM_DELAY_S)
             await self.completion_handler.warm(request)
         except asyncio.CancelledError:
             return  # the canceller has answered
