@@ -105,14 +105,21 @@ async def test_stream_through_the_websocket(jp_ws_fetch: Any) -> None:
     assert msgs[-1]["error"] is None, msgs[-1]["error"]
 
 
+@pytest.fixture
+def log_start(llama_server: LlamaCppServer) -> int:
+    """Where the model server's log stood before the Jupyter server app of the test started (its
+    own model lookup may be done before the test's body runs)."""
+    return len(llama_server.output())
+
+
 async def test_first_stream_is_not_interrupted_by_the_model_lookup(
-    jp_ws_fetch: Any, llama_server: LlamaCppServer
+    log_start: int, jp_ws_fetch: Any, llama_server: LlamaCppServer
 ) -> None:
     """llama-cpp-python's server ends a running stream (``[DONE]``, then it drops the connection) when
     another request arrives (``interrupt_requests``, on by default): the engine's own ``GET /v1/models``
     (what the server serves) must come before the first completion, not during it. A fresh server
     app per test: this is its first request."""
-    start = len(llama_server.output())
+    start = log_start
     socket = await open_socket(jp_ws_fetch)
     await socket.send(request(1, "x = [\n    1,\n    2,\n    3,\n", "", stream=True))
     msgs = await socket.until_done(1)
