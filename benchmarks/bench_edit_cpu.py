@@ -4,7 +4,10 @@ beside a streamed inline completion, each asked one after another over a real we
 running Jupyter server, answered by the scripted OpenAI-format upstream (the UI tests' edit
 rules: the rename of ``df`` to ``sales``, the fix of ``prcie``), in one run.
 
-    python benchmarks/bench_edit_cpu.py [--requests 10] [--rounds 2]
+    python benchmarks/bench_edit_cpu.py [--requests 10] [--rounds 2] [--compare /tmp/before]
+
+``--compare DIR``: a second server from another checkout of this project (``DIR`` on its
+``PYTHONPATH``, its own scripted model), each kind measured on both in the same rounds.
 
 Server CPU is the server process's user + system time (``/proc``) over each kind's requests,
 divided by their number, less the idle CPU the server spends in the same time (measured first,
@@ -18,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import itertools
 import json
 import os
 import statistics
@@ -90,6 +95,10 @@ KINDS: dict[str, Callable[[int], dict[str, Any]]] = {
 }
 
 
+INLINE = "inline completion, streamed (39 tokens)"
+NUMBERS = itertools.count(1001)  # the edit requests' numbers
+
+
 class Kind:
     def __init__(self) -> None:
         self.cpu = 0.0
@@ -112,72 +121,99 @@ async def ask_edit(conn: CompletionSocket, body: dict[str, Any]) -> tuple[dict[s
             return msg, (now() - t0) * 1000
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    srv = Servers(args.ttft_ms, args.token_ms, keep=False, rules=edit_rules(args.token_ms))
-    srv.extra_config = edit_config(srv.up_url)
-    await srv.start()
-    pid = srv.server_pid()
-    try:
-        conn = await CompletionSocket.connect(srv.ws_url, max_message_size=64 * 1024 * 1024)
-        number = 1000
+class Server:
+    """One server of the run (ours, or ``--compare``'s) and its two sockets."""
+
+    def __init__(self, args: argparse.Namespace, pythonpath: str | None = None) -> None:
+        self.srv = Servers(
+            args.ttft_ms, args.token_ms, keep=False, rules=edit_rules(args.token_ms), pythonpath=pythonpath
+        )
+        self.srv.extra_config = edit_config(self.srv.up_url)
+        self.kinds = {name: Kind() for name in [*KINDS, INLINE]}
+        self.idle_per_s = 0.0
+
+    async def start(self, args: argparse.Namespace, markers: Markers) -> None:
+        await self.srv.start()
+        self.pid = self.srv.server_pid()
+        self.conn = await CompletionSocket.connect(self.srv.ws_url, max_message_size=64 * 1024 * 1024)
         for make in KINDS.values():  # the first of each kind builds its client: not measured
-            number += 1
-            await ask_edit(conn, make(number))
-        inline = await WsClient.connect(srv.ws_url)
-        markers = Markers()  # each inline request its own text: no answer from memory
-        r = inline.send(markers(TYPE))
+            await ask_edit(self.conn, make(next(NUMBERS)))
+        self.inline = await WsClient.connect(self.srv.ws_url)
+        r = self.inline.send(markers(TYPE))
         await asyncio.wait_for(r.done.wait(), 30)
         # the idle CPU (the loop monitor's ticks), over a few seconds with nothing asked
-        c0, t0 = cpu_seconds(pid), time.monotonic()
+        c0, t0 = cpu_seconds(self.pid), time.monotonic()
         await asyncio.sleep(args.idle_s)
-        idle_per_s = (cpu_seconds(pid) - c0) / (time.monotonic() - t0)
-        kinds = {name: Kind() for name in [*KINDS, "inline completion, streamed (39 tokens)"]}
-        for _ in range(args.rounds):
-            for name, k in kinds.items():
-                c0, t0 = cpu_seconds(pid), time.monotonic()
-                for _ in range(args.requests):
-                    if name in KINDS:
-                        number += 1
-                        msg, ms = await ask_edit(conn, KINDS[name](number))
-                        if msg["type"] == "error" or msg.get("error"):
-                            k.errors.append(str((msg.get("error") or {}).get("type")))
-                        k.edits.append(len(msg.get("edits") or []))
-                    else:
-                        r = inline.send(markers(TYPE))
-                        await asyncio.wait_for(r.done.wait(), 30)
-                        ms = (r.t_done - r.t_send) * 1000 if r.t_done is not None else float("nan")
-                        if r.error:
-                            k.errors.append(r.error)
-                    k.ms.append(ms)
-                k.cpu += cpu_seconds(pid) - c0
-                k.wall += time.monotonic() - t0
-                k.n += args.requests
-        conn.close()
-        await inline.close()
-        res: dict[str, Any] = {
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "load_average": os.getloadavg(),
-            "idle_cpu_ms_per_s": idle_per_s * 1000,
-            "args": vars(args),
-            "kinds": {},
-        }
-        for name, k in kinds.items():
-            res["kinds"][name] = {
+        self.idle_per_s = (cpu_seconds(self.pid) - c0) / (time.monotonic() - t0)
+
+    async def measure(self, name: str, requests: int, markers: Markers) -> None:
+        k = self.kinds[name]
+        c0, t0 = cpu_seconds(self.pid), time.monotonic()
+        for _ in range(requests):
+            if name in KINDS:
+                msg, ms = await ask_edit(self.conn, KINDS[name](next(NUMBERS)))
+                if msg["type"] == "error" or msg.get("error"):
+                    k.errors.append(str((msg.get("error") or {}).get("type")))
+                k.edits.append(len(msg.get("edits") or []))
+            else:
+                r = self.inline.send(markers(TYPE))
+                await asyncio.wait_for(r.done.wait(), 30)
+                ms = (r.t_done - r.t_send) * 1000 if r.t_done is not None else float("nan")
+                if r.error:
+                    k.errors.append(r.error)
+            k.ms.append(ms)
+        k.cpu += cpu_seconds(self.pid) - c0
+        k.wall += time.monotonic() - t0
+        k.n += requests
+
+    def results(self) -> dict[str, Any]:
+        out = {}
+        for name, k in self.kinds.items():
+            out[name] = {
                 "requests": k.n,
                 "cpu_ms_per_request": k.cpu * 1000 / k.n,
-                "cpu_ms_per_request_less_idle": (k.cpu - idle_per_s * k.wall) * 1000 / k.n,
+                "cpu_ms_per_request_less_idle": (k.cpu - self.idle_per_s * k.wall) * 1000 / k.n,
                 "reply_ms_p50": statistics.median(k.ms),
                 "edits_per_reply": statistics.median(k.edits) if k.edits else None,
                 "errors": k.errors[:5],
             }
-        return res
+        return out
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+            await self.inline.close()
+        await self.srv.stop()
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    servers = {"ours": Server(args)}
+    if args.compare:
+        servers["before"] = Server(args, pythonpath=args.compare)
+    markers = Markers()  # each request its own text: no answer from memory
+    try:
+        for server in servers.values():
+            await server.start(args, markers)
+        for _ in range(args.rounds):
+            for name in [*KINDS, INLINE]:
+                for server in servers.values():  # each kind on each server, one after the other
+                    await server.measure(name, args.requests, markers)
+        return {
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load_average": os.getloadavg(),
+            "idle_cpu_ms_per_s": servers["ours"].idle_per_s * 1000,
+            "args": vars(args),
+            "kinds": servers["ours"].results(),
+            **({"before": servers["before"].results()} if "before" in servers else {}),
+        }
     finally:
-        await srv.stop()
+        for server in servers.values():
+            await server.stop()
 
 
 def table(res: dict[str, Any]) -> list[str]:
     rows = [["request", "server CPU ms / request", "less idle", "reply p50 ms", "edits / reply", "errors"]]
-    base = res["kinds"]["inline completion, streamed (39 tokens)"]["cpu_ms_per_request_less_idle"]
+    base = res["kinds"][INLINE]["cpu_ms_per_request_less_idle"]
     for name, k in res["kinds"].items():
         rows.append(
             [
@@ -198,6 +234,14 @@ def table(res: dict[str, Any]) -> list[str]:
         out.append("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |")
         if i == 0:
             out.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    if "before" in res:
+        out += ["", "| request | ours, CPU ms (less idle) | before | ours / before |", "|---|---|---|---|"]
+        for name, k in res["kinds"].items():
+            mine, theirs = (
+                k["cpu_ms_per_request_less_idle"],
+                res["before"][name]["cpu_ms_per_request_less_idle"],
+            )
+            out.append(f"| {name} | {mine:.1f} | {theirs:.1f} | {mine / theirs:.2f} |")
     return out
 
 
@@ -209,6 +253,9 @@ def main() -> None:
     ap.add_argument("--ttft-ms", type=float, default=50.0)
     ap.add_argument("--token-ms", type=float, default=5.0)
     ap.add_argument("--json", help="write the result here too")
+    ap.add_argument(
+        "--compare", help="another checkout of this project: its server measured too (before/after)"
+    )
     args = ap.parse_args()
     res = asyncio.run(run(args))
     print("\n".join(table(res)))

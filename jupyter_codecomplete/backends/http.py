@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sys
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
@@ -219,8 +220,9 @@ class HttpTransport(Identified, QuirkState):
             except ValueError:
                 return []
 
-    async def events(self, call: Call) -> AsyncGenerator[Any, None]:
-        """The decoded JSON events of one streamed answer (retried once without a rejected field)."""
+    async def events(self, call: Call) -> AsyncGenerator[list[Any], None]:
+        """The decoded JSON events of one streamed answer, in the batches one read of the body
+        brought (:meth:`_decode`); retried once without a rejected field."""
         server = self.base_url.rstrip("/")
         held = PRESSURE.held(server)
         if held is not None:
@@ -255,11 +257,14 @@ class HttpTransport(Identified, QuirkState):
                         raise errors.redirected(
                             resp.status_code, resp.headers.get("location"), self.all_secrets()
                         )
-                    async for data in self._decode(resp, call.format):
-                        reported = error_message(data)
-                        if reported is not None:  # 200 with an error body, or an error inside the stream
-                            raise errors.reported(reported, self.all_secrets())
-                        yield data
+                    async for batch in self._decode(resp, call.format):
+                        for i, data in enumerate(batch):
+                            reported = error_message(data)
+                            if reported is not None:  # 200 with an error body, or one in the stream
+                                if i:
+                                    yield batch[:i]
+                                raise errors.reported(reported, self.all_secrets())
+                        yield batch
                     return
             except httpx.TimeoutException as exc:
                 raise errors.timed_out(self.url(call.path), exc, self.all_secrets()) from exc
@@ -268,37 +273,65 @@ class HttpTransport(Identified, QuirkState):
             except httpx.TransportError as exc:
                 raise errors.unreachable(self.url(call.path), exc, self.all_secrets()) from exc
 
-    async def _decode(self, resp: httpx.Response, fmt: Format) -> AsyncIterator[Any]:
+    async def _decode(self, resp: httpx.Response, fmt: Format) -> AsyncIterator[list[Any]]:
+        """The answer's JSON events, in batches: the events whose last byte came in one read of
+        the body. A model sends a token every few milliseconds and the reads follow the pace of
+        whoever consumes them (``aio.READ_HOLD``): everything above handles one read's events as
+        one item, not one step of every generator per token."""
         ctype = resp.headers.get("content-type", "")
         if fmt == "json" or (ctype.startswith("application/json") and fmt == "sse"):
             raw = await resp.aread()
             try:
-                yield json.loads(raw)
+                yield [json.loads(raw)]
             except ValueError as exc:
                 raise errors.bad_answer("an answer that is not JSON") from exc
             return
-        lines = resp.aiter_lines()
-        async for line in lines:
-            line = line.strip()
-            if not line:
-                continue
-            if fmt == "sse":
-                if line.startswith(":") or not line.startswith("data:"):
-                    continue  # comments, event:/id: lines
-                line = line[5:].strip()
-                if line == "[DONE]":
-                    # Read what follows (the stream's last bytes) so the connection is reused: a
-                    # response closed before its end takes its connection with it, and the next
-                    # request pays a new TCP connection (measured: most of the time before the
-                    # model request, docs/performance.md). Briefly, and quietly: the answer is
-                    # complete, so a server that closes without the body's last chunk
-                    # (llama-cpp-python's server does) or keeps it open costs only the connection.
-                    await _drain(lines, httpx.HTTPError)
-                    return
+        lines = Lines()
+        texts = resp.aiter_text()
+        ended = False
+        while not ended:
             try:
-                yield json.loads(line)
-            except ValueError as exc:
-                raise errors.bad_answer("an event that is not JSON") from exc
+                text = await texts.__anext__()
+            except StopAsyncIteration:
+                text, ended = None, True
+            batch: list[Any] = []
+            for line in lines.feed(text) if text is not None else lines.end():
+                line = line.strip()
+                if not line:
+                    continue
+                if fmt == "sse":
+                    if line.startswith(":") or not line.startswith("data:"):
+                        continue  # comments, event:/id: lines
+                    line = line[5:].strip()
+                    if line == "[DONE]":
+                        if batch:
+                            yield batch
+                        # Read what follows (the stream's last bytes) so the connection is
+                        # reused: a response closed before its end takes its connection with it,
+                        # and the next request pays a new TCP connection (measured: most of the
+                        # time before the model request, docs/performance.md). Briefly, and
+                        # quietly: the answer is complete, so a server that closes without the
+                        # body's last chunk (llama-cpp-python's server does) or keeps it open
+                        # costs only the connection.
+                        await _drain(texts, httpx.HTTPError)
+                        return
+                try:
+                    batch.append(json.loads(line))
+                except ValueError as exc:
+                    if batch:
+                        yield batch  # what came before the bad event stands
+                    raise errors.bad_answer("an event that is not JSON") from exc
+            if batch:
+                yield batch
+
+    def _event(self, data: Any) -> Event:
+        """One decoded event read as the provider's :class:`Event`, or a ``bad_answer`` error."""
+        if not isinstance(data, dict):  # every provider's events are JSON objects
+            raise errors.bad_answer(f"an event of an unexpected shape ({type(data).__name__})")
+        try:
+            return self._read_event(data)
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise errors.bad_answer("an event of an unexpected shape", exc) from exc
 
     # -- what both LangChain faces share
     def optional_sampling(self, stop: list[str], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -323,21 +356,29 @@ class HttpTransport(Identified, QuirkState):
         sent = done = False
         stream = self.events(call)
         async with contextlib.aclosing(stream):
-            async for data in stream:
-                if not isinstance(data, dict):  # every provider's events are JSON objects
-                    raise errors.bad_answer(f"an event of an unexpected shape ({type(data).__name__})")
-                try:
-                    event = self._read_event(data)
-                except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-                    raise errors.bad_answer("an event of an unexpected shape", exc) from exc
-                if event.model:
-                    self._answered = event.model
-                text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
-                if text:
+            async for batch in stream:
+                parts: list[str] = []
+                failed: BackendError | None = None
+                for data in batch:
+                    try:
+                        event = self._event(data)
+                    except BackendError as exc:
+                        failed = exc
+                        break
+                    if event.model:
+                        self._answered = event.model
+                    text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
+                    if text:
+                        parts.append(text)
+                    if event.done:
+                        done = True
+                        break
+                if parts:  # one read's text as one piece (what came before a bad event stands)
                     sent = True
-                    yield text
-                if event.done:
-                    done = True
+                    yield "".join(parts)
+                if failed is not None:
+                    raise failed
+                if done:
                     break
             tail = fix.finish() if fix is not None else ""
             if tail or not sent:
@@ -466,6 +507,34 @@ class HttpBackend(Backend):
 # (docs/performance.md). The model server queues what it cannot serve at once; we do not. A
 # superseded stream is closed (that stops the model), so only live requests hold connections.
 POOL_LIMITS = httpx.Limits(max_connections=1024, max_keepalive_connections=32, keepalive_expiry=30.0)
+
+
+class Lines:
+    """A streamed body's lines, as server-sent events and newline-delimited JSON end them: at
+    ``\\r\\n``, ``\\r`` or ``\\n`` only (not at the other line breaks of Unicode, which a JSON
+    string may hold unescaped: ``str.splitlines`` would cut such an event in two)."""
+
+    def __init__(self) -> None:
+        self._rest = ""
+
+    def feed(self, text: str) -> list[str]:
+        """The lines that ``text`` completes (without their line ends)."""
+        text = self._rest + text
+        if text.endswith("\r"):  # perhaps the first half of a \r\n
+            self._rest, text = "\r", text[:-1]
+        else:
+            self._rest = ""
+        lines = _LINE_END.split(text)
+        self._rest = lines.pop() + self._rest
+        return lines
+
+    def end(self) -> list[str]:
+        """The last line, when the body did not end with a line end."""
+        rest, self._rest = self._rest.rstrip("\r"), ""
+        return [rest] if rest else []
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 # How long to wait for the end of a body after the server's last event (see HttpTransport.texts).
 DRAIN_SECONDS = 0.05

@@ -46,6 +46,7 @@ from ..backends import (
     make_backend,
     native_suffix,
 )
+from ..backends.aio import read_hold, whole_answer_hold
 from ..postprocess import Cursor, Pipeline, PostprocessContext, analyze, make_pipeline, normalize_newlines
 from ..privacy import (
     DEFAULT_EXCLUDE,
@@ -871,10 +872,12 @@ class DefaultInlineCompletionHandler(BaseInlineCompletionHandler, Runnable[Inlin
                 error=self.failed(request.number, exc, "edit"),
             )
         guarded = self.gate.edit_request(request, self.policy(backend))
-        if request.scope == "notebook" or request.trigger == "error":
-            reply = await handle_notebook_edit_request(self, guarded.request)  # completion/notebook_edits.py
-        else:
-            reply = await handle_edit_request(self, guarded.request)
+        # the reply leaves once the whole answer is read: the model's stream read in a few reads
+        with read_hold(whole_answer_hold):
+            if request.scope == "notebook" or request.trigger == "error":
+                reply = await handle_notebook_edit_request(self, guarded.request)  # notebook_edits.py
+            else:
+                reply = await handle_edit_request(self, guarded.request)
         reply = guarded.restore(reply)
         notes = guarded.report.notes()
         return reply.model_copy(update={"notes": [*notes, *reply.notes]}) if notes else reply

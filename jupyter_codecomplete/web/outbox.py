@@ -10,7 +10,9 @@ most one frame per :data:`PACE_S` for each request, the pieces that came meanwhi
 the last chunk (``done``) leaves at once with what waited. Each frame is a send system call and a
 wake-up of the browser's socket: on loopback at one user they were the largest single cost of a
 suggestion in the server (``IOStream.write_to_fd``, ``docs/performance.md``), and ghost text that
-grows 25 times a second looks no different from 60.
+grows 25 times a second looks no different from 60. The model's stream is read at the same pace
+(:meth:`Outbox.read_hold`): what it sent since the last frame is read in one go just before the
+next one, not one wake-up of the event loop per token.
 
 Bounded: :attr:`Outbox.queued` counts the bytes handed to the socket and not yet written. While
 the client is behind (more than :data:`COALESCE_BYTES` queued), the stream chunks of a request are
@@ -187,6 +189,14 @@ class Outbox:
             self._held[number] = held
             return
         self._send(number, held)
+
+    def read_hold(self, number: int) -> float:
+        """How long request ``number``'s model stream need not be read (seconds): until its next
+        frame may leave; 0 before its first piece (``backends.aio.READ_HOLD``)."""
+        last = self._last_frame.get(number)
+        if last is None:
+            return 0.0
+        return last + PACE_S - asyncio.get_running_loop().time()
 
     def forget(self, number: int) -> None:
         """Drop the merged chunks of request ``number`` (it ended)."""

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 from tornado import web
 from tornado.websocket import WebSocketHandler
 
+from ..backends.aio import read_hold
 from ..completion import BaseInlineCompletionHandler
 from ..errors import not_json_message, too_deep_message, too_large_message, validation_message
 from ..protocol import (
@@ -365,11 +366,13 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
                     if self.protocol_version >= 2
                     else handler.handle_stream_request(request)
                 )
-                async with contextlib.aclosing(stream) as chunks:
-                    async for chunk in chunks:
-                        if not self._outbox.offer(chunk, self.max_queued_bytes):
-                            self.too_slow(request.number)
-                            return  # closing the stream closes the model's
+                # the model's stream read at the pace its pieces leave
+                with read_hold(functools.partial(self._outbox.read_hold, request.number)):
+                    async with contextlib.aclosing(stream) as chunks:
+                        async for chunk in chunks:
+                            if not self._outbox.offer(chunk, self.max_queued_bytes):
+                                self.too_slow(request.number)
+                                return  # closing the stream closes the model's
             else:
                 self.send(await handler.handle_request(request))
         except asyncio.CancelledError:

@@ -1,0 +1,152 @@
+"""How the model's stream is read (``backends/http.py`` ``Lines`` and ``_decode``,
+``backends/aio.py`` ``READ_HOLD``): lines end only where server-sent events end them, the events of
+one read come up as one piece, and a consumer's hold gathers what the model sends meanwhile
+without delaying the answer's end. Against real servers on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, ClassVar
+
+import pytest
+from backends.helpers import aclose_backend, collect
+from tornado import web
+
+from jupyter_codecomplete.backends import ModelConfig, make_backend
+from jupyter_codecomplete.backends.aio import READ_HOLD
+from jupyter_codecomplete.backends.http import Lines
+from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
+from jupyter_codecomplete.testing.server import LocalServer, Route
+
+TOKENS = [f"t{i} " for i in range(30)]
+
+
+@pytest.mark.parametrize(
+    ("pieces", "lines"),
+    [
+        (["a\nb\n"], ["a", "b"]),
+        (["a\r\nb\r\n"], ["a", "b"]),
+        (["a\r", "\nb\r\n"], ["a", "b"]),  # a \r\n cut between two reads is one line end
+        (["a\rb\r", ""], ["a", "b"]),  # a lone \r ends a line (known at the end)
+        (["da", "ta: 1", "\n"], ["data: 1"]),
+        (['data: {"t": "a\u2028b\u2029c\x85d\x0ce"}\n'], ['data: {"t": "a\u2028b\u2029c\x85d\x0ce"}']),
+        (["a\n", "tail"], ["a", "tail"]),  # the body's last line without a line end
+        (["\n\n"], ["", ""]),
+    ],
+)
+def test_lines_end_only_at_cr_and_lf(pieces: list[str], lines: list[str]) -> None:
+    split = Lines()
+    out: list[str] = []
+    for piece in pieces:
+        out += split.feed(piece)
+    out += split.end()
+    assert out == lines
+
+
+def _config(url: str) -> ModelConfig:
+    return ModelConfig.model_validate({"backend": "openai", "base_url": url, "model": "m"})
+
+
+def _event(text: str) -> bytes:
+    data = {"choices": [{"text": text, "index": 0, "finish_reason": None}]}
+    return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
+
+
+class _Writes(web.RequestHandler):
+    """``/completions``: the events of each of ``writes`` in one write, flushed, 50 ms apart."""
+
+    writes: ClassVar[list[list[str]]] = []
+
+    def initialize(self, upstream: Any) -> None:
+        pass
+
+    async def post(self) -> None:
+        self.set_header("Content-Type", "text/event-stream")
+        for i, texts in enumerate(self.writes):
+            if i:
+                await asyncio.sleep(0.05)
+            self.write(b"".join(_event(t) for t in texts))
+            await self.flush()
+        self.write(b"data: [DONE]\n\n")
+
+
+class WritesServer(LocalServer):
+    def routes(self) -> list[Route]:
+        return [(r"/completions", _Writes)]
+
+
+@pytest.fixture
+def writes_server() -> Iterator[WritesServer]:
+    server = WritesServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+async def _pieces(url: str, prompt: str = "x = ") -> list[str]:
+    backend = make_backend(_config(url))
+    try:
+        stream: AsyncIterator[str] = backend.llm.stream_text(prompt)  # type: ignore[attr-defined]
+        return [piece async for piece in stream]
+    finally:
+        await aclose_backend(backend)
+
+
+async def test_an_event_holding_a_unicode_line_separator_is_one_event(writes_server: WritesServer) -> None:
+    # llama.cpp's server writes JSON strings unescaped: U+2028 inside one is not a line end (an
+    # event cut there was "an event that is not JSON")
+    _Writes.writes = [["a = '\u2028'", "\u2029b"]]
+    backend = make_backend(_config(writes_server.base_url))
+    try:
+        assert await collect(backend, "x = ") == "a = '\u2028'\u2029b"
+    finally:
+        await aclose_backend(backend)
+
+
+async def test_the_events_of_one_read_are_one_piece(writes_server: WritesServer) -> None:
+    _Writes.writes = [["a", "b", "c", "d"], ["e", "f"]]
+    pieces = await _pieces(writes_server.base_url)
+    assert "".join(pieces) == "abcdef"
+    assert pieces == ["abcd", "ef"]
+
+
+@pytest.fixture
+def paced_upstream() -> Iterator[OpenAIUpstream]:
+    up = OpenAIUpstream(UpstreamConfig(token_s=0.005))
+    up.set_rules([], default="".join(TOKENS))
+    up.start()
+    yield up
+    up.stop()
+
+
+async def _held_pieces(url: str, hold: float) -> list[str]:
+    READ_HOLD.set(lambda: hold)
+    return await _pieces(url)
+
+
+async def test_a_hold_gathers_what_the_model_sends_meanwhile(paced_upstream: OpenAIUpstream) -> None:
+    plain = await asyncio.create_task(_pieces(paced_upstream.base_url))
+    held = await asyncio.create_task(_held_pieces(paced_upstream.base_url, 0.05))
+    assert "".join(plain) == "".join(held) == "".join(TOKENS)
+    # 30 tokens 5 ms apart (150 ms), read at most every 50 ms: a few reads, not one per token
+    assert len(held) <= 8 < len(plain)
+
+
+async def test_the_end_of_the_answer_ends_a_hold(paced_upstream: OpenAIUpstream) -> None:
+    # a hold far longer than the answer: the body's end wakes the reader, the stream ends
+    pieces = await asyncio.wait_for(asyncio.create_task(_held_pieces(paced_upstream.base_url, 600.0)), 30)
+    assert "".join(pieces) == "".join(TOKENS)
+
+
+async def test_a_hold_is_the_consumers_own(paced_upstream: OpenAIUpstream) -> None:
+    # the hold is set in one task's context: another stream of the process is read as it comes
+    async def other() -> list[str]:
+        return await _pieces(paced_upstream.base_url)
+
+    READ_HOLD.set(None)
+    held, plain = await asyncio.gather(
+        asyncio.create_task(_held_pieces(paced_upstream.base_url, 0.05)), asyncio.create_task(other())
+    )
+    assert len(held) <= 8 < len(plain)
