@@ -275,9 +275,8 @@ class HttpTransport(Identified, QuirkState):
 
     async def _decode(self, resp: httpx.Response, fmt: Format) -> AsyncIterator[list[Any]]:
         """The answer's JSON events, in batches: the events whose last byte came in one read of
-        the body. A model sends a token every few milliseconds and the reads follow the pace of
-        whoever consumes them (``aio.READ_HOLD``): everything above handles one read's events as
-        one item, not one step of every generator per token."""
+        the body (a model sends a token every few milliseconds, and the reads follow the pace of
+        whoever consumes them: ``aio.READ_HOLD``)."""
         ctype = resp.headers.get("content-type", "")
         if fmt == "json" or (ctype.startswith("application/json") and fmt == "sse"):
             raw = await resp.aread()
@@ -357,27 +356,19 @@ class HttpTransport(Identified, QuirkState):
         stream = self.events(call)
         async with contextlib.aclosing(stream):
             async for batch in stream:
-                parts: list[str] = []
-                failed: BackendError | None = None
                 for data in batch:
-                    try:
-                        event = self._event(data)
-                    except BackendError as exc:
-                        failed = exc
-                        break
+                    event = self._event(data)
                     if event.model:
                         self._answered = event.model
                     text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
                     if text:
-                        parts.append(text)
+                        # one piece per event, as the model sent it: the token limit is counted in
+                        # pieces (``Pipeline.budget_spent``, the edit reader's)
+                        sent = True
+                        yield text
                     if event.done:
                         done = True
                         break
-                if parts:  # one read's text as one piece (what came before a bad event stands)
-                    sent = True
-                    yield "".join(parts)
-                if failed is not None:
-                    raise failed
                 if done:
                     break
             tail = fix.finish() if fix is not None else ""

@@ -1,7 +1,8 @@
 """How the model's stream is read (``backends/http.py`` ``Lines`` and ``_decode``,
-``backends/aio.py`` ``READ_HOLD``): lines end only where server-sent events end them, the events of
-one read come up as one piece, and a consumer's hold gathers what the model sends meanwhile
-without delaying the answer's end. Against real servers on loopback."""
+``backends/aio.py`` ``READ_HOLD``): lines end only where server-sent events end them, each event
+stays one piece (the token limit is counted in pieces), and a consumer's hold gathers what the
+model sends meanwhile into few reads, without delaying the answer's end. Against real servers on
+loopback."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from backends.helpers import aclose_backend, collect
 from tornado import web
 
 from jupyter_codecomplete.backends import ModelConfig, make_backend
-from jupyter_codecomplete.backends.aio import READ_HOLD
-from jupyter_codecomplete.backends.http import Lines
+from jupyter_codecomplete.backends.aio import read_hold
+from jupyter_codecomplete.backends.http import POOL_LIMITS, Lines, make_client
 from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
 from jupyter_codecomplete.testing.server import LocalServer, Route
 
@@ -105,11 +106,9 @@ async def test_an_event_holding_a_unicode_line_separator_is_one_event(writes_ser
         await aclose_backend(backend)
 
 
-async def test_the_events_of_one_read_are_one_piece(writes_server: WritesServer) -> None:
+async def test_each_event_of_one_read_is_its_own_piece(writes_server: WritesServer) -> None:
     _Writes.writes = [["a", "b", "c", "d"], ["e", "f"]]
-    pieces = await _pieces(writes_server.base_url)
-    assert "".join(pieces) == "abcdef"
-    assert pieces == ["abcd", "ef"]
+    assert await _pieces(writes_server.base_url) == ["a", "b", "c", "d", "e", "f"]
 
 
 @pytest.fixture
@@ -121,32 +120,50 @@ def paced_upstream() -> Iterator[OpenAIUpstream]:
     up.stop()
 
 
-async def _held_pieces(url: str, hold: float) -> list[str]:
-    READ_HOLD.set(lambda: hold)
-    return await _pieces(url)
+async def _reads(url: str, hold: float | None) -> list[bytes]:
+    """The body's reads, as httpx gets them from the model's client, under ``hold``."""
+    client = make_client(30.0, limits=POOL_LIMITS, lean=True)
+    body = {"model": "m", "prompt": "x = ", "stream": True, "max_tokens": 64}
+    try:
+        with read_hold(None if hold is None else lambda: hold):
+            async with client.stream("POST", url + "/completions", json=body) as resp:
+                return [chunk async for chunk in resp.aiter_raw()]
+    finally:
+        await client.aclose()
+
+
+def _texts(reads: list[bytes]) -> str:
+    lines = Lines().feed(b"".join(reads).decode())
+    events = [json.loads(line[5:]) for line in lines if line.startswith("data: {")]
+    return "".join(e["choices"][0]["text"] for e in events)
 
 
 async def test_a_hold_gathers_what_the_model_sends_meanwhile(paced_upstream: OpenAIUpstream) -> None:
-    plain = await asyncio.create_task(_pieces(paced_upstream.base_url))
-    held = await asyncio.create_task(_held_pieces(paced_upstream.base_url, 0.05))
-    assert "".join(plain) == "".join(held) == "".join(TOKENS)
+    plain = await _reads(paced_upstream.base_url, None)
+    held = await _reads(paced_upstream.base_url, 0.05)
+    assert _texts(plain) == _texts(held) == "".join(TOKENS)
     # 30 tokens 5 ms apart (150 ms), read at most every 50 ms: a few reads, not one per token
     assert len(held) <= 8 < len(plain)
 
 
 async def test_the_end_of_the_answer_ends_a_hold(paced_upstream: OpenAIUpstream) -> None:
     # a hold far longer than the answer: the body's end wakes the reader, the stream ends
-    pieces = await asyncio.wait_for(asyncio.create_task(_held_pieces(paced_upstream.base_url, 600.0)), 30)
-    assert "".join(pieces) == "".join(TOKENS)
+    reads = await asyncio.wait_for(_reads(paced_upstream.base_url, 600.0), 30)
+    assert _texts(reads) == "".join(TOKENS)
+
+
+async def test_the_pieces_read_under_a_hold_are_the_models(paced_upstream: OpenAIUpstream) -> None:
+    plain = await _pieces(paced_upstream.base_url)
+    with read_hold(lambda: 0.05):
+        held = await _pieces(paced_upstream.base_url)
+    assert held == plain
+    assert "".join(held) == "".join(TOKENS)
 
 
 async def test_a_hold_is_the_consumers_own(paced_upstream: OpenAIUpstream) -> None:
     # the hold is set in one task's context: another stream of the process is read as it comes
-    async def other() -> list[str]:
-        return await _pieces(paced_upstream.base_url)
-
-    READ_HOLD.set(None)
     held, plain = await asyncio.gather(
-        asyncio.create_task(_held_pieces(paced_upstream.base_url, 0.05)), asyncio.create_task(other())
+        asyncio.create_task(_reads(paced_upstream.base_url, 0.05)),
+        asyncio.create_task(_reads(paced_upstream.base_url, None)),
     )
     assert len(held) <= 8 < len(plain)
