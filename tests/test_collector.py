@@ -57,6 +57,25 @@ async def test_a_due_pass_runs_once_the_loop_is_calm(thresholds: tuple[int, int,
         full.stop()
 
 
+async def test_the_loop_is_watched_only_while_a_pass_is_due(thresholds: tuple[int, int, int]) -> None:
+    full = FullCollections(check_every=0.01, calm_for=0.05, max_defer=60.0)
+    full.start()
+    try:
+        gc.collect()
+        await asyncio.sleep(0.05)
+        assert not full.watching  # an idle server: nothing of the collector's wakes the loop
+        for _ in range(thresholds[2]):
+            gc.collect(1)
+        assert full.watching  # told by the collector itself
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if full.passes and not full.watching:
+                break
+        assert full.passes == 1 and not full.watching
+    finally:
+        full.stop()
+
+
 async def test_a_busy_loop_defers_then_forces(thresholds: tuple[int, int, int]) -> None:
     full = FullCollections(check_every=0.01, calm_lag=0.001, calm_for=10.0, max_defer=0.6)
     full.start()
