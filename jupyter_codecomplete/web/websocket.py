@@ -366,11 +366,12 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
                     if self.protocol_version >= 2
                     else handler.handle_stream_request(request)
                 )
+                limit = self.max_queued_bytes  # once a request, not once a piece
                 # the model's stream read at the pace its pieces leave
                 with read_hold(functools.partial(self._outbox.read_hold, request.number)):
                     async with contextlib.aclosing(stream) as chunks:
                         async for chunk in chunks:
-                            if not self._outbox.offer(chunk, self.max_queued_bytes):
+                            if not self._outbox.offer(chunk, limit):
                                 self.too_slow(request.number)
                                 return  # closing the stream closes the model's
             else:
