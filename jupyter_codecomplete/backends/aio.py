@@ -28,11 +28,11 @@ What carries over from httpx's default transport:
 * **Reads when the consumer wants them** (:data:`READ_HOLD`): a consumer that passes the text on
   at its own pace (the websocket sends a suggestion's pieces at most every 40 ms) says how long its
   next bytes may wait. Meanwhile aiohttp buffers what the model sends (a token every few ms), and
-  the consumer's whole chain of generators (lines, events, the cleaning) runs once for all of it,
-  not once per token. The end of the body wakes it at once. (Not reading the socket at all
-  meanwhile would save the event loop's wake-up per packet too, but then the end of the answer is
-  seen only at the next read: measured, the last piece came 48 ms later and throughput under load
-  fell by a tenth.)
+  what is below the events (this body, httpx's decoding, the lines) runs once for all of it, not
+  once per token; nothing above wakes meanwhile. The end of the body wakes it at once. (Not
+  reading the socket at all meanwhile would save the event loop's wake-up per packet too, but then
+  the end of the answer is seen only at the next read: measured, the last piece came 48 ms later
+  and throughput under load fell by a tenth.)
 * **No redirects, no decompression here**: httpx decodes a compressed body itself, and a model
   server that redirects is an error (``follow_redirects`` off).
 """
