@@ -279,7 +279,14 @@ class HttpTransport(Identified, QuirkState):
         whoever consumes them: ``aio.READ_HOLD``)."""
         ctype = resp.headers.get("content-type", "")
         if fmt == "json" or (ctype.startswith("application/json") and fmt == "sse"):
-            raw = await resp.aread()
+            parts: list[bytes] = []
+            size = 0
+            async for part in resp.aiter_bytes():
+                size += len(part)
+                if size > MAX_EVENT_CHARS:
+                    raise errors.bad_answer(f"an answer longer than {MAX_EVENT_CHARS >> 20} MiB")
+                parts.append(part)
+            raw = b"".join(parts)
             try:
                 yield [json.loads(raw)]
             except ValueError as exc:
@@ -294,7 +301,10 @@ class HttpTransport(Identified, QuirkState):
             except StopAsyncIteration:
                 text, ended = None, True
             batch: list[Any] = []
-            for line in lines.feed(text) if text is not None else lines.end():
+            complete = lines.feed(text) if text is not None else lines.end()
+            if lines.pending > MAX_EVENT_CHARS:  # a line that never ends: bounded
+                raise errors.bad_answer(f"an event longer than {MAX_EVENT_CHARS >> 20} MiB")
+            for line in complete:
                 line = line.strip()
                 if not line:
                     continue
@@ -519,6 +529,11 @@ class Lines:
         self._rest = lines.pop() + self._rest
         return lines
 
+    @property
+    def pending(self) -> int:
+        """The characters of the line not ended yet."""
+        return len(self._rest)
+
     def end(self) -> list[str]:
         """The last line, when the body did not end with a line end."""
         rest, self._rest = self._rest.rstrip("\r"), ""
@@ -526,6 +541,8 @@ class Lines:
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
+# The longest event (or whole JSON answer) read: past it the answer is an error, not memory.
+MAX_EVENT_CHARS = 16 * 1024 * 1024
 
 # How long to wait for the end of a body after the server's last event (see HttpTransport.texts).
 DRAIN_SECONDS = 0.05

@@ -17,7 +17,8 @@ from tornado import web
 
 from jupyter_codecomplete.backends import ModelConfig, make_backend
 from jupyter_codecomplete.backends.aio import read_hold
-from jupyter_codecomplete.backends.http import POOL_LIMITS, Lines, make_client
+from jupyter_codecomplete.backends.http import MAX_EVENT_CHARS, POOL_LIMITS, Lines, make_client
+from jupyter_codecomplete.errors import BackendError
 from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
 from jupyter_codecomplete.testing.server import LocalServer, Route
 
@@ -73,9 +74,36 @@ class _Writes(web.RequestHandler):
         self.write(b"data: [DONE]\n\n")
 
 
+class _Endless(web.RequestHandler):
+    """``/completions`` answering one line that never ends (``sse``) or a JSON body (``json``)
+    past the longest event read."""
+
+    kind: ClassVar[str] = "sse"
+
+    def initialize(self, upstream: Any) -> None:
+        pass
+
+    async def post(self) -> None:
+        sse = self.kind == "sse"
+        self.set_header("Content-Type", "text/event-stream" if sse else "application/json")
+        self.write(b'data: {"choices": [{"text": "' if sse else b'{"choices": [{"text": "')
+        block = b"x" * (1 << 20)
+        for _ in range((MAX_EVENT_CHARS >> 20) + 2):
+            self.write(block)
+            await self.flush()
+        if sse:
+            await asyncio.sleep(30)  # and never a line end
+        self.write(b'"}]}')
+
+
 class WritesServer(LocalServer):
     def routes(self) -> list[Route]:
         return [(r"/completions", _Writes)]
+
+
+class EndlessServer(LocalServer):
+    def routes(self) -> list[Route]:
+        return [(r"/completions", _Endless)]
 
 
 @pytest.fixture
@@ -109,6 +137,28 @@ async def test_an_event_holding_a_unicode_line_separator_is_one_event(writes_ser
 async def test_each_event_of_one_read_is_its_own_piece(writes_server: WritesServer) -> None:
     _Writes.writes = [["a", "b", "c", "d"], ["e", "f"]]
     assert await _pieces(writes_server.base_url) == ["a", "b", "c", "d", "e", "f"]
+
+
+@pytest.mark.parametrize(("kind", "what"), [("sse", "an event longer"), ("json", "an answer longer")])
+async def test_an_answer_past_the_longest_event_is_an_error_not_memory(kind: str, what: str) -> None:
+    _Endless.kind = kind
+    server = EndlessServer()
+    server.start()
+    backend = make_backend(_config(server.base_url))
+    try:
+        if kind == "json":
+            backend = make_backend(
+                ModelConfig.model_validate(
+                    {"backend": "openai", "base_url": server.base_url, "model": "m", "streaming": False}
+                )
+            )
+        with pytest.raises(BackendError) as caught:
+            await asyncio.wait_for(collect(backend, "x = "), 20)
+        assert caught.value.type == "backend_error"
+        assert f"{what} than 16 MiB" in caught.value.message
+    finally:
+        await aclose_backend(backend)
+        server.stop()
 
 
 @pytest.fixture
