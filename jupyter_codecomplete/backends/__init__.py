@@ -10,6 +10,7 @@ Provider quirks live next to the provider they belong to; errors come from
 """
 
 from .affinity import NO_AFFINITY, Affinity, Session, default_user, load_secret
+from .aio import read_hold, whole_answer_hold
 from .base import (
     ENTRY_POINT_GROUP,
     LOCAL,
@@ -62,6 +63,8 @@ __all__ = [
     "make_client",
     "native_suffix",
     "probe_local_servers",
+    "read_hold",
     "register_backend",
     "url_locality",
+    "whole_answer_hold",
 ]

@@ -45,8 +45,9 @@ from ..backends import (
     SessionAware,
     make_backend,
     native_suffix,
+    read_hold,
+    whole_answer_hold,
 )
-from ..backends.aio import read_hold, whole_answer_hold
 from ..postprocess import Cursor, Pipeline, PostprocessContext, analyze, make_pipeline, normalize_newlines
 from ..privacy import (
     DEFAULT_EXCLUDE,

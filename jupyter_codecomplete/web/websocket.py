@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 from tornado import web
 from tornado.websocket import WebSocketHandler
 
-from ..backends.aio import read_hold
+from ..backends import read_hold
 from ..completion import BaseInlineCompletionHandler
 from ..errors import not_json_message, too_deep_message, too_large_message, validation_message
 from ..protocol import (
