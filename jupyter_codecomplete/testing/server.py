@@ -11,6 +11,7 @@ more ports (:meth:`more_sockets`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import ssl
 import threading
@@ -55,6 +56,7 @@ class LocalServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: httpserver.HTTPServer | None = None
         self._ready = threading.Event()
+        self._stopping: asyncio.Task[None] | None = None
 
     # -- what to serve (subclasses)
     def routes(self) -> list[Route]:
@@ -117,12 +119,21 @@ class LocalServer:
         if loop is None or loop.is_closed():
             return
 
-        def shutdown() -> None:
-            if self._server is not None:
-                self._server.stop()
-            loop.stop()
+        async def shutdown() -> None:
+            # as a server process that exits: nothing listens, and its open connections close (a
+            # client's pooled keep-alive connection sees the end, not a server that never answers)
+            try:
+                if self._server is not None:
+                    self._server.stop()
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(self._server.close_all_connections(), 2)
+            finally:
+                loop.stop()
 
-        loop.call_soon_threadsafe(shutdown)
+        def begin() -> None:
+            self._stopping = loop.create_task(shutdown())  # held: a task only the loop knows may vanish
+
+        loop.call_soon_threadsafe(begin)
         if self._thread is not None:
             self._thread.join(5)
 
