@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 
 import pytest
 
-from jupyter_codecomplete.completion.base import StreamScrubber, SuggestionLimit
+from jupyter_codecomplete.completion.base import StreamScrubber, SuggestionLimit, with_deadlines
+from jupyter_codecomplete.pieces import Piece, tokens_in
 from jupyter_codecomplete.postprocess import PostprocessContext, make_pipeline
 from jupyter_codecomplete.postprocess.pipeline import BATCH_FROM
 from jupyter_codecomplete.protocol import MAX_DEPTH, nesting_depth, number_hint
@@ -69,3 +71,25 @@ def test_gathering_never_changes_the_text(multiline: bool | None, piece: int) ->
             break
     out.append(p.finish())
     assert "".join(out) == expected
+
+
+async def _through_deadlines(items: list[str], max_chars: int | None = None, piece: int = 4096) -> list[str]:
+    async def source() -> AsyncIterator[str]:
+        for item in items:
+            yield item
+
+    out = with_deadlines(source(), None, None, max_chars=max_chars, piece=piece)
+    return [p async for p in out]
+
+
+async def test_a_long_piece_cut_in_slices_keeps_its_token_count() -> None:
+    # one read of 10 tokens, 10,000 characters: re-yielded in slices, its 10 tokens counted once
+    out = await _through_deadlines([Piece("x" * 10_000, 10), "y"], piece=4096)
+    assert [len(p) for p in out] == [4096, 4096, 1808, 1]
+    assert [tokens_in(p) for p in out] == [0, 0, 10, 1]
+
+
+async def test_a_piece_cut_at_the_raw_text_bound_keeps_its_token_count() -> None:
+    out = await _through_deadlines([Piece("abcdef", 6), Piece("ghijkl", 6)], max_chars=9)
+    assert out == ["abcdef", "ghi"]
+    assert [tokens_in(p) for p in out] == [6, 6]

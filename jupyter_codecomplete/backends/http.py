@@ -43,6 +43,7 @@ from pydantic import Field, PrivateAttr, SecretStr
 
 from .. import errors
 from ..errors import BackendError, error_message, parse_retry_after
+from ..pieces import Piece
 from .affinity import Session
 from .aio import AiohttpTransport, wants_httpx_transport
 from .base import Backend, Description, ModelConfig, pick_model
@@ -358,27 +359,39 @@ class HttpTransport(Identified, QuirkState):
         extra = kwargs.pop("stop", None) or []
         return list(dict.fromkeys(s for s in [*self.stop, *(stop or []), *extra] if s))
 
-    async def texts(self, call: Call, prompt: str, repair: bool = True) -> AsyncGenerator[str, None]:
+    async def texts(
+        self, call: Call, prompt: str, repair: bool = True, joined: bool = False
+    ) -> AsyncGenerator[str, None]:
         """The completion text of one call, repaired as the quirks declare; at least one piece
-        (LangChain wants a chunk even for an empty completion)."""
+        (LangChain wants a chunk even for an empty completion).
+
+        One piece per event of the model's (its tokens, as LangChain's chunks are), or with
+        ``joined`` one :class:`~jupyter_codecomplete.pieces.Piece` per read of the answer: the
+        text of the events it brought, with their number (the token limit is counted in them:
+        ``Pipeline.budget_spent``, the edit reader's)."""
         fix = QuirkFilter(self.quirks, prompt=prompt, before_cursor=call.before_cursor) if repair else None
         sent = done = False
         stream = self.events(call)
         async with contextlib.aclosing(stream):
             async for batch in stream:
+                parts: list[str] = []
                 for data in batch:
                     event = self._event(data)
                     if event.model:
                         self._answered = event.model
                     text = (fix.feed(event.text) if fix is not None else event.text) if event.text else ""
                     if text:
-                        # one piece per event, as the model sent it: the token limit is counted in
-                        # pieces (``Pipeline.budget_spent``, the edit reader's)
-                        sent = True
-                        yield text
+                        parts.append(text)
                     if event.done:
                         done = True
                         break
+                if parts:
+                    sent = True
+                    if joined:
+                        yield Piece(parts[0] if len(parts) == 1 else "".join(parts), len(parts))
+                    else:
+                        for text in parts:
+                            yield text
                 if done:
                     break
             tail = fix.finish() if fix is not None else ""
@@ -605,17 +618,24 @@ class HttpStreamingLLM(HttpTransport, StreamedLLM):
         """Always: the runnable around this model only streams (:class:`DirectStream`)."""
         return True
 
-    async def stream_text(
+    def stream_text(
         self, prompt: str, stop: list[str] | None = None, **kwargs: Any
     ) -> AsyncGenerator[str, None]:
         """The completion's text as it streams, with no LangChain run around it: the engine's path
-        when nothing observes the run (``DefaultInlineCompletionHandler.direct``), and what
-        :meth:`_astream` wraps. Closing it closes the HTTP response at once."""
+        when nothing observes the run (``DefaultInlineCompletionHandler.direct``). One
+        :class:`~jupyter_codecomplete.pieces.Piece` per read of the answer (:meth:`texts`);
+        :meth:`_astream` reads the same text one token a chunk. Closing it closes the HTTP
+        response at once."""
+        return self._texts(prompt, stop, kwargs, joined=True)
+
+    async def _texts(
+        self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any], joined: bool
+    ) -> AsyncGenerator[str, None]:
         kwargs = dict(kwargs)
         session = kwargs.pop("session", None)
         call = self._request(prompt, self._stops(stop, kwargs), kwargs)
         call = self.with_session(call, {"session": session})
-        async with contextlib.aclosing(self.texts(call, prompt)) as texts:
+        async with contextlib.aclosing(self.texts(call, prompt, joined=joined)) as texts:
             async for text in texts:
                 yield text
 
@@ -626,7 +646,8 @@ class HttpStreamingLLM(HttpTransport, StreamedLLM):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[GenerationChunk, None]:
-        return achunks(self.stream_text(prompt, stop, **kwargs), _text_chunk, run_manager)
+        # one chunk per token for LangChain's callbacks and tracing
+        return achunks(self._texts(prompt, stop, kwargs, joined=False), _text_chunk, run_manager)
 
     def _stream(
         self,
@@ -659,17 +680,22 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
         streaming switched off (:class:`DirectStream`)."""
         return self.rate_limiter is None and not self.disable_streaming
 
-    async def stream_text(
+    def stream_text(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> AsyncGenerator[str, None]:
-        """The answer's text as it streams, with no LangChain run around it (see
-        :meth:`HttpStreamingLLM.stream_text`)."""
+        """The answer's text as it streams, with no LangChain run around it, one piece per read
+        (see :meth:`HttpStreamingLLM.stream_text`)."""
+        return self._texts(messages, stop, kwargs, joined=True)
+
+    async def _texts(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any], joined: bool
+    ) -> AsyncGenerator[str, None]:
         dicts: Any = convert_to_openai_messages(messages)
         kwargs = dict(kwargs)
         session = kwargs.pop("session", None)
         call = self._chat_request(dicts, self._stops(stop, kwargs), kwargs)
         call = self.with_session(call, {"session": session})
-        async with contextlib.aclosing(self.texts(call, "", repair=False)) as texts:
+        async with contextlib.aclosing(self.texts(call, "", repair=False, joined=joined)) as texts:
             async for text in texts:
                 yield text
 
@@ -680,7 +706,8 @@ class HttpStreamingChat(HttpTransport, BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncGenerator[ChatGenerationChunk, None]:
-        return achunks(self.stream_text(messages, stop, **kwargs), _message_chunk, run_manager)
+        # one chunk per token for LangChain's callbacks and tracing
+        return achunks(self._texts(messages, stop, kwargs, joined=False), _message_chunk, run_manager)
 
     async def _agenerate(
         self,

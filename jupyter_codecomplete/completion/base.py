@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from ..errors import CompletionError as CompletionError  # re-exported: handlers raise it
 from ..errors import StreamScrubber, as_error, clip, scrub
+from ..pieces import Piece, tokens_in
 from ..protocol import (
     EditPredictionReply,
     EditPredictionRequest,
@@ -146,17 +147,19 @@ async def with_deadlines(
                 raise TimeoutError(f"No {what} within the configured timeout of {limit:g} s.") from None
             got_first = True
             if max_chars is not None and seen + len(item) > max_chars:
-                item = item[: max(0, max_chars - seen)]
+                item = Piece(item[: max(0, max_chars - seen)], tokens_in(item))
                 seen = max_chars + 1
             else:
                 seen += len(item)
             if len(item) <= piece:
                 yield item
             else:
+                # the item's tokens counted once, with its last slice
+                tokens, last = tokens_in(item), len(item) - piece
                 for i in range(0, len(item), piece):
                     if i:
                         await asyncio.sleep(0)
-                    yield item[i : i + piece]
+                    yield Piece(item[i : i + piece], tokens if i >= last else 0)
             if max_chars is not None and seen > max_chars:
                 if notes is not None:
                     notes.append(

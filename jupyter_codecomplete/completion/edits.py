@@ -29,6 +29,7 @@ from langchain_core.runnables import RunnableConfig
 
 from ..backends import Affinity, Backend, ModelConfig
 from ..errors import StreamScrubber
+from ..pieces import tokens_in
 from ..postprocess import MAX_CHANGED_CHARS, MAX_GROWTH, Edit, EditLimits, PostprocessContext, clean_edits
 from ..prompting import (
     CELL_SEPARATOR,
@@ -266,7 +267,7 @@ class AnswerReader:
         if self.done:
             return ""
         self.parts.append(chunk)
-        self.pieces += 1
+        self.pieces += tokens_in(chunk)
         self._seen += len(chunk)
         if self._seen > self.read_chars:
             self.stopped = self.done = True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..pieces import tokens_in
 from .base import Filter
 from .context import PostprocessContext, Setup
 from .cursor import Cursor
@@ -90,7 +91,7 @@ class Pipeline:
         self._text_ended = False
         self.done = False
         self._fed = 0
-        self._pieces = 0  # model pieces fed (the token limit is counted in them)
+        self._pieces = 0  # the model's tokens fed (pieces.tokens_in: the token limit's count)
         self._last_lines = [f for f in filters if isinstance(f, LastLine)]
         self._gathered: list[str] = []
         self._gathered_len = 0
@@ -118,7 +119,7 @@ class Pipeline:
 
     @property
     def budget_spent(self) -> bool:
-        """The model has sent as many pieces as its token limit allows: it was most likely cut off
+        """The model has sent as many tokens (events) as its token limit allows: it was most likely cut off
         there (pass it to :meth:`finish` as ``truncated``)."""
         limit = self.ctx.max_tokens
         return limit is not None and self._pieces >= limit
@@ -126,7 +127,7 @@ class Pipeline:
     def feed(self, chunk: str) -> str:
         if self.done:
             return ""
-        self._pieces += 1
+        self._pieces += tokens_in(chunk)
         if self._last_lines and self.ctx.max_tokens is not None:
             left = self.ctx.max_tokens - self._pieces
             for f in self._last_lines:

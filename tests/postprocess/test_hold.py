@@ -7,6 +7,7 @@ The first token of a line is held for a near-repetition only while it can still 
 
 from __future__ import annotations
 
+from jupyter_codecomplete.pieces import Piece
 from jupyter_codecomplete.postprocess import Pipeline, PostprocessContext, postprocess
 from jupyter_codecomplete.testing import split_tokens
 
@@ -86,3 +87,18 @@ def test_a_near_repetition_is_still_cut_while_streaming() -> None:
     p = Pipeline(PostprocessContext(language="python", prefix="class A:\n", max_tokens=256))
     out = "".join(p.feed(t) for t in split_tokens(code)) + p.finish()
     assert out == "def f(a):\n    self.a1 = a"
+
+
+def test_pieces_that_count_their_tokens_reach_the_limit_as_the_tokens_do() -> None:
+    # the reads of a stream, several tokens a piece (pieces.Piece): the same cut as token by token
+    tokens = split_tokens(CODE)[:20]
+    p = Pipeline(PostprocessContext(language="python", prefix=PREFIX, max_tokens=20))
+    reads = [Piece("".join(tokens[i : i + 6]), len(tokens[i : i + 6])) for i in range(0, 20, 6)]
+    out = "".join(p.feed(r) for r in reads)
+    assert p.budget_spent
+    assert out + p.finish(truncated=p.budget_spent) == "def area(radius):\n    squared = radius ** 2"
+    # the same text in plain strings counts one token each: four pieces are far from 20
+    q = Pipeline(PostprocessContext(language="python", prefix=PREFIX, max_tokens=20))
+    for r in reads:
+        q.feed(str(r))
+    assert not q.budget_spent
