@@ -27,12 +27,13 @@ What carries over from httpx's default transport:
   the pool.
 * **Reads when the consumer wants them** (:data:`READ_HOLD`): a consumer that passes the text on
   at its own pace (the websocket sends a suggestion's pieces at most every 40 ms) says how long its
-  next bytes may wait. Meanwhile aiohttp buffers what the model sends (a token every few ms), and
-  what is below the events (this body, httpx's decoding, the lines) runs once for all of it, not
-  once per token; nothing above wakes meanwhile. The end of the body wakes it at once. (Not
-  reading the socket at all meanwhile would save the event loop's wake-up per packet too, but then
-  the end of the answer is seen only at the next read: measured, the last piece came 48 ms later
-  and throughput under load fell by a tenth.)
+  next bytes may wait, and whether the socket may be paused meanwhile (:data:`READ_PAUSE`).
+  Paused, the socket is not read until just before the hold ends (no event-loop wake-up, no
+  parsing per packet: at a token every 5 ms those were the largest cost of a stream left), and the
+  end of the answer is seen at the end of the hold, when the consumer's next frame leaves anyway.
+  Not paused (a consumer waiting for the whole answer), aiohttp buffers what the model sends and
+  the end of the body wakes the reader at once. Either way, what is below the events (this body,
+  httpx's decoding, the lines) runs once for all that came meanwhile, not once per token.
 * **No redirects, no decompression here**: httpx decodes a compressed body itself, and a model
   server that redirects is an error (``follow_redirects`` off).
 """
@@ -54,6 +55,7 @@ import httpx
 __all__ = [
     "ERRORS",
     "READ_HOLD",
+    "READ_PAUSE",
     "WHOLE_ANSWER_HOLD_S",
     "AiohttpTransport",
     "read_hold",
@@ -68,19 +70,26 @@ READ_HOLD: contextvars.ContextVar[Callable[[], float] | None] = contextvars.Cont
     "codecomplete_read_hold", default=None
 )
 READ_HOLD_MIN_S = 0.002
+# Set with READ_HOLD: whether the socket is paused during a hold (the end of the answer may then be
+# seen as late as the hold's end), or read into aiohttp's buffer (the end is seen at once).
+READ_PAUSE: contextvars.ContextVar[bool] = contextvars.ContextVar("codecomplete_read_pause", default=False)
 # The hold of a consumer that needs only the whole answer (an edit prediction: the reply is sent
 # once the model's answer is read): a read at most this often, the end of the body at once.
 WHOLE_ANSWER_HOLD_S = 0.05
+# A paused hold (READ_PAUSE) pauses the socket only while aiohttp has at most this much unread.
+HOLD_BUFFER_BYTES = 256 * 1024
 
 
 @contextlib.contextmanager
-def read_hold(hold: Callable[[], float] | None) -> Iterator[None]:
-    """:data:`READ_HOLD` set to ``hold`` for the model streams read inside (in a coroutine of
-    the current task; not across an async generator's yields)."""
-    token = READ_HOLD.set(hold)
+def read_hold(hold: Callable[[], float] | None, *, pause: bool = False) -> Iterator[None]:
+    """:data:`READ_HOLD` set to ``hold`` (and :data:`READ_PAUSE` to ``pause``) for the model
+    streams read inside (in a coroutine of the current task; not across an async generator's
+    yields)."""
+    token, paused = READ_HOLD.set(hold), READ_PAUSE.set(pause)
     try:
         yield
     finally:
+        READ_PAUSE.reset(paused)
         READ_HOLD.reset(token)
 
 
@@ -160,25 +169,30 @@ class _Body(httpx.AsyncByteStream):
         self._request = request
         self._wake: asyncio.Future[None] | None = None  # the hold in progress (READ_HOLD)
         self._watching = False  # told of the body's end
+        self._transport: asyncio.ReadTransport | None = None  # paused by the hold in progress
+        self._read = 0  # bytes handed on
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         content = self._response.content
-        hold = READ_HOLD.get()
+        hold, pause = READ_HOLD.get(), READ_PAUSE.get()
         with _as_httpx(self._request):
             while True:
                 if hold is not None:
                     wait = hold()
                     if wait > READ_HOLD_MIN_S:
-                        await self._held(wait)
+                        await self._held(wait, pause)
                 chunk = await content.readany()  # all that is buffered (bounded by aiohttp)
                 if not chunk:
                     return  # the end of the body
+                self._read += len(chunk)
                 yield chunk
 
-    async def _held(self, wait: float) -> None:
-        """``wait`` seconds, or less when the body ends meanwhile. What arrives meanwhile is
-        buffered by aiohttp (its parser runs on each packet; nothing above it does), and the end
-        of the answer is seen at once: the last chunk is never late."""
+    async def _held(self, wait: float, pause: bool) -> None:
+        """``wait`` seconds, or less when the body ends meanwhile (seen at once unless ``pause``).
+
+        ``pause``: meanwhile the socket is not read at all (no wake-up per packet), and at the
+        end of the hold what the model sent is read before the hold ends, so the read after it
+        brings it all; the end of the answer is then seen at the hold's end, at the latest."""
         content = self._response.content
         if content.is_eof():
             return
@@ -187,12 +201,41 @@ class _Body(httpx.AsyncByteStream):
         if not self._watching:
             self._watching = True
             content.on_eof(self._ended)
-        timer = loop.call_later(wait, self._ended)
+        transport = self._pausable() if pause else None
+        if transport is None:
+            timer = loop.call_later(wait, self._ended)
+        else:
+            transport.pause_reading()
+            self._transport = transport
+            timer = loop.call_later(wait, self._resume)
         try:
             await wake
         finally:
             timer.cancel()
             self._wake = None
+            if self._transport is not None:
+                self._transport.resume_reading()
+                self._transport = None
+
+    def _pausable(self) -> asyncio.ReadTransport | None:
+        """The socket's transport, when it may be paused for a hold: not where aiohttp buffers
+        more than :data:`HOLD_BUFFER_BYTES` unread (a model writing that fast is read as it
+        comes; aiohttp's own flow control then has the socket)."""
+        connection = self._response.connection
+        transport = connection.transport if connection is not None else None
+        if not isinstance(transport, asyncio.ReadTransport) or not transport.is_reading():
+            return None
+        if self._response.content.total_bytes - self._read > HOLD_BUFFER_BYTES:
+            return None
+        return transport
+
+    def _resume(self) -> None:
+        """The end of a paused hold: the socket is read in the loop's next turn (its I/O comes
+        before its timers), and then the hold ends."""
+        if self._transport is not None:
+            self._transport.resume_reading()
+            self._transport = None
+        asyncio.get_running_loop().call_later(0, self._ended)
 
     def _ended(self) -> None:
         wake = self._wake

@@ -367,8 +367,10 @@ class InlineCompletionWebSocket(WebSocketMixin, WebSocketHandler, ExtensionHandl
                     else handler.handle_stream_request(request)
                 )
                 limit = self.max_queued_bytes  # once a request, not once a piece
-                # the model's stream read at the pace its pieces leave
-                with read_hold(functools.partial(self._outbox.read_hold, request.number)):
+                # the model's stream read at the pace its pieces leave; its socket not read
+                # between (the end of the answer is seen when the next frame may leave)
+                hold = functools.partial(self._outbox.read_hold, request.number)
+                with read_hold(hold, pause=True):
                     async with contextlib.aclosing(stream) as chunks:
                         async for chunk in chunks:
                             if not self._outbox.offer(chunk, limit):

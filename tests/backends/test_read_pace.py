@@ -1,8 +1,8 @@
 """How the model's stream is read (``backends/http.py`` ``Lines`` and ``_decode``,
-``backends/aio.py`` ``READ_HOLD``): lines end only where server-sent events end them, each event
-stays one piece (the token limit is counted in pieces), and a consumer's hold gathers what the
-model sends meanwhile into few reads, without delaying the answer's end. Against real servers on
-loopback."""
+``backends/aio.py`` ``READ_HOLD``): lines end only where server-sent events end them, one
+read's events travel as one piece that counts them (the token limit is counted in tokens), and
+a consumer's hold gathers what the model sends meanwhile into few reads, without delaying the
+answer's end. Against real servers on loopback."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 import pytest
+from aiohttp.client_proto import ResponseHandler
 from backends.helpers import aclose_backend, collect
 from tornado import web
 
@@ -19,6 +20,7 @@ from jupyter_codecomplete.backends import ModelConfig, make_backend
 from jupyter_codecomplete.backends.aio import read_hold
 from jupyter_codecomplete.backends.http import MAX_EVENT_CHARS, POOL_LIMITS, Lines, make_client
 from jupyter_codecomplete.errors import BackendError
+from jupyter_codecomplete.pieces import tokens_in
 from jupyter_codecomplete.testing.openai_upstream import OpenAIUpstream, UpstreamConfig
 from jupyter_codecomplete.testing.server import LocalServer, Route
 
@@ -134,9 +136,24 @@ async def test_an_event_holding_a_unicode_line_separator_is_one_event(writes_ser
         await aclose_backend(backend)
 
 
-async def test_each_event_of_one_read_is_its_own_piece(writes_server: WritesServer) -> None:
+async def test_one_read_is_one_piece_that_counts_its_events(writes_server: WritesServer) -> None:
+    # two writes 50 ms apart, single-character events: each piece holds as many tokens as letters
     _Writes.writes = [["a", "b", "c", "d"], ["e", "f"]]
-    assert await _pieces(writes_server.base_url) == ["a", "b", "c", "d", "e", "f"]
+    pieces = await _pieces(writes_server.base_url)
+    assert "".join(pieces) == "abcdef"
+    assert [tokens_in(p) for p in pieces] == [len(p) for p in pieces]
+    assert len(pieces) <= 2  # one per read, not one per event
+
+
+async def test_langchain_sees_one_chunk_per_event(writes_server: WritesServer) -> None:
+    # callbacks and tracing count the model's tokens in chunks: the runnable's stream is per event
+    _Writes.writes = [["a", "b", "c", "d"], ["e", "f"]]
+    backend = make_backend(_config(writes_server.base_url))
+    try:
+        chunks = [chunk async for chunk in backend.llm.astream("x = ")]
+    finally:
+        await aclose_backend(backend)
+    assert chunks == ["a", "b", "c", "d", "e", "f"]
 
 
 @pytest.mark.parametrize(("kind", "what"), [("sse", "an event longer"), ("json", "an answer longer")])
@@ -170,16 +187,35 @@ def paced_upstream() -> Iterator[OpenAIUpstream]:
     up.stop()
 
 
-async def _reads(url: str, hold: float | None) -> list[bytes]:
-    """The body's reads, as httpx gets them from the model's client, under ``hold``."""
+async def _reads(url: str, hold: float | None, pause: bool = False, times: int = 1) -> list[bytes]:
+    """The body's reads, as httpx gets them from the model's client, under ``hold`` (the last of
+    ``times`` requests on one client)."""
     client = make_client(30.0, limits=POOL_LIMITS, lean=True)
     body = {"model": "m", "prompt": "x = ", "stream": True, "max_tokens": 64}
+    reads: list[bytes] = []
     try:
-        with read_hold(None if hold is None else lambda: hold):
-            async with client.stream("POST", url + "/completions", json=body) as resp:
-                return [chunk async for chunk in resp.aiter_raw()]
+        with read_hold(None if hold is None else lambda: hold, pause=pause):
+            for _ in range(times):
+                async with client.stream("POST", url + "/completions", json=body) as resp:
+                    reads = [chunk async for chunk in resp.aiter_raw()]
+        return reads
     finally:
         await client.aclose()
+
+
+@pytest.fixture
+def socket_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The bytes of each read of a model's socket that aiohttp's protocol gets (a spy on it)."""
+    seen: list[int] = []
+    real = ResponseHandler.data_received
+
+    def counted(self: ResponseHandler, data: bytes) -> None:
+        if data:  # aiohttp calls it with b"" too, to resume its parser
+            seen.append(len(data))
+        real(self, data)
+
+    monkeypatch.setattr(ResponseHandler, "data_received", counted)
+    return seen
 
 
 def _texts(reads: list[bytes]) -> str:
@@ -206,8 +242,33 @@ async def test_the_pieces_read_under_a_hold_are_the_models(paced_upstream: OpenA
     plain = await _pieces(paced_upstream.base_url)
     with read_hold(lambda: 0.05):
         held = await _pieces(paced_upstream.base_url)
-    assert held == plain
-    assert "".join(held) == "".join(TOKENS)
+    assert "".join(held) == "".join(plain) == "".join(TOKENS)
+    # the same tokens counted (the model's events: at least one a word), in a few pieces
+    assert sum(map(tokens_in, held)) == sum(map(tokens_in, plain)) >= len(TOKENS)
+    assert len(held) <= 8
+
+
+async def test_a_paused_hold_reads_the_socket_once_a_hold(
+    paced_upstream: OpenAIUpstream, socket_reads: list[int]
+) -> None:
+    await _reads(paced_upstream.base_url, 0.05)
+    buffered = len(socket_reads)
+    socket_reads.clear()
+    paused = await _reads(paced_upstream.base_url, 0.05, pause=True)
+    assert _texts(paused) == "".join(TOKENS)
+    # unpaused, aiohttp reads each packet (a token every 5 ms) into its buffer; paused, the
+    # socket is read once at the end of each hold (and for the headers)
+    assert len(socket_reads) <= 8 < buffered
+
+
+async def test_a_paused_hold_gives_the_connection_back(
+    paced_upstream: OpenAIUpstream, socket_reads: list[int]
+) -> None:
+    # three answers read under a paused hold on one client: each whole, over one connection
+    reads = await _reads(paced_upstream.base_url, 0.05, pause=True, times=3)
+    assert _texts(reads) == "".join(TOKENS)
+    peers = [r.peer for r in paced_upstream.records]
+    assert len(peers) == 3 and len(set(peers)) == 1
 
 
 async def test_a_hold_is_the_consumers_own(paced_upstream: OpenAIUpstream) -> None:
