@@ -232,25 +232,25 @@ class Repetition(Filter):
         stop = min(upto, self._line_start + RUNAWAY_SCAN_CHARS)
         if self._scan_pos >= stop:
             return False
-        # Fast path: no piece followed by itself ends in the new text. Read backwards, such a run
-        # starts at one of the new characters: one anchored match each, no per-character scan
-        # for ordinary code (whitespace runs take the slow path, which decides exactly).
+        # Only where a piece followed by itself ends can a run end (tail_run's two copies). Read
+        # backwards, such a pair starts at one of the new characters: one anchored match each, and
+        # tail_run only at the characters where one matched (whitespace runs match too: tail_run
+        # decides exactly).
         begin = max(self._line_start, self._scan_pos - 2 * _RUN_UNITS[1])
         window = (head if begin == self._line_start else "") + self._text[begin:stop]
         backwards = window[::-1]
-        if not any(_TWO_COPIES.match(backwards, i) for i in range(stop - self._scan_pos)):
-            self._scan_pos = stop
-            return False
-        while self._scan_pos < stop:
-            self._scan_pos += 1
-            line = head + self._text[self._line_start : self._scan_pos]
+        ends = [stop - i for i in range(stop - self._scan_pos - 1, -1, -1) if _TWO_COPIES.match(backwards, i)]
+        for end in ends:
+            line = head + self._text[self._line_start : end]
             start, copies = tail_run(line)
             if copies < 2:
                 continue
             if self._freeze is None:
-                self._freeze = self._scan_pos - 1  # what came before this character
+                self._freeze = end - 1  # what came before this character
             if is_runaway(copies, (len(line) - start) // copies):
+                self._scan_pos = end
                 return True
+        self._scan_pos = stop
         return False
 
     def _cut_runaway(self) -> str:
