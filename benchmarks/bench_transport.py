@@ -2,6 +2,9 @@
 transport (httpcore, h11, anyio) against the package's (``backends/aio.py``: aiohttp's sockets
 under httpx), both made by ``make_client`` as the backends make them.
 
+A third client, aiohttp's own (no httpx above it), is the floor: what the httpx client API on top of
+aiohttp's sockets costs a request (``HttpTransport`` keeps httpx as the one client API).
+
 One scripted OpenAI-format model process (``--ttft-ms`` 50, ``--token-ms`` 5, a 64-token answer),
 then for each transport a client process of its own that streams ``--completions`` answers with
 ``--users`` concurrent streams (a closed loop), reading the lines and each event's JSON as
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from bench_deployment import free_port, wait_http
@@ -29,13 +33,39 @@ from bench_deployment import free_port, wait_http
 TEXT = " ".join(["alpha", "+", "beta", "+", "gamma"] * 7)  # 69 tokens; max_tokens 64 stops it
 
 
-async def client(url: str, lean: bool, users: int, completions: int) -> dict[str, float]:
+MODES = {
+    "httpx": "httpx's own (httpcore, h11, anyio)",
+    "lean": "aiohttp's under httpx (ours)",
+    "aiohttp": "aiohttp alone (no httpx: the floor)",
+}
+
+
+async def client(url: str, mode: str, users: int, completions: int) -> dict[str, float]:
     from jupyter_codecomplete.backends.http import POOL_LIMITS, make_client
 
     body = {"model": "m", "prompt": "x = ", "stream": True, "max_tokens": 64}
-    events = 0
-    started = 0
-    async with make_client(30.0, limits=POOL_LIMITS, lean=lean) as http:
+    if mode == "aiohttp":
+        import aiohttp
+
+        limit = POOL_LIMITS.max_connections or 0
+        session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=limit))
+
+        async def one_aiohttp() -> int:
+            n = 0
+            async with session.post(url, json=body) as resp:
+                async for raw in resp.content:
+                    line = raw.decode().strip()
+                    if line.startswith("data:"):
+                        data = line[5:].strip()
+                        if data == "[DONE]":
+                            break
+                        json.loads(data)
+                        n += 1
+            return n
+
+        async with session:
+            return await _loop(one_aiohttp, users, completions)
+    async with make_client(30.0, limits=POOL_LIMITS, lean=mode == "lean") as http:
 
         async def one() -> int:
             n = 0
@@ -50,28 +80,35 @@ async def client(url: str, lean: bool, users: int, completions: int) -> dict[str
                         n += 1
             return n
 
-        await one()  # the first connection and imports: not measured
+        return await _loop(one, users, completions)
 
-        async def user() -> None:
-            nonlocal events, started
-            while started < completions:
-                started += 1
-                got = await one()
-                events += got
 
-        cpu0, wall0 = time.process_time(), time.monotonic()
-        await asyncio.gather(*(user() for _ in range(users)))
-        cpu = time.process_time() - cpu0
-        wall = time.monotonic() - wall0
+async def _loop(one: Callable[[], Awaitable[int]], users: int, completions: int) -> dict[str, float]:
+    """``completions`` streams, ``users`` at once (a closed loop), after one not measured."""
+    events = 0
+    started = 0
+    await one()  # the first connection and imports: not measured
+
+    async def user() -> None:
+        nonlocal events, started
+        while started < completions:
+            started += 1
+            got = await one()
+            events += got
+
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    await asyncio.gather(*(user() for _ in range(users)))
+    cpu = time.process_time() - cpu0
+    wall = time.monotonic() - wall0
     return {"cpu_ms": cpu * 1000 / started, "events": events / started, "wall_s": wall}
 
 
-def measure(url: str, lean: bool, users: int, completions: int) -> dict[str, float]:
+def measure(url: str, mode: str, users: int, completions: int) -> dict[str, float]:
     """One client process (its own CPU, no other work in it)."""
     here = str(Path(__file__).parent)
     code = (
         f"import asyncio, json, sys; sys.path.insert(0, {here!r}); import bench_transport as b; "
-        f"print(json.dumps(asyncio.run(b.client({url!r}, {lean!r}, {users}, {completions}))))"
+        f"print(json.dumps(asyncio.run(b.client({url!r}, {mode!r}, {users}, {completions}))))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -100,10 +137,10 @@ def main() -> None:
             base = f"http://127.0.0.1:{port}/v1"
             asyncio.run(wait_http(base + "/models", 30))
             url = base + "/completions"
-            runs: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+            runs: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
             for _ in range(args.rounds):
-                for lean in (False, True):
-                    runs[lean].append(measure(url, lean, args.users, args.completions))
+                for mode in MODES:
+                    runs[mode].append(measure(url, mode, args.users, args.completions))
         finally:
             model.terminate()
             model.wait(10)
@@ -115,10 +152,10 @@ def main() -> None:
     print("| transport | CPU ms / completion (runs) | events / completion | µs / event | ratio |")
     print("|---|---|---|---|---|")
     mean = {k: sum(r["cpu_ms"] for r in v) / len(v) for k, v in runs.items()}
-    for lean, name in ((False, "httpx's own (httpcore, h11, anyio)"), (True, "aiohttp's under httpx (ours)")):
-        cpu = " / ".join(f"{r['cpu_ms']:.2f}" for r in runs[lean])
-        ev = runs[lean][0]["events"]
-        per_event, ratio = mean[lean] * 1000 / ev, mean[lean] / mean[False]
+    for mode, name in MODES.items():
+        cpu = " / ".join(f"{r['cpu_ms']:.2f}" for r in runs[mode])
+        ev = runs[mode][0]["events"]
+        per_event, ratio = mean[mode] * 1000 / ev, mean[mode] / mean["httpx"]
         print(f"| {name} | {cpu} | {ev:.0f} | {per_event:.0f} | {ratio:.2f}× |")
 
 
