@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 from bench_deployment import free_port, wait_http
@@ -51,36 +51,32 @@ async def client(url: str, mode: str, users: int, completions: int) -> dict[str,
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=limit))
 
         async def one_aiohttp() -> int:
-            n = 0
             async with session.post(url, json=body) as resp:
-                async for raw in resp.content:
-                    line = raw.decode().strip()
-                    if line.startswith("data:"):
-                        data = line[5:].strip()
-                        if data == "[DONE]":
-                            break
-                        json.loads(data)
-                        n += 1
-            return n
+                return await _events(raw.decode() async for raw in resp.content)
 
         async with session:
             return await _loop(one_aiohttp, users, completions)
     async with make_client(30.0, limits=POOL_LIMITS, lean=mode == "lean") as http:
 
         async def one() -> int:
-            n = 0
             async with http.stream("POST", url, json=body) as resp:
-                async for line in resp.aiter_lines():
-                    line = line.strip()
-                    if line.startswith("data:"):
-                        data = line[5:].strip()
-                        if data == "[DONE]":
-                            break
-                        json.loads(data)
-                        n += 1
-            return n
+                return await _events(resp.aiter_lines())
 
         return await _loop(one, users, completions)
+
+
+async def _events(lines: AsyncIterator[str]) -> int:
+    """The answer's events, each line's JSON decoded as ``HttpTransport._decode`` does."""
+    n = 0
+    async for line in lines:
+        line = line.strip()
+        if line.startswith("data:"):
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            json.loads(data)
+            n += 1
+    return n
 
 
 async def _loop(one: Callable[[], Awaitable[int]], users: int, completions: int) -> dict[str, float]:
