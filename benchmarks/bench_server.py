@@ -245,7 +245,9 @@ class Servers:
         config: str = "",
         pythonpath: str | None = None,
         monitor: bool = True,
+        nagle: bool = False,
     ) -> None:
+        self.nagle = nagle  # the model stub streams with Nagle's algorithm on (no TCP_NODELAY)
         self.pythonpath = pythonpath  # another checkout's package (a before/after in one run)
         self.monitor = monitor  # the loop-lag monitor (off by default in a user's server)
         self.extra_rules = list(rules or [])
@@ -313,7 +315,7 @@ class Servers:
             [
                 py, "-m", "jupyter_codecomplete.testing.openai_upstream", "--port", str(self.up_port),
                 "--rules", str(self.tmp / "rules.json"), "--ttft-ms", str(self.ttft_ms),
-                "--token-ms", str(self.token_ms), "--model", "bench",
+                "--token-ms", str(self.token_ms), "--model", "bench", *(["--nagle"] if self.nagle else []),
             ],
             "upstream.log",
             env,

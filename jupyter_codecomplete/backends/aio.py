@@ -28,9 +28,10 @@ What carries over from httpx's default transport:
 * **Reads when the consumer wants them** (:data:`READ_HOLD`): a consumer that passes the text on
   at its own pace (the websocket sends a suggestion's pieces at most every 40 ms) says how long its
   next bytes may wait, and whether the socket may be paused meanwhile (:data:`READ_PAUSE`).
-  Paused, the socket is not read until just before the hold ends (no event-loop wake-up, no
-  parsing per packet: at a token every 5 ms those were the largest cost of a stream left), and the
-  end of the answer is seen at the end of the hold, when the consumer's next frame leaves anyway.
+  Paused, the socket is not read until :data:`READ_LEAD_S` before the hold ends (no event-loop
+  wake-up, no parsing per packet: at a token every 5 ms those were the largest cost of a stream
+  left); then it is read into aiohttp's buffer and the hold ends when the consumer's next frame
+  may leave, one read bringing all (the end of the answer is seen from the lead on at once).
   Not paused (a consumer waiting for the whole answer), aiohttp buffers what the model sends and
   the end of the body wakes the reader at once. Either way, what is below the events (this body,
   httpx's decoding, the lines) runs once for all that came meanwhile, not once per token.
@@ -78,6 +79,12 @@ READ_PAUSE: contextvars.ContextVar[bool] = contextvars.ContextVar("codecomplete_
 WHOLE_ANSWER_HOLD_S = 0.05
 # A paused hold (READ_PAUSE) pauses the socket only while aiohttp has at most this much unread.
 HOLD_BUFFER_BYTES = 256 * 1024
+# A paused hold's socket is read again this long before the hold ends (into aiohttp's buffer; the
+# body's end seen at once). A sender with Nagle's algorithm on (tornado, cpp-httplib by default)
+# holds its small writes until the ACK of the one before, and a socket not read is not ACKed
+# promptly: the read that ACKs releases its burst, which this window collects. A sender with
+# TCP_NODELAY (asyncio and uvloop servers, Go's) has nothing held, and the window costs a wake-up.
+READ_LEAD_S = 0.005
 
 
 @contextlib.contextmanager
@@ -171,6 +178,7 @@ class _Body(httpx.AsyncByteStream):
         self._watching = False  # told of the body's end
         self._transport: asyncio.ReadTransport | None = None  # paused by the hold in progress
         self._read = 0  # bytes handed on
+        self._timer: asyncio.TimerHandle | None = None
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         content = self._response.content
@@ -190,9 +198,10 @@ class _Body(httpx.AsyncByteStream):
     async def _held(self, wait: float, pause: bool) -> None:
         """``wait`` seconds, or less when the body ends meanwhile (seen at once unless ``pause``).
 
-        ``pause``: meanwhile the socket is not read at all (no wake-up per packet), and at the
-        end of the hold what the model sent is read before the hold ends, so the read after it
-        brings it all; the end of the answer is then seen at the hold's end, at the latest."""
+        ``pause``: meanwhile the socket is not read at all (no wake-up per packet) until
+        :data:`READ_LEAD_S` before the hold's end; from then it is read into aiohttp's buffer, so
+        the read after the hold brings it all; the end of the answer is seen at that lead, at the
+        latest."""
         content = self._response.content
         if content.is_eof():
             return
@@ -201,17 +210,19 @@ class _Body(httpx.AsyncByteStream):
         if not self._watching:
             self._watching = True
             content.on_eof(self._ended)
-        transport = self._pausable() if pause else None
+        transport = self._pausable() if pause and wait > READ_LEAD_S else None
         if transport is None:
-            timer = loop.call_later(wait, self._ended)
+            self._timer = loop.call_later(wait, self._ended)
         else:
             transport.pause_reading()
             self._transport = transport
-            timer = loop.call_later(wait, self._resume)
+            self._timer = loop.call_later(wait - READ_LEAD_S, self._resume, READ_LEAD_S)
         try:
             await wake
         finally:
-            timer.cancel()
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             self._wake = None
             if self._transport is not None:
                 self._transport.resume_reading()
@@ -229,13 +240,13 @@ class _Body(httpx.AsyncByteStream):
             return None
         return transport
 
-    def _resume(self) -> None:
-        """The end of a paused hold: the socket is read in the loop's next turn (its I/O comes
-        before its timers), and then the hold ends."""
+    def _resume(self, lead: float) -> None:
+        """``lead`` seconds before the end of a paused hold: the socket is read again (into
+        aiohttp's buffer, the body's end seen at once), and the hold ends ``lead`` later."""
         if self._transport is not None:
             self._transport.resume_reading()
             self._transport = None
-        asyncio.get_running_loop().call_later(0, self._ended)
+        self._timer = asyncio.get_running_loop().call_later(lead, self._ended)
 
     def _ended(self) -> None:
         wake = self._wake

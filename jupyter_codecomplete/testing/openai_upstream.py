@@ -154,6 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", default="test-coder")
     parser.add_argument("--ttft-ms", type=float, default=0.0)
     parser.add_argument("--token-ms", type=float, default=0.0)
+    parser.add_argument(
+        "--nagle", action="store_true", help="stream with Nagle's algorithm on (no TCP_NODELAY)"
+    )
     args = parser.parse_args(argv)
     rules: list[dict[str, Any]] = []
     if args.rules:
@@ -165,6 +168,7 @@ def main(argv: list[str] | None = None) -> None:
         model=args.model,
         ttft_s=args.ttft_ms / 1000,
         token_s=args.token_ms / 1000,
+        nodelay=not args.nagle,
     )
     OpenAIUpstream(cfg, port=args.port, host=args.host).serve_forever("scripted upstream")
 

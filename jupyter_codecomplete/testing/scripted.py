@@ -74,6 +74,13 @@ class RequestRecord:
     peer: str = ""  # the client's address and port: one connection, one peer
 
 
+def set_nodelay(handler: web.RequestHandler) -> None:
+    """The handler's connection sends each write at once (``TCP_NODELAY``)."""
+    stream = getattr(handler.request.connection, "stream", None)
+    if isinstance(stream, iostream.IOStream) and not stream.closed():
+        stream.set_nodelay(True)
+
+
 def _peer(request: Any) -> str:
     """``host:port`` of the client's end of the request's connection."""
     address = getattr(getattr(request.connection, "context", None), "address", None)
@@ -89,6 +96,11 @@ class UpstreamConfig:
     model: str = "test-coder"
     ttft_s: float = 0.0
     token_s: float = 0.0
+    # Each write of a stream sent at once (TCP_NODELAY), as the model servers users run do: any
+    # asyncio or uvloop server (uvicorn under vLLM, SGLang, llama-cpp-python, LiteLLM) and Go's
+    # (Ollama). False: Nagle's algorithm, tornado's own default until a response finishes (a
+    # small write waits for the ACK of the one before it).
+    nodelay: bool = True
 
 
 class ScriptedServer(LocalServer):
@@ -318,6 +330,8 @@ class ScriptedHandler(RecordingHandler):
         close_after = rule.get("close_after")
         stream_error = rule.get("stream_error")
         lockstep = float(rule.get("lockstep", 0))
+        if self.upstream.config.nodelay:
+            set_nodelay(self)
         for i, tok in enumerate(tokens):
             if lockstep and i:
                 await self._lockstep(len("".join(tokens[:i]).rstrip()), lockstep, rec)

@@ -11,8 +11,8 @@ the last chunk (``done``) leaves at once with what waited. Each frame is a send 
 wake-up of the browser's socket: on loopback at one user they were the largest single cost of a
 suggestion in the server (``IOStream.write_to_fd``, ``docs/performance.md``), and ghost text that
 grows 25 times a second looks no different from 60. The model's stream is read at the same pace
-(:meth:`Outbox.read_hold`): what it sent since the last frame is read in one go just before the
-next one (:data:`READ_LEAD_S`), and its pieces leave together in that frame.
+(:meth:`Outbox.read_hold`): what it sent since the last frame is read in one go when the next
+one may leave, and leaves in that frame at once (no timer of the outbox's own, no second read).
 
 Bounded: :attr:`Outbox.queued` counts the bytes handed to the socket and not yet written. While
 the client is behind (more than :data:`COALESCE_BYTES` queued), the stream chunks of a request are
@@ -39,9 +39,6 @@ COALESCE_BYTES = 64 * 1024
 DEFER_S = 0.05
 # At most one stream frame per request this often, after the first piece (see the module's doc).
 PACE_S = 0.04
-# The model's stream is read this long before a request's next frame is due, so that what the read
-# brings is cleaned by then and leaves in that frame, whole (not its first piece alone).
-READ_LEAD_S = 0.005
 
 
 def payload(message: BaseModel) -> bytes:
@@ -194,13 +191,12 @@ class Outbox:
         self._send(number, held)
 
     def read_hold(self, number: int) -> float:
-        """How long request ``number``'s model stream need not be read (seconds): until just
-        before its next frame may leave (:data:`READ_LEAD_S`); 0 before its first piece
-        (``backends.aio.READ_HOLD``)."""
+        """How long request ``number``'s model stream need not be read (seconds): until its next
+        frame may leave; 0 before its first piece (``backends.aio.READ_HOLD``)."""
         last = self._last_frame.get(number)
         if last is None:
             return 0.0
-        return last + PACE_S - READ_LEAD_S - asyncio.get_running_loop().time()
+        return last + PACE_S - asyncio.get_running_loop().time()
 
     def forget(self, number: int) -> None:
         """Drop the merged chunks of request ``number`` (it ended)."""
